@@ -1,0 +1,91 @@
+# wirehook — top-level build. Everything lands in $(BUILD)/.
+# Sources are picked up by directory, so adding a file needs no edit here.
+
+BUILD      ?= build
+SHARED_DIR ?= ../shared
+CC         ?= cc
+PKGS        = apr-1 apr-util-1 json-c openssl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
+WARN        = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+CFLAGS     ?= -O2 -g
+SANITIZE   ?=
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANITIZE) -fPIC -Ishared $(PKG_CFLAGS)
+LDFLAGS    ?=
+ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
+
+CORE_SRC   := $(wildcard shared/*.c)
+CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_SRC    := $(wildcard cli/*.c)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+CGI_SRC    := $(wildcard cgi/*.c)
+CGI_OBJ    := $(CGI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+
+LIB        := $(BUILD)/libwirehook.a
+CLI        := $(BUILD)/wirehook
+CGI        := $(BUILD)/wirehook.cgi
+UNIT       := $(BUILD)/unit_tests
+
+.PHONY: all deps check unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
+all: $(LIB) $(CLI) $(if $(CGI_SRC),$(CGI)) module
+
+deps:
+	@build/deps.sh
+
+$(BUILD)/obj/%.o: %.c $(wildcard shared/*.h cli/*.h cgi/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CLI): $(CLI_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS) $(CURL_LIBS)
+
+$(CGI): $(CGI_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CGI_OBJ) $(LIB) $(PKG_LIBS)
+
+$(UNIT): $(UNIT_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit
+
+include apxs.mk
+# Further rule sets (bench, fuzz, install, ...) live beside the build
+# helpers, one file each.
+include $(wildcard build/*.mk)
+
+unit: $(UNIT)
+	WH_SHARED_DIR=$(SHARED_DIR) $(UNIT)
+
+integration: all
+	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) tests/integration/run.sh; fi
+
+# The README's test command: installs what is missing, builds, runs every
+# unit suite and every integration test against a real httpd on loopback.
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) integration
+
+# Unit suites under AddressSanitizer + UBSan in a separate build tree.
+asan:
+	$(MAKE) BUILD=$(BUILD)/asan SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" $(BUILD)/asan/unit_tests
+	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests
+
+valgrind: $(UNIT)
+	WH_SHARED_DIR=$(SHARED_DIR) WH_TEST_FAST=1 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+	  --suppressions=build/valgrind.supp $(UNIT)
+
+cppcheck:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook
+
+demo: all
+	build/demo.sh
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/asan $(LIB) $(CLI) $(CGI) $(UNIT) $(BUILD)/mod_wirehook.so $(BUILD)/mod

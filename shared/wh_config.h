@@ -1,0 +1,93 @@
+#ifndef WH_CONFIG_H
+#define WH_CONFIG_H
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_hash.h>
+
+/* One configuration file format, shared by mod_wirehook and wirehook.cgi:
+ *   Key value        keys case-insensitive, values optionally "quoted"
+ *   # comment
+ * Unknown keys, duplicate keys, bad values and missing required keys are
+ * errors (fail closed). */
+
+typedef enum {
+    WH_TS_AUTO = 0,          /* >= 13 digits: milliseconds, else seconds */
+    WH_TS_SECONDS,
+    WH_TS_MILLISECONDS
+} wh_ts_unit;
+
+typedef enum {
+    WH_INBOX_SQLITE3 = 0,
+    WH_INBOX_PGSQL
+} wh_inbox_driver;
+
+typedef struct {
+    const unsigned char *key;
+    apr_size_t len;
+} wh_secret;
+
+typedef struct {
+    const char *source;                /* config file path, for messages */
+
+    const char *signing_secret_file;   /* required */
+    const char *basic_auth_file;       /* required */
+    const char *timestamp_header;      /* X-Timestamp */
+    const char *signature_header;      /* X-Signature */
+    wh_ts_unit timestamp_unit;         /* auto */
+    apr_int64_t timestamp_tolerance;   /* seconds, 300, both directions */
+    const char *signed_url;            /* NULL: built from the request */
+    apr_int64_t max_body_size;         /* bytes, 65536 */
+    int unknown_status_reject;         /* 0: accept and flag */
+    const char *auth_realm;            /* AuthRealm, "wirehook" */
+    apr_int64_t auth_cache_ttl;        /* AuthCacheTTL seconds, 60; 0 off */
+
+    wh_inbox_driver inbox_driver;      /* sqlite3 */
+    const char *inbox_driver_name;     /* "sqlite3" | "pgsql" (apr_dbd) */
+    const char *inbox_params;          /* file for sqlite3, conninfo pgsql */
+    int list_default_limit;            /* 25 */
+    int list_max_limit;                /* 100 */
+
+    const char *replay_cache;          /* ReplayCache as written: "shmcb" */
+    const char *replay_cache_provider; /* "shmcb", "memcache", "redis", .. */
+    const char *replay_cache_args;     /* text after "provider:", or NULL */
+    apr_int64_t replay_window;         /* ReplayWindow seconds; default and
+                                          minimum 2 * timestamp_tolerance */
+
+    /* Loaded by wh_config_finalize(): */
+    apr_array_header_t *secrets;       /* of wh_secret, at least one */
+    apr_hash_t *users;                 /* user -> htpasswd hash string */
+
+    /* Which keys were set (lower-case key -> line number as string). */
+    apr_hash_t *seen;
+} wh_config;
+
+/* A config with every default filled in and nothing loaded. */
+wh_config *wh_config_create(apr_pool_t *p);
+
+/* Sets one key. Returns NULL or an error message (without file:line).
+ * override=0 rejects a key that was already set (duplicate). */
+const char *wh_config_set(apr_pool_t *p, wh_config *cfg, const char *key,
+                          const char *value, int override);
+
+/* Parses a config file into a fresh config (defaults first). Every error
+ * is collected as "path:line: message"; returns NULL when there were none,
+ * else all errors joined with '\n'. *out is set in both cases. Does not
+ * finalize. */
+const char *wh_config_parse_file(apr_pool_t *p, const char *path,
+                                 wh_config **out);
+
+/* Checks required keys and cross-key rules, loads the secret file and the
+ * htpasswd file. Returns NULL or the errors joined with '\n'. */
+const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg);
+
+/* Parse + finalize in one call. */
+const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out);
+
+/* Permission hygiene: returns a warning (secret or htpasswd file readable
+ * or writable by others) or NULL. */
+const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg);
+
+/* The keys the format knows, NULL-terminated, in canonical spelling. */
+const char *const *wh_config_keys(void);
+
+#endif

@@ -1,0 +1,56 @@
+#ifndef WH_INBOX_H
+#define WH_INBOX_H
+#include <apr_pools.h>
+#include <apr_time.h>
+#include "wh_config.h"
+#include "wh_verdict.h"
+#include "wh_log.h"
+
+/* The durable inbox: accepted notifications in SQLite (default) or
+ * PostgreSQL through apr_dbd, same schema and SQL on both. */
+typedef struct wh_inbox wh_inbox;
+
+typedef enum {
+    WH_INBOX_STORED = 0,
+    WH_INBOX_DUPLICATE,
+    WH_INBOX_UNAVAILABLE         /* locked past the wait, full, read-only,
+                                    unreachable: answer 503 */
+} wh_inbox_result;
+
+/* Opens the database named by cfg (InboxDriver/InboxParams), creating or
+ * upgrading the versioned schema. The inbox lives as long as p. Returns
+ * NULL or an error message. */
+const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
+                          const wh_logger *log, wh_inbox **out);
+
+/* Commits the notification durably before returning. seq_out (may be
+ * NULL) receives its arrival sequence (1, 2, 3 ... without gaps). */
+wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
+                               const wh_facts *facts, const char *body,
+                               apr_size_t body_len, apr_time_t now,
+                               apr_int64_t *seq_out);
+
+/* Keeps an authentic body that failed JSON/schema checks, with the
+ * verdict's code and problems, out of the listed events. */
+wh_inbox_result wh_inbox_quarantine(wh_inbox *ib, apr_pool_t *p,
+                                    const wh_verdict *v, const char *body,
+                                    apr_size_t body_len, apr_time_t now);
+
+typedef struct {
+    apr_int64_t offset;          /* records to skip, default 0 */
+    int limit;                   /* 1..ListMaxLimit, default ListDefaultLimit */
+    const char *payment_id;      /* filter or NULL */
+    const char *status;          /* filter or NULL */
+} wh_page_query;
+
+/* Parses a raw query string ("offset=0&limit=25&paymentId=..").
+ * Returns NULL or the problem (answer 400 invalid_pagination). */
+const char *wh_pagination_parse(apr_pool_t *p, const char *query,
+                                 const wh_config *cfg, wh_page_query *out);
+
+/* Builds {"events":[...],"pagination":{"offset":"N","moreRecords":b}}
+ * with each event's body exactly as received. */
+wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
+                              const wh_page_query *q, const char **json_out);
+
+#endif

@@ -1,0 +1,25 @@
+#ifndef WH_PARSE_H
+#define WH_PARSE_H
+#include <apr_pools.h>
+#include "wh_config.h"
+
+/* Value parsers shared by the config file reader, the module and the CGI.
+ * Each takes (pool, arg, &out) and returns NULL or an error string. */
+const char *wh_parse_int64(apr_pool_t *p, const char *arg, apr_int64_t min,
+                           apr_int64_t max, apr_int64_t *out);
+const char *wh_parse_int(apr_pool_t *p, const char *arg, int min, int max,
+                         int *out);
+const char *wh_parse_header_name(apr_pool_t *p, const char *arg,
+                                 const char **out);
+const char *wh_parse_ts_unit(apr_pool_t *p, const char *arg, wh_ts_unit *out);
+const char *wh_parse_unknown_status(apr_pool_t *p, const char *arg, int *reject);
+const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out);
+const char *wh_parse_inbox_driver(apr_pool_t *p, const char *arg,
+                                  wh_inbox_driver *out, const char **name);
+/* "shmcb", "shmcb:/path(512000)", "memcache:host:port", "redis:host:port" */
+const char *wh_parse_replay_cache(apr_pool_t *p, const char *arg,
+                                  const char **provider, const char **args);
+const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
+const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
+
+#endif

@@ -1,0 +1,35 @@
+#ifndef WH_SIGNATURE_H
+#define WH_SIGNATURE_H
+#include <apr_pools.h>
+#include <apr_tables.h>
+
+#define WH_SIG_HEX_LEN 64
+#define WH_SIG_RAW_LEN 32
+
+/* HMAC-SHA256(key, method + url + body + timestamp) into out (32 bytes).
+ * Returns 0 on success. */
+int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
+                         const char *method, const char *url,
+                         const char *body, apr_size_t body_len,
+                         const char *timestamp, unsigned char out[WH_SIG_RAW_LEN]);
+
+/* Lowercase hex of a raw signature; out must hold 65 bytes. */
+void wh_signature_hex(const unsigned char raw[WH_SIG_RAW_LEN], char out[65]);
+
+/* Decodes exactly 64 hex digits (either case). Returns 0, or -1 when the
+ * value is not exactly 64 hex digits. */
+int wh_signature_decode(const char *hex, unsigned char out[WH_SIG_RAW_LEN]);
+
+/* Tries every secret (wh_secret array) in constant time per secret.
+ * Returns the index of the matching secret or -1. */
+int wh_signature_match(const apr_array_header_t *secrets, const char *method,
+                       const char *url, const char *body, apr_size_t body_len,
+                       const char *timestamp,
+                       const unsigned char given[WH_SIG_RAW_LEN]);
+
+/* Reads a secret file: one secret per line, trailing CR/LF stripped, blank
+ * lines and lines starting with '#' ignored. Returns NULL or an error. */
+const char *wh_secrets_load(apr_pool_t *p, const char *path,
+                            apr_array_header_t **secrets);
+
+#endif

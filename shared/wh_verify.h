@@ -1,0 +1,55 @@
+#ifndef WH_VERIFY_H
+#define WH_VERIFY_H
+#include <apr_pools.h>
+#include <apr_time.h>
+#include "wh_config.h"
+#include "wh_verdict.h"
+#include "wh_log.h"
+#include "wh_auth.h"
+
+/* Header lookup supplied by the host: case-insensitive name, NULL when the
+ * header is absent. Repeated headers are joined by the host with ", " (as
+ * httpd does), which makes a repeated timestamp or signature malformed. */
+typedef const char *(*wh_header_fn)(void *ctx, const char *name);
+
+/* A request as plain data: the core knows nothing of Apache or CGI. */
+typedef struct {
+    const char *method;          /* "POST" */
+    const char *url;             /* the URL string the sender signed */
+    wh_header_fn header;
+    void *header_ctx;
+    const char *body;            /* raw bytes exactly as received */
+    apr_size_t body_len;
+    int body_overflow;           /* host stopped reading at MaxBodySize */
+    apr_time_t now;              /* apr_time_now() in production */
+} wh_request;
+
+/* Per-configuration verifier: holds the config, the log sink and the
+ * Basic-auth cache. Thread-safe; create once per process. */
+typedef struct wh_verifier wh_verifier;
+
+wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
+                                const wh_logger *log);
+const wh_config *wh_verifier_config(const wh_verifier *vf);
+wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf);
+
+/* Checks 1-4 (method, Basic auth, Content-Type, Content-Length against
+ * MaxBodySize): everything decidable before the body is read. Returns the
+ * HTTP status; v->ok is 1 when the body may be read. */
+int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
+                       wh_verdict *v, apr_pool_t *p);
+/* Checks 4 (body size as read) to 9, after wh_verify_envelope passed. */
+int wh_verify_payload(wh_verifier *vf, const wh_request *req,
+                      wh_verdict *v, apr_pool_t *p);
+/* Both, in order. */
+int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
+              apr_pool_t *p);
+
+/* The URL to use as HTTP_URL in the signed text when SignedUrl is unset:
+ * scheme "://" host-header path-and-query, exactly as the request arrived
+ * (host as the Host header carried it, port included when it was sent). */
+const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
+                           const char *scheme, const char *host_header,
+                           const char *unparsed_uri);
+
+#endif

@@ -1,0 +1,127 @@
+/* CUnit runner for the core's unit suites. */
+#include "wh_test.h"
+#include <CUnit/Basic.h>
+#include <apr_general.h>
+#include <apr_file_io.h>
+#include <apr_strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WH_MAX_SUITES 64
+
+typedef struct {
+    const char *name;
+    const wh_test_case *cases;
+} wh_suite_reg;
+
+static wh_suite_reg suites[WH_MAX_SUITES];
+static int n_suites;
+static apr_pool_t *root_pool;
+static apr_pool_t *test_pool;
+static apr_array_header_t *tmpfiles;
+
+void wh_test_register_suite(const char *name, const wh_test_case *cases)
+{
+    if (n_suites < WH_MAX_SUITES) {
+        suites[n_suites].name = name;
+        suites[n_suites].cases = cases;
+        n_suites++;
+    }
+}
+
+apr_pool_t *wh_test_pool(void)
+{
+    return test_pool;
+}
+
+const char *wh_test_shared_dir(void)
+{
+    const char *d = getenv("WH_SHARED_DIR");
+    return d && *d ? d : "../shared";
+}
+
+const char *wh_test_tmpfile(const char *content, int mode)
+{
+    char *path = apr_pstrdup(root_pool, "/tmp/wh-unit-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    size_t len = strlen(content);
+    if (write(fd, content, len) != (ssize_t)len) {
+        close(fd);
+        return NULL;
+    }
+    fchmod(fd, (mode_t)mode);
+    close(fd);
+    APR_ARRAY_PUSH(tmpfiles, const char *) = path;
+    return path;
+}
+
+char *wh_test_slurp(const char *path, apr_size_t *len)
+{
+    apr_file_t *f;
+    apr_finfo_t fi;
+    if (apr_file_open(&f, path, APR_FOPEN_READ, 0, test_pool) != APR_SUCCESS)
+        return NULL;
+    if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS) {
+        apr_file_close(f);
+        return NULL;
+    }
+    apr_size_t n = (apr_size_t)fi.size;
+    char *buf = apr_palloc(test_pool, n + 1);
+    apr_status_t rv = apr_file_read_full(f, buf, n, &n);
+    apr_file_close(f);
+    if (rv != APR_SUCCESS && rv != APR_EOF)
+        return NULL;
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static int suite_init(void)
+{
+    return 0;
+}
+
+static void before_each(void)
+{
+    apr_pool_clear(test_pool);
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    apr_initialize();
+    apr_pool_create(&root_pool, NULL);
+    apr_pool_create(&test_pool, root_pool);
+    tmpfiles = apr_array_make(root_pool, 16, sizeof(const char *));
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    for (int i = 0; i < n_suites; i++) {
+        if (only && strcmp(only, suites[i].name) != 0)
+            continue;
+        CU_pSuite s = CU_add_suite_with_setup_and_teardown(
+            suites[i].name, suite_init, NULL, before_each, NULL);
+        if (!s)
+            return 2;
+        for (const wh_test_case *c = suites[i].cases; c->name; c++)
+            if (!CU_add_test(s, c->name, c->fn))
+                return 2;
+    }
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    unsigned tests_failed = CU_get_number_of_tests_failed();
+    unsigned ran = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    for (int i = 0; i < tmpfiles->nelts; i++)
+        unlink(APR_ARRAY_IDX(tmpfiles, i, const char *));
+    apr_pool_destroy(root_pool);
+    apr_terminate();
+    printf("%u passed, %u failed\n", ran - tests_failed, tests_failed);
+    return (failed || ran == 0) ? 1 : 0;
+}

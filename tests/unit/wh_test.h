@@ -1,0 +1,31 @@
+#ifndef WH_TEST_H
+#define WH_TEST_H
+/* Unit-test plumbing: each test file registers its suite from a
+ * constructor, so adding a file needs no edit to the runner. */
+#include <CUnit/CUnit.h>
+#include <apr_pools.h>
+
+typedef struct {
+    const char *name;
+    CU_TestFunc fn;
+} wh_test_case;
+
+void wh_test_register_suite(const char *name, const wh_test_case *cases);
+
+#define WH_TEST_SUITE(sname, cases)                                         \
+    static void __attribute__((constructor)) wh_test_reg_##sname(void)      \
+    {                                                                       \
+        wh_test_register_suite(#sname, cases);                              \
+    }
+
+/* A pool that lives for one test: cleared before each test runs. */
+apr_pool_t *wh_test_pool(void);
+/* Writes content to a fresh temp file (removed at exit); returns its path.
+ * mode e.g. 0600. */
+const char *wh_test_tmpfile(const char *content, int mode);
+/* Directory holding the provided material: spec/, vectors/, samples/. */
+const char *wh_test_shared_dir(void);
+/* Reads a whole file into the test pool; NULL when unreadable. */
+char *wh_test_slurp(const char *path, apr_size_t *len);
+
+#endif
