@@ -2,6 +2,7 @@
 #define WH_SIGNATURE_H
 #include <apr_pools.h>
 #include <apr_tables.h>
+#include "wh_config.h"   /* wh_secret */
 
 #define WH_SIG_HEX_LEN 64
 #define WH_SIG_RAW_LEN 32

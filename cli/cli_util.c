@@ -1,0 +1,74 @@
+#include "cli_util.h"
+#include <apr_file_io.h>
+#include <apr_strings.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *wh_cli_read_input(apr_pool_t *p, const char *path, apr_size_t max,
+                              char **buf, apr_size_t *len)
+{
+    apr_file_t *f;
+    apr_status_t rv;
+    apr_size_t cap = 8192, used = 0;
+    char *data = apr_palloc(p, cap + 1);
+    char err[256];
+    const char *name = (!path || strcmp(path, "-") == 0) ? "stdin" : path;
+
+    if (!path || strcmp(path, "-") == 0)
+        rv = apr_file_open_stdin(&f, p);
+    else
+        rv = apr_file_open(&f, path, APR_FOPEN_READ | APR_FOPEN_BINARY, 0, p);
+    if (rv != APR_SUCCESS)
+        return apr_psprintf(p, "%s: %s", name, apr_strerror(rv, err, sizeof(err)));
+    for (;;) {
+        apr_size_t n = cap - used;
+        rv = apr_file_read(f, data + used, &n);
+        used += n;
+        if (rv == APR_EOF)
+            break;
+        if (rv != APR_SUCCESS)
+            return apr_psprintf(p, "%s: %s", name, apr_strerror(rv, err, sizeof(err)));
+        if (used == cap) {
+            char *bigger;
+            if (cap >= max)
+                return apr_psprintf(p, "%s: larger than %" APR_SIZE_T_FMT " bytes", name, max);
+            cap *= 2;
+            bigger = apr_palloc(p, cap + 1);
+            memcpy(bigger, data, used);
+            data = bigger;
+        }
+    }
+    if (used > max)
+        return apr_psprintf(p, "%s: larger than %" APR_SIZE_T_FMT " bytes", name, max);
+    data[used] = '\0';
+    *buf = data;
+    *len = used;
+    return NULL;
+}
+
+int wh_cli_usage(const char *usage)
+{
+    fprintf(stderr, "usage: wirehook %s\n", usage);
+    return 2;
+}
+
+int wh_cli_wants_help(int argc, const char *const *argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv)
+{
+    apr_getopt_t *os;
+    if (apr_getopt_init(&os, p, argc, argv) != APR_SUCCESS)
+        return NULL;
+    os->interleave = 1;
+    os->errfn = NULL;   /* we print our own usage line */
+    return os;
+}

@@ -1,0 +1,24 @@
+#ifndef WH_CLI_UTIL_H
+#define WH_CLI_UTIL_H
+#include <apr_pools.h>
+#include <apr_getopt.h>
+
+/* Reads a whole file ("-" or NULL: stdin) byte for byte, refusing more
+ * than max bytes. Returns NULL or an error message. */
+const char *wh_cli_read_input(apr_pool_t *p, const char *path, apr_size_t max,
+                              char **buf, apr_size_t *len);
+
+/* Prints "usage: wirehook <usage>" to stderr and returns 2. */
+int wh_cli_usage(const char *usage);
+
+/* True when argv holds --help or -h. */
+int wh_cli_wants_help(int argc, const char *const *argv);
+
+/* apr_getopt_t over argv[0..argc) with interleaved options allowed. */
+apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv);
+
+/* Largest body the CLI reads (sign/check/send): the server side refuses
+ * more than MaxBodySize anyway; this only bounds memory. */
+#define WH_CLI_MAX_INPUT (64u * 1024u * 1024u)
+
+#endif

@@ -1,0 +1,30 @@
+#include "commands.h"
+#include "cli_util.h"
+#include "wh_config.h"
+#include <stdio.h>
+
+#define CONFIGTEST_USAGE "configtest CONFIG"
+
+int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
+{
+    wh_config *cfg = NULL;
+    const char *err, *warn;
+
+    if (wh_cli_wants_help(argc, argv)) {
+        printf("usage: wirehook " CONFIGTEST_USAGE "\n\n"
+               "Reads CONFIG as mod_wirehook and wirehook.cgi would (including the secret\n"
+               "and htpasswd files) and prints `Syntax OK`, or each error as file:line and\n"
+               "exits 1. Warns about secret files that others can read.\n");
+        return 0;
+    }
+    if (argc != 2)
+        return wh_cli_usage(CONFIGTEST_USAGE);
+    if ((err = wh_config_load(p, argv[1], &cfg))) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if ((warn = wh_config_permission_warnings(p, cfg)))
+        fprintf(stderr, "warning: %s\n", warn);
+    printf("Syntax OK\n");
+    return 0;
+}

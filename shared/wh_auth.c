@@ -1,0 +1,181 @@
+#include "wh_auth.h"
+#include <apr_base64.h>
+#include <apr_lib.h>
+#include <apr_md5.h>
+#include <apr_strings.h>
+#include <apr_thread_mutex.h>
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <string.h>
+
+/* Longer Authorization values are refused outright: no real Basic
+ * credential needs more, and it bounds the decode buffer. */
+#define WH_AUTH_MAX_HEADER 4096
+#define WH_AUTH_MAX_USER 255
+
+typedef struct {
+    unsigned char key[SHA256_DIGEST_LENGTH];
+    apr_time_t expires;              /* 0: empty slot */
+    char user[WH_AUTH_MAX_USER + 1];
+} cache_slot;
+
+struct wh_auth_cache {
+    apr_time_t ttl;
+    unsigned n;
+    cache_slot *slots;
+    apr_thread_mutex_t *lock;
+    unsigned long hits;
+    unsigned long misses;
+};
+
+wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,
+                                    unsigned max_entries)
+{
+    wh_auth_cache *c = apr_pcalloc(p, sizeof(*c));
+    c->ttl = apr_time_from_sec(ttl_seconds);
+    c->n = max_entries ? max_entries : 1;
+    c->slots = apr_pcalloc(p, sizeof(cache_slot) * c->n);
+    if (apr_thread_mutex_create(&c->lock, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
+        c->lock = NULL;
+    return c;
+}
+
+unsigned long wh_auth_cache_hits(const wh_auth_cache *c)
+{
+    return c ? c->hits : 0;
+}
+
+unsigned long wh_auth_cache_misses(const wh_auth_cache *c)
+{
+    return c ? c->misses : 0;
+}
+
+static int cache_enabled(const wh_auth_cache *c)
+{
+    return c && c->ttl > 0 && c->lock;
+}
+
+/* Direct-mapped by the digest: bounded memory, O(1), and a collision only
+ * costs one more password check. */
+static cache_slot *slot_for(wh_auth_cache *c, const unsigned char *key)
+{
+    unsigned idx = ((unsigned)key[0] << 24 | (unsigned)key[1] << 16 |
+                    (unsigned)key[2] << 8 | key[3]) % c->n;
+    return &c->slots[idx];
+}
+
+static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
+                        apr_time_t now, apr_pool_t *p, const char **user)
+{
+    int hit = 0;
+    apr_thread_mutex_lock(c->lock);
+    cache_slot *s = slot_for(c, key);
+    if (s->expires > now && CRYPTO_memcmp(s->key, key, sizeof(s->key)) == 0) {
+        *user = apr_pstrdup(p, s->user);
+        hit = 1;
+        c->hits++;
+    } else {
+        c->misses++;
+    }
+    apr_thread_mutex_unlock(c->lock);
+    return hit;
+}
+
+static void cache_store(wh_auth_cache *c, const unsigned char *key,
+                        apr_time_t now, const char *user)
+{
+    apr_thread_mutex_lock(c->lock);
+    cache_slot *s = slot_for(c, key);
+    memcpy(s->key, key, sizeof(s->key));
+    apr_cpystrn(s->user, user, sizeof(s->user));
+    s->expires = now + c->ttl;
+    apr_thread_mutex_unlock(c->lock);
+}
+
+static int is_base64_char(char ch)
+{
+    return apr_isalnum(ch) || ch == '+' || ch == '/';
+}
+
+/* APR's decoder silently stops at the first bad character; validate the
+ * alphabet and padding first so garbage is "malformed", not a password. */
+static int valid_base64(const char *s, size_t len)
+{
+    size_t pad = 0;
+    if (len == 0 || len % 4 != 0)
+        return 0;
+    while (pad < 2 && len > pad && s[len - 1 - pad] == '=')
+        pad++;
+    for (size_t i = 0; i < len - pad; i++)
+        if (!is_base64_char(s[i]))
+            return 0;
+    return 1;
+}
+
+const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
+                                const char **user, const char **password)
+{
+    const char *tok;
+    size_t len;
+    char *decoded, *colon;
+    int dlen;
+
+    if (!header)
+        return "no Authorization header";
+    if (strnlen(header, WH_AUTH_MAX_HEADER + 1) > WH_AUTH_MAX_HEADER)
+        return "Authorization header too long";
+    if (strncasecmp(header, "Basic", 5) != 0 || (header[5] != ' ' && header[5] != '\t'))
+        return "Authorization scheme is not Basic";
+    tok = header + 5;
+    while (*tok == ' ' || *tok == '\t')
+        tok++;
+    len = strlen(tok);
+    while (len > 0 && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
+        len--;
+    if (!valid_base64(tok, len))
+        return "Basic credentials are not valid base64";
+    tok = apr_pstrmemdup(p, tok, len);
+    decoded = apr_palloc(p, (apr_size_t)apr_base64_decode_len(tok) + 1);
+    dlen = apr_base64_decode(decoded, tok);
+    if (dlen < 0 || memchr(decoded, '\0', (size_t)dlen))
+        return "Basic credentials contain a NUL byte";
+    decoded[dlen] = '\0';
+    colon = strchr(decoded, ':');
+    if (!colon)
+        return "Basic credentials lack the user:password colon";
+    *colon = '\0';
+    *user = decoded;
+    *password = colon + 1;
+    return NULL;
+}
+
+wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
+                             wh_auth_cache *cache, const char *header,
+                             apr_time_t now, const char **user_out)
+{
+    const char *user = NULL, *password = NULL, *hash;
+    unsigned char key[SHA256_DIGEST_LENGTH];
+    int use_cache = cache_enabled(cache);
+    wh_auth_result result;
+
+    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
+        return WH_AUTH_MISSING;
+    if (use_cache) {
+        SHA256((const unsigned char *)header, strlen(header), key);
+        if (cache_lookup(cache, key, now, p, user_out))
+            return WH_AUTH_OK;
+    }
+    hash = (*user && strlen(user) <= WH_AUTH_MAX_USER && users)
+               ? apr_hash_get(users, user, APR_HASH_KEY_STRING) : NULL;
+    if (hash && apr_password_validate(password, hash) == APR_SUCCESS) {
+        if (use_cache)
+            cache_store(cache, key, now, user);
+        *user_out = user;
+        result = WH_AUTH_OK;
+    } else {
+        result = WH_AUTH_FAILED;
+    }
+    /* The decoded password lives in the pool; do not leave it readable. */
+    OPENSSL_cleanse((void *)password, strlen(password));
+    return result;
+}

@@ -1,0 +1,104 @@
+#include "wh_signature.h"
+#include "wh_config.h"
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <pthread.h>
+#include <string.h>
+
+/* EVP_MAC_fetch walks the provider tables; do it once per process. */
+static EVP_MAC *hmac_impl;
+static pthread_once_t hmac_once = PTHREAD_ONCE_INIT;
+
+static void fetch_hmac(void)
+{
+    hmac_impl = EVP_MAC_fetch(NULL, "HMAC", NULL);
+}
+
+/* Streams the four parts into the MAC so the body is never copied. */
+int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
+                         const char *method, const char *url,
+                         const char *body, apr_size_t body_len,
+                         const char *timestamp,
+                         unsigned char out[WH_SIG_RAW_LEN])
+{
+    char digest[] = "SHA256";
+    OSSL_PARAM params[2];
+    EVP_MAC_CTX *ctx;
+    size_t out_len = 0;
+    int ok;
+
+    pthread_once(&hmac_once, fetch_hmac);
+    if (!hmac_impl || !(ctx = EVP_MAC_CTX_new(hmac_impl)))
+        return -1;
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
+    params[1] = OSSL_PARAM_construct_end();
+    /* An empty key is legal HMAC but OpenSSL wants a non-NULL pointer. */
+    ok = EVP_MAC_init(ctx, key_len ? key : (const unsigned char *)"", key_len, params)
+         && EVP_MAC_update(ctx, (const unsigned char *)method, strlen(method))
+         && EVP_MAC_update(ctx, (const unsigned char *)url, strlen(url))
+         && (body_len == 0 || EVP_MAC_update(ctx, (const unsigned char *)body, body_len))
+         && EVP_MAC_update(ctx, (const unsigned char *)timestamp, strlen(timestamp))
+         && EVP_MAC_final(ctx, out, &out_len, WH_SIG_RAW_LEN)
+         && out_len == WH_SIG_RAW_LEN;
+    EVP_MAC_CTX_free(ctx);
+    return ok ? 0 : -1;
+}
+
+void wh_signature_hex(const unsigned char raw[WH_SIG_RAW_LEN], char out[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < WH_SIG_RAW_LEN; i++) {
+        out[2 * i] = digits[raw[i] >> 4];
+        out[2 * i + 1] = digits[raw[i] & 0x0f];
+    }
+    out[64] = '\0';
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int wh_signature_decode(const char *hex, unsigned char out[WH_SIG_RAW_LEN])
+{
+    if (!hex || strnlen(hex, WH_SIG_HEX_LEN + 1) != WH_SIG_HEX_LEN)
+        return -1;
+    for (int i = 0; i < WH_SIG_RAW_LEN; i++) {
+        int hi = hex_value(hex[2 * i]);
+        int lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+/* Every secret is computed and compared, whichever matches, so the time
+ * taken does not tell which key of a rotation pair is live. */
+int wh_signature_match(const apr_array_header_t *secrets, const char *method,
+                       const char *url, const char *body, apr_size_t body_len,
+                       const char *timestamp,
+                       const unsigned char given[WH_SIG_RAW_LEN])
+{
+    int found = -1;
+
+    for (int i = 0; secrets && i < secrets->nelts; i++) {
+        const wh_secret *s = &APR_ARRAY_IDX(secrets, i, wh_secret);
+        unsigned char expected[WH_SIG_RAW_LEN];
+        int rc = wh_signature_compute(s->key, s->len, method, url, body,
+                                      body_len, timestamp, expected);
+        int same = CRYPTO_memcmp(expected, given, WH_SIG_RAW_LEN) == 0;
+        OPENSSL_cleanse(expected, sizeof(expected));
+        if (rc == 0 && same && found < 0)
+            found = i;
+    }
+    return found;
+}

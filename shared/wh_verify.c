@@ -1,0 +1,280 @@
+#include "wh_verify.h"
+#include "wh_json.h"
+#include "wh_schema.h"
+#include "wh_signature.h"
+#include "wh_timestamp.h"
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <string.h>
+
+/* Slots in the cache of successful Basic-auth checks: a webhook sender
+ * uses one or two credentials, so this is generous and still tiny. */
+#define WH_AUTH_CACHE_SLOTS 256
+
+struct wh_verifier {
+    const wh_config *cfg;
+    wh_logger log;
+    wh_auth_cache *auth_cache;
+    const char *www_authenticate;
+};
+
+wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
+                                const wh_logger *log)
+{
+    wh_verifier *vf = apr_pcalloc(p, sizeof(*vf));
+    vf->cfg = cfg;
+    if (log)
+        vf->log = *log;
+    vf->auth_cache = wh_auth_cache_create(p, cfg->auth_cache_ttl, WH_AUTH_CACHE_SLOTS);
+    vf->www_authenticate = apr_psprintf(p, "Basic realm=\"%s\", charset=\"UTF-8\"",
+                                        cfg->auth_realm ? cfg->auth_realm : "wirehook");
+    return vf;
+}
+
+const wh_config *wh_verifier_config(const wh_verifier *vf)
+{
+    return vf->cfg;
+}
+
+wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf)
+{
+    return vf->auth_cache;
+}
+
+static const char *header(const wh_request *req, const char *name)
+{
+    return req->header ? req->header(req->header_ctx, name) : NULL;
+}
+
+static int check_method(const wh_request *req, wh_verdict *v)
+{
+    if (req->method && strcmp(req->method, "POST") == 0)
+        return 0;
+    v->allow = "POST";
+    return wh_verdict_fail(v, 405, WH_CODE_METHOD_NOT_ALLOWED,
+                           "only POST is allowed here");
+}
+
+static int check_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
+                      apr_pool_t *p)
+{
+    const char *user = NULL;
+    wh_auth_result r = wh_auth_check(p, vf->cfg->users, vf->auth_cache,
+                                     header(req, "Authorization"), req->now, &user);
+    if (r == WH_AUTH_OK) {
+        v->facts.user = user;
+        return 0;
+    }
+    v->www_authenticate = vf->www_authenticate;
+    if (r == WH_AUTH_MISSING)
+        return wh_verdict_fail(v, 401, WH_CODE_AUTH_REQUIRED,
+                               "Basic authentication is required");
+    return wh_verdict_fail(v, 401, WH_CODE_AUTH_FAILED,
+                           "the user name or password is wrong");
+}
+
+/* application/json with optional parameters; JSON is UTF-8 (RFC 8259), so
+ * a charset parameter, when present, must say so. */
+static int check_content_type(const wh_request *req, wh_verdict *v, apr_pool_t *p)
+{
+    const char *ct = header(req, "Content-Type");
+    const char *semi, *params;
+    size_t len;
+
+    if (!ct)
+        return wh_verdict_fail(v, 415, WH_CODE_UNSUPPORTED_MEDIA,
+                               "Content-Type must be application/json");
+    semi = strchr(ct, ';');
+    len = semi ? (size_t)(semi - ct) : strlen(ct);
+    while (len > 0 && apr_isspace(ct[len - 1]))
+        len--;
+    while (len > 0 && apr_isspace(*ct)) {
+        ct++;
+        len--;
+    }
+    if (len != strlen("application/json") || strncasecmp(ct, "application/json", len) != 0)
+        return wh_verdict_fail(v, 415, WH_CODE_UNSUPPORTED_MEDIA,
+                               "Content-Type must be application/json");
+    for (params = semi; params; params = strchr(params + 1, ';')) {
+        const char *q = params + 1;
+        while (apr_isspace(*q))
+            q++;
+        if (strncasecmp(q, "charset=", 8) == 0) {
+            char *val = apr_pstrdup(p, q + 8);
+            char *end = strchr(val, ';');
+            if (end)
+                *end = '\0';
+            apr_collapse_spaces(val, val);
+            if (*val == '"' && strlen(val) >= 2) {
+                val++;
+                val[strlen(val) - 1] = '\0';
+            }
+            if (strcasecmp(val, "utf-8") != 0 && strcasecmp(val, "utf8") != 0)
+                return wh_verdict_fail(v, 415, WH_CODE_UNSUPPORTED_MEDIA,
+                                       "JSON must be sent as UTF-8");
+        }
+    }
+    return 0;
+}
+
+static int too_large(const wh_config *cfg, wh_verdict *v)
+{
+    v->close_connection = 1;
+    return wh_verdict_fail(v, 413, WH_CODE_BODY_TOO_LARGE,
+                           apr_psprintf(v->details->pool,
+                                        "the body exceeds %" APR_INT64_T_FMT " bytes",
+                                        cfg->max_body_size));
+}
+
+static int check_content_length(const wh_config *cfg, const wh_request *req,
+                                wh_verdict *v)
+{
+    const char *cl = header(req, "Content-Length");
+    apr_off_t len;
+    char *end;
+
+    if (!cl)
+        return 0;  /* chunked: the host enforces the budget while reading */
+    if (!apr_isdigit(*cl) || apr_strtoff(&len, cl, &end, 10) != APR_SUCCESS || *end)
+        return wh_verdict_fail(v, 400, WH_CODE_BAD_REQUEST,
+                               "Content-Length is not a number");
+    if (len > cfg->max_body_size)
+        return too_large(cfg, v);
+    return 0;
+}
+
+int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
+                       wh_verdict *v, apr_pool_t *p)
+{
+    if (check_method(req, v) || check_auth(vf, req, v, p) ||
+        check_content_type(req, v, p) ||
+        check_content_length(vf->cfg, req, v))
+        return v->status;
+    v->ok = 1;
+    return v->status;
+}
+
+static int check_timestamp(const wh_config *cfg, const wh_request *req,
+                           wh_verdict *v, const char **ts_out)
+{
+    const char *ts = header(req, cfg->timestamp_header);
+    apr_int64_t skew = 0;
+
+    if (!ts)
+        return wh_verdict_fail(v, 401, WH_CODE_TS_MISSING,
+                               apr_psprintf(v->details->pool, "the %s header is missing",
+                                            cfg->timestamp_header));
+    switch (wh_timestamp_check(ts, cfg->timestamp_unit, cfg->timestamp_tolerance,
+                               req->now, &skew)) {
+    case WH_TS_OK:
+        *ts_out = ts;
+        return 0;
+    case WH_TS_MALFORMED:
+        return wh_verdict_fail(v, 401, WH_CODE_TS_MALFORMED,
+                               apr_psprintf(v->details->pool,
+                                            "the %s header must be digits only",
+                                            cfg->timestamp_header));
+    case WH_TS_EXPIRED:
+        return wh_verdict_fail(v, 401, WH_CODE_TS_EXPIRED,
+                               apr_psprintf(v->details->pool,
+                                            "the timestamp is %" APR_INT64_T_FMT
+                                            " s old; at most %" APR_INT64_T_FMT " s is accepted",
+                                            -skew, cfg->timestamp_tolerance));
+    case WH_TS_FUTURE:
+    default:
+        return wh_verdict_fail(v, 401, WH_CODE_TS_FUTURE,
+                               apr_psprintf(v->details->pool,
+                                            "the timestamp is %" APR_INT64_T_FMT
+                                            " s ahead; at most %" APR_INT64_T_FMT " s is accepted",
+                                            skew, cfg->timestamp_tolerance));
+    }
+}
+
+static int check_signature(wh_verifier *vf, const wh_request *req,
+                           const char *ts, wh_verdict *v)
+{
+    const wh_config *cfg = vf->cfg;
+    const char *sig = header(req, cfg->signature_header);
+    unsigned char given[WH_SIG_RAW_LEN];
+
+    if (!sig)
+        return wh_verdict_fail(v, 401, WH_CODE_SIG_MISSING,
+                               apr_psprintf(v->details->pool, "the %s header is missing",
+                                            cfg->signature_header));
+    if (wh_signature_decode(sig, given) != 0)
+        return wh_verdict_fail(v, 401, WH_CODE_SIG_MALFORMED,
+                               apr_psprintf(v->details->pool,
+                                            "the %s header must be exactly 64 hex digits",
+                                            cfg->signature_header));
+    if (wh_signature_match(cfg->secrets, req->method, req->url ? req->url : "",
+                           req->body ? req->body : "", req->body_len, ts, given) < 0) {
+        /* Enough to debug URL form, clock or proxy problems; nothing that
+         * helps forge a signature. */
+        wh_logf(&vf->log, WH_LOG_DEBUG,
+                "signature mismatch: signed text was method=%s url=%s timestamp=%s "
+                "body_length=%" APR_SIZE_T_FMT "; %d secret(s) tried",
+                req->method, req->url ? req->url : "", ts, req->body_len,
+                cfg->secrets ? cfg->secrets->nelts : 0);
+        return wh_verdict_fail(v, 401, WH_CODE_SIG_MISMATCH,
+                               "the signature does not match the request");
+    }
+    v->authentic = 1;
+    return 0;
+}
+
+static int check_body(const wh_config *cfg, const wh_request *req,
+                      wh_verdict *v, apr_pool_t *p)
+{
+    json_object *root = NULL;
+    wh_schema_opts opts = { cfg->unknown_status_reject };
+    const char *user = v->facts.user;
+    const char *why = wh_json_parse(p, req->body ? req->body : "", req->body_len, &root);
+
+    if (why)
+        return wh_verdict_fail(v, 400, WH_CODE_INVALID_JSON,
+                               apr_pstrcat(p, "the body is not valid JSON: ", why, NULL));
+    if (wh_schema_validate(p, root, &opts, v->details, &v->facts) > 0) {
+        v->facts.user = user;
+        return wh_verdict_fail(v, 400, WH_CODE_SCHEMA_VIOLATION,
+                               "the notification does not match the schema");
+    }
+    v->facts.user = user;
+    return 0;
+}
+
+int wh_verify_payload(wh_verifier *vf, const wh_request *req,
+                      wh_verdict *v, apr_pool_t *p)
+{
+    const char *ts = NULL;
+
+    v->ok = 0;
+    if (req->body_overflow || req->body_len > (apr_size_t)vf->cfg->max_body_size)
+        return too_large(vf->cfg, v);
+    if (check_timestamp(vf->cfg, req, v, &ts) || check_signature(vf, req, ts, v) ||
+        check_body(vf->cfg, req, v, p))
+        return v->status;
+    v->ok = 1;
+    v->status = 200;
+    v->code = WH_CODE_ACCEPTED;
+    v->message = "accepted";
+    return v->status;
+}
+
+int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
+              apr_pool_t *p)
+{
+    if (wh_verify_envelope(vf, req, v, p) != 200 || !v->ok)
+        return v->status;
+    return wh_verify_payload(vf, req, v, p);
+}
+
+const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
+                           const char *scheme, const char *host_header,
+                           const char *unparsed_uri)
+{
+    if (cfg && cfg->signed_url)
+        return cfg->signed_url;
+    return apr_pstrcat(p, scheme ? scheme : "http", "://",
+                       host_header ? host_header : "",
+                       unparsed_uri ? unparsed_uri : "/", NULL);
+}
