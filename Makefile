@@ -77,15 +77,18 @@ asan:
 	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests
 
 valgrind: $(UNIT)
-	WH_SHARED_DIR=$(SHARED_DIR) WH_TEST_FAST=1 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+	WH_SHARED_DIR=$(SHARED_DIR) valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
 	  --suppressions=build/valgrind.supp $(UNIT)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook
 
-demo: all
-	build/demo.sh
+# The README's main command: a live httpd on loopback with the module in
+# front of a sample app, good and bad events sent, answers shown.
+demo: deps
+	$(MAKE) all
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) build/demo.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/asan $(LIB) $(CLI) $(CGI) $(UNIT) $(BUILD)/mod_wirehook.so $(BUILD)/mod
