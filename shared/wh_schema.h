@@ -20,6 +20,10 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
  * Complete (exact, case-sensitive). */
 int wh_schema_status_known(const char *status);
 
+/* base + "/" + name, escaped per RFC 6901 (~ as ~0, / as ~1). */
+const char *wh_schema_pointer_append(apr_pool_t *p, const char *base,
+                                     const char *name);
+
 /* Counts UTF-8 code points; -1 when s is not valid UTF-8. */
 long wh_utf8_length(const char *s, apr_size_t len);
 

@@ -1,0 +1,553 @@
+/* Validation of a parsed notification against the wire webhook spec.
+ *
+ * The schema is data: each object is a node_rule listing its string members
+ * and its child objects (or arrays of objects), so every spec rule is one
+ * table row and the walker is the only code that reports problems. Every
+ * problem is collected rather than stopping at the first, because a sender
+ * fixing a rejected notification should see all of what is wrong at once.
+ * Each member gets at most one problem (the first rule it breaks), so the
+ * list stays readable and its size predictable.
+ *
+ * Decisions the spec leaves open (see README):
+ * - JSON null on an optional member means absent: senders emit null for
+ *   values not yet known (OMAD before the wire is sent), and rejecting it
+ *   would bounce authentic notifications. On a required member it is
+ *   "is required".
+ * - Unknown members are allowed, for forward compatibility.
+ * - referenceId is "at most 35", not "exactly 35": the spec's own
+ *   "Not Provided" value is 12 characters.
+ * - Lengths count code points, not bytes: the limits are the bank's field
+ *   sizes, written in characters. */
+#include "wh_schema.h"
+
+#include <apr_strings.h>
+#include <limits.h>
+#include <string.h>
+
+#define WIRE_EVENT_TYPE "wire.status"
+#define KNOWN_STATUSES "Review, Send Ready, Reject, Error, Exception, Complete"
+
+static const char *const known_statuses[] = {
+    "Review", "Send Ready", "Reject", "Error", "Exception", "Complete", NULL
+};
+
+/* ---- UTF-8 -------------------------------------------------------------- */
+
+/* Length of the well-formed sequence at u (Unicode 15, table 3-7), or 0.
+ * The second-byte ranges are what exclude overlong forms, UTF-16
+ * surrogates (ED A0..BF) and code points above U+10FFFF. */
+static apr_size_t utf8_seq_len(const unsigned char *u, apr_size_t avail)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    apr_size_t n;
+
+    if (u[0] < 0x80)
+        return 1;
+    if (u[0] >= 0xC2 && u[0] <= 0xDF)
+        n = 2;
+    else if (u[0] >= 0xE0 && u[0] <= 0xEF)
+        n = 3;
+    else if (u[0] >= 0xF0 && u[0] <= 0xF4)
+        n = 4;
+    else
+        return 0;
+    if (u[0] == 0xE0)
+        lo = 0xA0;
+    else if (u[0] == 0xED)
+        hi = 0x9F;
+    else if (u[0] == 0xF0)
+        lo = 0x90;
+    else if (u[0] == 0xF4)
+        hi = 0x8F;
+    if (avail < n || u[1] < lo || u[1] > hi)
+        return 0;
+    for (apr_size_t k = 2; k < n; k++)
+        if ((u[k] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+long wh_utf8_length(const char *s, apr_size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    apr_size_t i = 0;
+    long count = 0;
+
+    if (!s)
+        return len ? -1 : 0;
+    if (len > (apr_size_t)LONG_MAX)
+        return -1;
+    while (i < len) {
+        apr_size_t n = utf8_seq_len(u + i, len - i);
+        if (n == 0)
+            return -1;
+        i += n;
+        count++;
+    }
+    return count;
+}
+
+/* ---- formats: each returns NULL or the reason the value breaks it ------ */
+
+typedef const char *(*str_format)(const char *s, apr_size_t len);
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_hex(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static const char *fmt_uuid(const char *s, apr_size_t len)
+{
+    static const char *const reason =
+        "must be a canonical UUID (8-4-4-4-12 hex digits)";
+    if (len != 36)
+        return reason;
+    for (apr_size_t i = 0; i < len; i++) {
+        int hyphen_slot = i == 8 || i == 13 || i == 18 || i == 23;
+        if (hyphen_slot ? s[i] != '-' : !is_hex(s[i]))
+            return reason;
+    }
+    return NULL;
+}
+
+/* ^[0-9]*\.[0-9]{2}$ plus a digit before the dot: the spec keeps the
+ * leading zero below one unit (0.50), so ".50" is not a form it sends. */
+static const char *fmt_amount(const char *s, apr_size_t len)
+{
+    apr_size_t i = 0;
+    while (i < len && is_digit(s[i]))
+        i++;
+    if (i == 0 || len - i != 3 || s[i] != '.' || !is_digit(s[i + 1])
+        || !is_digit(s[i + 2]))
+        return "must match N.NN (digits, a dot, two digits)";
+    return NULL;
+}
+
+static const char *fmt_account_type(const char *s, apr_size_t len)
+{
+    if (len == 1 && (s[0] == 'D' || s[0] == 'S'))
+        return NULL;
+    return "must be one of D, S";
+}
+
+/* Reads exactly n digits at s[*i]; len bounds the read. */
+static int read_num(const char *s, apr_size_t len, apr_size_t *i, int n,
+                    int *out)
+{
+    int v = 0;
+    if (len - *i < (apr_size_t)n)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        if (!is_digit(s[*i + k]))
+            return 0;
+        v = v * 10 + (s[*i + k] - '0');
+    }
+    *i += (apr_size_t)n;
+    *out = v;
+    return 1;
+}
+
+static int read_char(const char *s, apr_size_t len, apr_size_t *i,
+                     const char *accepted)
+{
+    if (*i >= len || s[*i] == '\0' || !strchr(accepted, s[*i]))
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+static int days_in_month(int year, int month)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* Zone: Z, or +hh:mm / -hh:mm. */
+static int read_zone(const char *s, apr_size_t len, apr_size_t *i)
+{
+    int oh, om;
+    if (read_char(s, len, i, "Zz"))
+        return 1;
+    return read_char(s, len, i, "+-") && read_num(s, len, i, 2, &oh)
+           && read_char(s, len, i, ":") && read_num(s, len, i, 2, &om)
+           && oh < 24 && om < 60;
+}
+
+/* RFC 3339 section 5.6 date-time, with the fraction capped at nanoseconds.
+ * The separator must be T (either case): the RFC's note allowing a space
+ * is for human-readable use, not interchange. Second 60 is a leap second. */
+static const char *fmt_datetime(const char *s, apr_size_t len)
+{
+    int y, mo, d, h, mi, sec;
+    apr_size_t i = 0;
+    int ok = read_num(s, len, &i, 4, &y) && read_char(s, len, &i, "-")
+             && read_num(s, len, &i, 2, &mo) && read_char(s, len, &i, "-")
+             && read_num(s, len, &i, 2, &d) && read_char(s, len, &i, "Tt")
+             && read_num(s, len, &i, 2, &h) && read_char(s, len, &i, ":")
+             && read_num(s, len, &i, 2, &mi) && read_char(s, len, &i, ":")
+             && read_num(s, len, &i, 2, &sec);
+
+    if (ok && i < len && s[i] == '.') {
+        apr_size_t start = ++i;
+        while (i < len && is_digit(s[i]))
+            i++;
+        ok = i > start && i - start <= 9;
+    }
+    ok = ok && read_zone(s, len, &i) && i == len;
+    ok = ok && mo >= 1 && mo <= 12 && d >= 1 && d <= days_in_month(y, mo)
+         && h < 24 && mi < 60 && sec <= 60;
+    return ok ? NULL : "must be an RFC 3339 date-time";
+}
+
+/* ---- the schema, as data ------------------------------------------------ */
+
+typedef enum { OPTIONAL = 0, REQUIRED = 1 } presence;
+
+typedef struct {
+    const char *key;
+    presence req;
+    int nonempty;
+    long max_chars; /* 0: no limit */
+    str_format format;
+} str_rule;
+
+typedef struct node_rule {
+    const char *key;
+    presence req;
+    int is_array; /* an array whose items all have this shape */
+    const str_rule *strings;
+    const struct node_rule *children;
+} node_rule;
+
+static const str_rule address_strings[] = {
+    {"addressLine", OPTIONAL, 0, 0, NULL},
+    {"city", OPTIONAL, 0, 0, NULL},
+    {"state", OPTIONAL, 0, 0, NULL},
+    {"postalCode", OPTIONAL, 0, 0, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const node_rule address_child[] = {
+    {"address", OPTIONAL, 0, address_strings, NULL},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+static const str_rule institution_strings[] = {
+    {"name", OPTIONAL, 0, 0, NULL},
+    {"routingNumber", OPTIONAL, 0, 0, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const str_rule beneficiary_strings[] = {
+    {"accountNumber", OPTIONAL, 1, 34, NULL},
+    {"accountType", OPTIONAL, 0, 0, fmt_account_type},
+    {"name", OPTIONAL, 1, 35, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const node_rule beneficiary_children[] = {
+    {"address", OPTIONAL, 0, address_strings, NULL},
+    {"institutionInfo", OPTIONAL, 0, institution_strings, address_child},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+static const str_rule originator_strings[] = {
+    {"accountNumber", OPTIONAL, 1, 16, NULL},
+    {"accountType", OPTIONAL, 0, 0, fmt_account_type},
+    {"name", OPTIONAL, 1, 35, NULL},
+    {"wireCompanyId", OPTIONAL, 1, 12, NULL},
+    {"wireCompanyName", OPTIONAL, 1, 40, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const str_rule wire_info_strings[] = {
+    {"paymentAmount", OPTIONAL, 1, 12, fmt_amount},
+    {"referenceId", OPTIONAL, 1, 35, NULL},
+    {"endToEndId", OPTIONAL, 0, 0, fmt_uuid},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const str_rule original_wire_strings[] = {
+    {"remittanceInformation", OPTIONAL, 0, 140, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const node_rule original_wire_children[] = {
+    {"wireInfo", OPTIONAL, 0, wire_info_strings, NULL},
+    {"originatorInfo", OPTIONAL, 0, originator_strings, NULL},
+    {"beneficiaryInfo", OPTIONAL, 0, beneficiary_strings,
+     beneficiary_children},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+static const str_rule exception_strings[] = {
+    {"exceptionCode", REQUIRED, 0, 0, NULL},
+    {"exceptionDescription", REQUIRED, 0, 0, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const str_rule wire_event_strings[] = {
+    {"paymentId", REQUIRED, 1, 0, NULL},
+    {"status", REQUIRED, 1, 0, NULL},
+    {"IMAD", OPTIONAL, 0, 0, NULL},
+    {"OMAD", OPTIONAL, 0, 0, NULL},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const node_rule wire_event_children[] = {
+    {"exceptionInfo", OPTIONAL, 1, exception_strings, NULL},
+    {"originalWire", OPTIONAL, 0, original_wire_strings,
+     original_wire_children},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+/* Applied to data when eventType is wire.status. */
+static const node_rule wire_data_children[] = {
+    {"wireEventInfo", REQUIRED, 0, wire_event_strings, wire_event_children},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+/* Every event type: the envelope, data's contents aside. */
+static const str_rule envelope_strings[] = {
+    {"notificationId", REQUIRED, 0, 0, fmt_uuid},
+    {"eventType", REQUIRED, 1, 0, NULL},
+    {"eventDateTime", REQUIRED, 0, 0, fmt_datetime},
+    {NULL, OPTIONAL, 0, 0, NULL}
+};
+
+static const node_rule envelope_children[] = {
+    {"data", REQUIRED, 0, NULL, NULL},
+    {NULL, OPTIONAL, 0, NULL, NULL}
+};
+
+static const node_rule envelope = {
+    "", REQUIRED, 0, envelope_strings, envelope_children
+};
+
+/* ---- the walker --------------------------------------------------------- */
+
+typedef struct {
+    apr_pool_t *p;
+    apr_array_header_t *problems;
+    int count;
+} vctx;
+
+static void add_problem(vctx *c, const char *pointer, const char *reason)
+{
+    if (c->problems)
+        APR_ARRAY_PUSH(c->problems, wh_problem) = (wh_problem){pointer, reason};
+    c->count++;
+}
+
+const char *wh_schema_pointer_append(apr_pool_t *p, const char *base,
+                                     const char *name)
+{
+    apr_size_t blen = strlen(base), extra = 0, o;
+    char *out;
+
+    for (const char *q = name; *q; q++)
+        extra += (*q == '~' || *q == '/');
+    out = apr_palloc(p, blen + 1 + strlen(name) + extra + 1);
+    memcpy(out, base, blen);
+    o = blen;
+    out[o++] = '/';
+    for (const char *q = name; *q; q++) {
+        if (*q == '~' || *q == '/') {
+            out[o++] = '~';
+            out[o++] = *q == '~' ? '0' : '1';
+        } else {
+            out[o++] = *q;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static const char *type_reason(json_type t)
+{
+    switch (t) {
+    case json_type_string:
+        return "must be a string";
+    case json_type_array:
+        return "must be an array";
+    default:
+        return "must be an object";
+    }
+}
+
+/* The member if it has type t. NULL when absent, null, or of another type;
+ * the last two are problems only where noted in the file comment. */
+static json_object *typed_member(vctx *c, json_object *obj,
+                                 const char *pointer, const char *key,
+                                 presence req, json_type t)
+{
+    json_object *v = NULL;
+
+    json_object_object_get_ex(obj, key, &v); /* null comes back as NULL */
+    if (!v) {
+        if (req == REQUIRED)
+            add_problem(c, pointer, "is required");
+        return NULL;
+    }
+    if (!json_object_is_type(v, t)) {
+        add_problem(c, pointer, type_reason(t));
+        return NULL;
+    }
+    return v;
+}
+
+static void check_string(vctx *c, json_object *obj, const char *base,
+                         const str_rule *r)
+{
+    const char *pointer = wh_schema_pointer_append(c->p, base, r->key);
+    json_object *v = typed_member(c, obj, pointer, r->key, r->req,
+                                  json_type_string);
+    const char *s, *why = NULL;
+    apr_size_t len;
+    long chars;
+
+    if (!v)
+        return;
+    s = json_object_get_string(v);
+    len = (apr_size_t)json_object_get_string_len(v);
+    chars = wh_utf8_length(s, len);
+    if (strlen(s) != len)
+        why = "must not contain NUL characters";
+    else if (chars < 0)
+        why = "must be valid UTF-8";
+    else if (r->nonempty && len == 0)
+        why = "must not be empty";
+    else if (r->max_chars && chars > r->max_chars)
+        why = apr_psprintf(c->p, "must be at most %ld characters (got %ld)",
+                           r->max_chars, chars);
+    else if (r->format)
+        why = r->format(s, len);
+    if (why)
+        add_problem(c, pointer, why);
+}
+
+static void check_node(vctx *c, json_object *obj, const char *pointer,
+                       const node_rule *r);
+
+static void check_array_items(vctx *c, json_object *arr, const char *pointer,
+                              const node_rule *r)
+{
+    size_t n = json_object_array_length(arr);
+    for (size_t i = 0; i < n; i++) {
+        json_object *item = json_object_array_get_idx(arr, i);
+        const char *ip = apr_psprintf(c->p, "%s/%" APR_SIZE_T_FMT, pointer,
+                                      (apr_size_t)i);
+        if (json_object_is_type(item, json_type_object))
+            check_node(c, item, ip, r);
+        else
+            add_problem(c, ip, "must be an object");
+    }
+}
+
+static void check_child(vctx *c, json_object *obj, const char *base,
+                        const node_rule *r)
+{
+    const char *pointer = wh_schema_pointer_append(c->p, base, r->key);
+    json_type t = r->is_array ? json_type_array : json_type_object;
+    json_object *v = typed_member(c, obj, pointer, r->key, r->req, t);
+
+    if (v && r->is_array)
+        check_array_items(c, v, pointer, r);
+    else if (v)
+        check_node(c, v, pointer, r);
+}
+
+static void check_node(vctx *c, json_object *obj, const char *pointer,
+                       const node_rule *r)
+{
+    for (const str_rule *s = r->strings; s && s->key; s++)
+        check_string(c, obj, pointer, s);
+    for (const node_rule *k = r->children; k && k->key; k++)
+        check_child(c, obj, pointer, k);
+}
+
+/* ---- facts -------------------------------------------------------------- */
+
+/* The member's string value copied into p, or NULL when it is not a
+ * string: facts are filled even for a body with problems. */
+static const char *string_at(apr_pool_t *p, json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    if (!obj || !json_object_object_get_ex(obj, key, &v)
+        || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return apr_pstrdup(p, json_object_get_string(v));
+}
+
+static json_object *object_at(json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    if (!obj || !json_object_object_get_ex(obj, key, &v)
+        || !json_object_is_type(v, json_type_object))
+        return NULL;
+    return v;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int wh_schema_status_known(const char *status)
+{
+    if (!status)
+        return 0;
+    for (const char *const *k = known_statuses; *k; k++)
+        if (strcmp(status, *k) == 0)
+            return 1;
+    return 0;
+}
+
+int wh_schema_validate(apr_pool_t *p, json_object *root,
+                       const wh_schema_opts *opts,
+                       apr_array_header_t *problems, wh_facts *facts)
+{
+    vctx c = {p, problems, 0};
+    json_object *data, *event;
+    const char *event_type, *status;
+    int is_wire;
+
+    if (facts) {
+        facts->notification_id = facts->event_type = facts->event_time = NULL;
+        facts->payment_id = facts->status = NULL;
+        facts->status_known = 0;
+    }
+    if (!json_object_is_type(root, json_type_object)) {
+        add_problem(&c, "", "must be an object");
+        return c.count;
+    }
+
+    check_node(&c, root, "", &envelope);
+    event_type = string_at(p, root, "eventType");
+    data = object_at(root, "data");
+    is_wire = event_type && strcmp(event_type, WIRE_EVENT_TYPE) == 0;
+    if (is_wire && data)
+        for (const node_rule *k = wire_data_children; k->key; k++)
+            check_child(&c, data, "/data", k);
+
+    event = is_wire ? object_at(data, "wireEventInfo") : NULL;
+    status = string_at(p, event, "status");
+    /* An empty status has already been reported as such. */
+    if (status && *status && !wh_schema_status_known(status) && opts
+        && opts->unknown_status_reject)
+        add_problem(&c, "/data/wireEventInfo/status",
+                    "is not one of " KNOWN_STATUSES);
+
+    if (facts) {
+        facts->notification_id = string_at(p, root, "notificationId");
+        facts->event_type = event_type;
+        facts->event_time = string_at(p, root, "eventDateTime");
+        facts->payment_id = string_at(p, event, "paymentId");
+        facts->status = status;
+        facts->status_known = wh_schema_status_known(status);
+    }
+    return c.count;
+}

@@ -1,0 +1,363 @@
+/* Strict JSON parsing: exactly one RFC 8259 value, valid UTF-8, bounded
+ * nesting, and the places where json-c's own strict mode is laxer. */
+#include "wh_test.h"
+#include "wh_json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Parses a NUL-terminated literal (the NUL not included). */
+static const char *parse(const char *s, json_object **out)
+{
+    return wh_json_parse(wh_test_pool(), s, strlen(s), out);
+}
+
+/* Parses len bytes, which may hold NULs. */
+static const char *parse_n(const char *s, apr_size_t len, json_object **out)
+{
+    return wh_json_parse(wh_test_pool(), s, len, out);
+}
+
+static void expect_error(const char *body, apr_size_t len, const char *want,
+                         int line)
+{
+    json_object *o = (json_object *)1;
+    const char *err = parse_n(body, len, &o);
+    const char *msg = apr_psprintf(wh_test_pool(), "want \"%s\", got \"%s\"",
+                                   want, err ? err : "(accepted)");
+    CU_assertImplementation(err && strcmp(err, want) == 0, (unsigned)line,
+                            msg, __FILE__, "", CU_FALSE);
+    CU_assertImplementation(o == NULL, (unsigned)line,
+                            "*out is NULL after an error", __FILE__, "",
+                            CU_FALSE);
+}
+
+static void expect_ok(const char *body, apr_size_t len, int line)
+{
+    json_object *o = NULL;
+    const char *err = parse_n(body, len, &o);
+    const char *msg = apr_psprintf(wh_test_pool(), "want success, got \"%s\"",
+                                   err ? err : "");
+    CU_assertImplementation(err == NULL, (unsigned)line, msg, __FILE__, "",
+                            CU_FALSE);
+}
+
+#define BAD(body, want) expect_error((body), strlen(body), (want), __LINE__)
+#define BAD_N(body, want) \
+    expect_error((body), sizeof(body) - 1, (want), __LINE__)
+#define OK(body) expect_ok((body), strlen(body), __LINE__)
+
+/* n nested containers; leaf (may be "") sits in the innermost one. */
+static char *nested(int n, int objects, const char *leaf)
+{
+    apr_pool_t *p = wh_test_pool();
+    char *s = "";
+    for (int i = 0; i < n; i++)
+        s = objects ? apr_pstrcat(p, "{\"k\":", s, NULL)
+                    : apr_pstrcat(p, "[", s, NULL);
+    s = apr_pstrcat(p, s, leaf, NULL);
+    for (int i = 0; i < n; i++)
+        s = apr_pstrcat(p, s, objects ? "}" : "]", NULL);
+    return s;
+}
+
+static void test_valid_object(void)
+{
+    json_object *o = NULL, *v = NULL;
+    CU_ASSERT_PTR_NULL(parse("{\"a\": [1, 2.5, \"x\", true, null]}", &o));
+    CU_ASSERT_FATAL(json_object_is_type(o, json_type_object));
+    CU_ASSERT(json_object_object_get_ex(o, "a", &v));
+    CU_ASSERT_EQUAL(json_object_array_length(v), 5);
+}
+
+static void test_surrounding_whitespace_ok(void)
+{
+    OK(" \t\r\n{\"a\":1} \t\r\n");
+    OK("[]\n");
+}
+
+static void test_top_level_scalars(void)
+{
+    json_object *o = NULL;
+    CU_ASSERT_PTR_NULL(parse("12", &o));
+    CU_ASSERT(json_object_is_type(o, json_type_int));
+    CU_ASSERT_EQUAL(json_object_get_int(o), 12);
+    CU_ASSERT_PTR_NULL(parse("\"s\"", &o));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(o), "s");
+    /* json-c represents JSON null as a NULL object. */
+    o = (json_object *)1;
+    CU_ASSERT_PTR_NULL(parse("null", &o));
+    CU_ASSERT_PTR_NULL(o);
+}
+
+static void test_empty_body(void)
+{
+    BAD("", "empty body");
+    json_object *o = NULL;
+    CU_ASSERT_STRING_EQUAL(wh_json_parse(wh_test_pool(), NULL, 0, &o),
+                           "empty body");
+}
+
+static void test_whitespace_only(void)
+{
+    BAD(" \r\n\t ", "empty body");
+}
+
+static void test_trailing_garbage(void)
+{
+    BAD("{\"a\":1} x", "unexpected bytes after the JSON value at offset 8");
+    BAD("{\"a\":1}\n\n;", "unexpected bytes after the JSON value at offset 9");
+    BAD("12 x", "unexpected bytes after the JSON value at offset 3");
+}
+
+static void test_two_values(void)
+{
+    BAD("{} {}", "unexpected bytes after the JSON value at offset 3");
+    BAD("1 2", "unexpected bytes after the JSON value at offset 2");
+}
+
+/* Only RFC 8259's four whitespace characters count as padding. */
+static void test_other_whitespace_is_garbage(void)
+{
+    BAD("{}\f", "unexpected bytes after the JSON value at offset 2");
+    BAD("{}\v", "unexpected bytes after the JSON value at offset 2");
+}
+
+static void test_length_is_respected(void)
+{
+    json_object *o = NULL;
+    const char *buf = "{\"a\":1}garbage";
+    CU_ASSERT_PTR_NULL(parse_n(buf, 7, &o));
+    CU_ASSERT(json_object_is_type(o, json_type_object));
+    /* A cut-off buffer is truncated JSON, not read past. */
+    BAD_N("{\"a\"", "truncated JSON (the body ends inside the value)");
+}
+
+static void test_invalid_utf8_overlong(void)
+{
+    BAD_N("\"\xC0\xAF\"", "invalid UTF-8");
+    BAD_N("\"\xE0\x80\xAF\"", "invalid UTF-8");
+    BAD_N("\"\xF0\x80\x80\xAF\"", "invalid UTF-8");
+}
+
+static void test_invalid_utf8_lone_continuation(void)
+{
+    BAD_N("\"\x80\"", "invalid UTF-8");
+    BAD_N("{\"a\":\"x\xBFy\"}", "invalid UTF-8");
+}
+
+static void test_invalid_utf8_surrogate(void)
+{
+    BAD_N("\"\xED\xA0\x80\"", "invalid UTF-8");
+    BAD_N("\"\xED\xBF\xBF\"", "invalid UTF-8");
+}
+
+static void test_invalid_utf8_other(void)
+{
+    BAD_N("\"\xF4\x90\x80\x80\"", "invalid UTF-8"); /* above U+10FFFF */
+    BAD_N("\"\xF5\x80\x80\x80\"", "invalid UTF-8");
+    BAD_N("\"\xFF\"", "invalid UTF-8");
+    BAD_N("\"\xC3\"", "invalid UTF-8");              /* cut sequence */
+    BAD_N("\"\xE2\x82\"", "invalid UTF-8");
+}
+
+static void test_valid_utf8_kept(void)
+{
+    json_object *o = NULL;
+    /* é, €, U+10FFFF, and an escaped surrogate pair. */
+    CU_ASSERT_PTR_NULL(parse("\"\xC3\xA9\xE2\x82\xAC\xF4\x8F\xBF\xBF\"", &o));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(o),
+                           "\xC3\xA9\xE2\x82\xAC\xF4\x8F\xBF\xBF");
+    CU_ASSERT_PTR_NULL(parse("\"\\ud83d\\ude00\"", &o));
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(o), "\xF0\x9F\x98\x80");
+}
+
+static void test_nul_byte(void)
+{
+    BAD_N("{\"a\":\"x\0y\"}", "NUL byte at offset 7");
+    /* A caller counting the C terminator must not slip it through. */
+    BAD_N("{}\0", "NUL byte at offset 2");
+}
+
+static void test_escaped_nul_rejected(void)
+{
+    BAD("{\"status\":\"Complete\\u0000x\"}", "\\u0000 escape at offset 19");
+    BAD("{\"a\\u0000b\":1}", "\\u0000 escape at offset 3");
+    /* An escaped backslash followed by u0000 is plain text. */
+    OK("{\"a\":\"\\\\u0000\"}");
+}
+
+static void test_depth_32_ok(void)
+{
+    OK(nested(32, 0, ""));
+    OK(nested(32, 0, "1"));
+    OK(nested(32, 1, "1"));
+    OK(nested(31, 1, "[]"));
+}
+
+static void test_depth_33_fails(void)
+{
+    BAD(nested(33, 0, ""), "nesting deeper than 32");
+    BAD(nested(33, 0, "1"), "nesting deeper than 32");
+    BAD(nested(33, 1, "1"), "nesting deeper than 32");
+    BAD(nested(32, 1, "[]"), "nesting deeper than 32");
+    BAD(nested(200, 0, ""), "nesting deeper than 32");
+}
+
+static void test_truncated(void)
+{
+    const char *want = "truncated JSON (the body ends inside the value)";
+    BAD("{\"a\":", want);
+    BAD("{\"a\":1", want);
+    BAD("[1,", want);
+    BAD("\"abc", want);
+    BAD("tru", want);
+    BAD("-", want);
+}
+
+static void test_single_quotes(void)
+{
+    /* json-c 0.16 accepts this one even in strict mode. */
+    BAD("{'a':1}", "single-quoted string at offset 1");
+    BAD("{\"a\":'x'}", "invalid JSON at offset 5: unexpected character");
+}
+
+static void test_trailing_comma(void)
+{
+    BAD("{\"a\":1,}", "invalid JSON at offset 7: unexpected character");
+    BAD("[1,]", "invalid JSON at offset 3: unexpected character");
+}
+
+static void test_non_json_numbers(void)
+{
+    BAD("NaN", "invalid number or literal at offset 0");
+    BAD("[Infinity]", "invalid number or literal at offset 1");
+    BAD("[-Infinity]", "invalid number or literal at offset 1");
+    BAD("{\"a\":-01}", "invalid number or literal at offset 5");
+    BAD("[1.]", "invalid number or literal at offset 1");
+    BAD("01", "truncated JSON (the body ends inside the value)");
+    BAD("[+1]", "invalid JSON at offset 1: unexpected character");
+    BAD("[.5]", "invalid JSON at offset 1: unexpected character");
+}
+
+static void test_json_numbers_ok(void)
+{
+    OK("[0, -0, 1.5, -1.25e3, 1E+2, 2e-2, 10]");
+    OK("-0.0");
+}
+
+static void test_bad_literals(void)
+{
+    BAD("True", "invalid JSON at offset 0: boolean expected");
+    BAD("[NULL]", "invalid JSON at offset 2: null expected");
+}
+
+static void test_control_character_in_string(void)
+{
+    BAD("{\"a\":\"x\ty\"}", "control character inside a string at offset 7");
+    BAD("\"a\nb\"", "control character inside a string at offset 2");
+    OK("\"a\\tb\\n\"");
+}
+
+static void test_comments_and_bare_names(void)
+{
+    BAD("/* c */{}", "invalid JSON at offset 0: unexpected character");
+    BAD("{a:1}", "invalid JSON at offset 1: quoted object property name "
+                 "expected");
+}
+
+static void test_duplicate_member(void)
+{
+    BAD("{\"status\":\"Reject\",\"status\":\"Complete\"}",
+        "duplicate member name in an object");
+    BAD("{\"a\":{\"b\":1,\"b\":2}}", "duplicate member name in an object");
+    /* The same name in different objects is fine. */
+    OK("{\"b\":{\"b\":1},\"c\":[{\"b\":1},{\"b\":2}]}");
+}
+
+static void test_byte_order_mark(void)
+{
+    BAD("\xEF\xBB\xBF{}", "byte order mark before the JSON value");
+}
+
+static void test_errors_do_not_echo_body(void)
+{
+    json_object *o = NULL;
+    const char *bodies[] = {
+        "{\"canary\": canary}", "{\"canary\":1} canary", "'canary'",
+        "{\"canary\":\"canary\ttab\"}", "[canary", NULL
+    };
+    for (int i = 0; bodies[i]; i++) {
+        const char *err = parse(bodies[i], &o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+        CU_ASSERT_PTR_NULL(strstr(err, "canary"));
+    }
+}
+
+static void test_pool_cleanup_releases(void)
+{
+    apr_pool_t *sub;
+    json_object *o = NULL;
+    apr_pool_create(&sub, wh_test_pool());
+    CU_ASSERT_PTR_NULL_FATAL(wh_json_parse(sub, "{\"a\":[1]}", 9, &o));
+    json_object_get(o); /* our own reference */
+    apr_pool_destroy(sub);
+    /* The pool dropped its reference, so ours is the last one. */
+    CU_ASSERT_EQUAL(json_object_put(o), 1);
+}
+
+static void test_samples_parse(void)
+{
+    const char *names[] = {
+        "wire-status-complete.json", "wire-status-exception.json",
+        "wire-status-processed-as-in-spec-sample.json",
+        "list-response-as-in-spec-sample.json", NULL
+    };
+    for (int i = 0; names[i]; i++) {
+        apr_size_t len = 0;
+        json_object *o = NULL;
+        char *path = apr_pstrcat(wh_test_pool(), wh_test_shared_dir(),
+                                 "/samples/", names[i], NULL);
+        char *body = wh_test_slurp(path, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+        CU_ASSERT_PTR_NULL(parse_n(body, len, &o));
+        CU_ASSERT(json_object_is_type(o, json_type_object));
+    }
+}
+
+static const wh_test_case json_cases[] = {
+    {"valid object", test_valid_object},
+    {"surrounding whitespace ok", test_surrounding_whitespace_ok},
+    {"top-level scalars", test_top_level_scalars},
+    {"empty body", test_empty_body},
+    {"whitespace only", test_whitespace_only},
+    {"trailing garbage", test_trailing_garbage},
+    {"two values", test_two_values},
+    {"other whitespace is garbage", test_other_whitespace_is_garbage},
+    {"length is respected", test_length_is_respected},
+    {"invalid UTF-8: overlong", test_invalid_utf8_overlong},
+    {"invalid UTF-8: lone continuation", test_invalid_utf8_lone_continuation},
+    {"invalid UTF-8: encoded surrogate", test_invalid_utf8_surrogate},
+    {"invalid UTF-8: other", test_invalid_utf8_other},
+    {"valid UTF-8 kept", test_valid_utf8_kept},
+    {"NUL byte", test_nul_byte},
+    {"escaped NUL rejected", test_escaped_nul_rejected},
+    {"depth 32 ok", test_depth_32_ok},
+    {"depth 33 fails", test_depth_33_fails},
+    {"truncated", test_truncated},
+    {"single quotes", test_single_quotes},
+    {"trailing comma", test_trailing_comma},
+    {"non-JSON numbers", test_non_json_numbers},
+    {"JSON numbers ok", test_json_numbers_ok},
+    {"bad literals", test_bad_literals},
+    {"control character in string", test_control_character_in_string},
+    {"comments and bare names", test_comments_and_bare_names},
+    {"duplicate member", test_duplicate_member},
+    {"byte order mark", test_byte_order_mark},
+    {"errors do not echo body", test_errors_do_not_echo_body},
+    {"pool cleanup releases", test_pool_cleanup_releases},
+    {"samples parse", test_samples_parse},
+    {NULL, NULL}
+};
+
+WH_TEST_SUITE(json, json_cases)
