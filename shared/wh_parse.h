@@ -22,4 +22,16 @@ const char *wh_parse_replay_cache(apr_pool_t *p, const char *arg,
 const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
 const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
 
+/* Line-oriented files (config, secrets, htpasswd). Reads the whole file
+ * (at most max_bytes) and calls fn once per line, numbered from 1. The line
+ * excludes its '\n' (a '\r' before it is kept), is NUL-terminated in place
+ * and len is its true length, which counts any embedded NUL byte. The
+ * buffer is wiped and freed on return, so fn must copy what it keeps.
+ * Returns NULL or an I/O error naming the path (never file content). */
+typedef void (*wh_parse_line_fn)(void *ctx, unsigned lineno, char *line,
+                                 apr_size_t len);
+const char *wh_parse_lines(apr_pool_t *p, const char *path,
+                           apr_size_t max_bytes, wh_parse_line_fn fn,
+                           void *ctx);
+
 #endif

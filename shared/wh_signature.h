@@ -28,8 +28,10 @@ int wh_signature_match(const apr_array_header_t *secrets, const char *method,
                        const char *timestamp,
                        const unsigned char given[WH_SIG_RAW_LEN]);
 
-/* Reads a secret file: one secret per line, trailing CR/LF stripped, blank
- * lines and lines starting with '#' ignored. Returns NULL or an error. */
+/* Reads a secret file: one secret per line, used byte for byte; only the
+ * trailing CR/LF is stripped and empty lines are skipped. There is no comment
+ * syntax: a bank-issued secret may begin with '#'. Returns NULL or an error
+ * that never quotes secret bytes. */
 const char *wh_secrets_load(apr_pool_t *p, const char *path,
                             apr_array_header_t **secrets);
 

@@ -1,0 +1,105 @@
+/* htpasswd files as httpd's mod_authn_file reads them: each line is
+ * trimmed (ap_cfg_getline), blank and '#' lines are skipped, the user is
+ * everything up to the first ':' and the hash is the rest (ap_getword).
+ * The hash is not checked here; apr_password_validate() understands every
+ * format htpasswd writes (bcrypt, apr1, SHA, crypt).
+ *
+ * Unlike httpd, a malformed line is an error rather than a user nobody
+ * can log in as: a broken file should stop the service, not half-work.
+ * Errors carry the line number only, never the line, which holds a hash. */
+#include "wh_auth.h"
+#include "wh_parse.h"
+
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <apr_tables.h>
+#include <string.h>
+
+#define WH_HTPASSWD_LINE_MAX 8192 /* httpd's MAX_STRING_LEN */
+#define WH_HTPASSWD_FILE_MAX (16 * 1024 * 1024)
+
+typedef struct {
+    apr_pool_t *p;
+    const char *path;
+    apr_hash_t *users;          /* user -> hash */
+    apr_array_header_t *errors; /* of const char * */
+} htpasswd_ctx;
+
+static void line_error(htpasswd_ctx *ctx, unsigned lineno, const char *msg)
+{
+    APR_ARRAY_PUSH(ctx->errors, const char *) =
+        apr_psprintf(ctx->p, "%s:%u: %s", ctx->path, lineno, msg);
+}
+
+/* Trims surrounding whitespace in place; returns the new start. */
+static char *trim(char *line, apr_size_t *len)
+{
+    while (*len && apr_isspace(line[*len - 1]))
+        line[--*len] = '\0';
+    while (*len && apr_isspace(*line)) {
+        line++;
+        --*len;
+    }
+    return line;
+}
+
+static void add_user(htpasswd_ctx *ctx, const char *line, apr_size_t ulen,
+                     const char *hash)
+{
+    const char *user = apr_pstrmemdup(ctx->p, line, ulen);
+
+    /* Duplicate users: the first line wins, because mod_authn_file stops
+     * at the first match and the same file must behave the same here. */
+    if (apr_hash_get(ctx->users, user, APR_HASH_KEY_STRING))
+        return;
+    apr_hash_set(ctx->users, user, APR_HASH_KEY_STRING,
+                 apr_pstrdup(ctx->p, hash));
+}
+
+static void htpasswd_line(void *vctx, unsigned lineno, char *line,
+                          apr_size_t len)
+{
+    htpasswd_ctx *ctx = vctx;
+    const char *colon;
+
+    if (len > WH_HTPASSWD_LINE_MAX) {
+        line_error(ctx, lineno, apr_psprintf(ctx->p, "htpasswd line longer "
+                                             "than %d bytes",
+                                             WH_HTPASSWD_LINE_MAX));
+        return;
+    }
+    if (memchr(line, '\0', len)) {
+        line_error(ctx, lineno, "malformed htpasswd line");
+        return;
+    }
+    line = trim(line, &len);
+    if (len == 0 || *line == '#')
+        return;
+    colon = strchr(line, ':');
+    if (!colon || colon == line || colon[1] == '\0') {
+        line_error(ctx, lineno, "malformed htpasswd line");
+        return;
+    }
+    add_user(ctx, line, (apr_size_t)(colon - line), colon + 1);
+}
+
+const char *wh_htpasswd_load(apr_pool_t *p, const char *path,
+                             apr_hash_t **users)
+{
+    htpasswd_ctx ctx;
+    const char *err;
+
+    ctx.p = p;
+    ctx.path = path;
+    ctx.users = apr_hash_make(p);
+    ctx.errors = apr_array_make(p, 1, sizeof(const char *));
+    err = wh_parse_lines(p, path, WH_HTPASSWD_FILE_MAX, htpasswd_line, &ctx);
+    if (err)
+        return err;
+    if (ctx.errors->nelts)
+        return apr_array_pstrcat(p, ctx.errors, '\n');
+    if (apr_hash_count(ctx.users) == 0)
+        return apr_psprintf(p, "%s: no users in htpasswd file", path);
+    *users = ctx.users;
+    return NULL;
+}

@@ -1,0 +1,69 @@
+/* Signing secret file: one secret per line, so a new secret can be added
+ * next to the old one while the sender rotates (every secret is tried).
+ *
+ * A line is the secret byte for byte (a UTF-8 "kéy" is its UTF-8 bytes);
+ * only the line terminator (trailing CR/LF) is removed. There is no
+ * comment syntax and no other trimming, because a secret may start with
+ * '#' or end in a space, and silently changing it would make every
+ * signature fail for reasons nobody can see. Empty lines are skipped.
+ *
+ * Errors name the file and line, never any byte of a secret. */
+#include "wh_signature.h"
+#include "wh_config.h"
+#include "wh_parse.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#define WH_SECRET_LINE_MAX 4096
+#define WH_SECRET_FILE_MAX (1024 * 1024)
+
+typedef struct {
+    apr_pool_t *p;
+    const char *path;
+    apr_array_header_t *secrets; /* of wh_secret */
+    apr_array_header_t *errors;  /* of const char * */
+} secrets_ctx;
+
+static void secret_line(void *vctx, unsigned lineno, char *line,
+                        apr_size_t len)
+{
+    secrets_ctx *ctx = vctx;
+    wh_secret *s;
+
+    while (len && line[len - 1] == '\r')
+        len--;
+    if (len == 0)
+        return;
+    if (len > WH_SECRET_LINE_MAX) {
+        APR_ARRAY_PUSH(ctx->errors, const char *) =
+            apr_psprintf(ctx->p, "%s:%u: secret longer than %d bytes",
+                         ctx->path, lineno, WH_SECRET_LINE_MAX);
+        return;
+    }
+    s = apr_array_push(ctx->secrets);
+    /* NUL-terminated for convenience only; len is authoritative. */
+    s->key = (const unsigned char *)apr_pstrmemdup(ctx->p, line, len);
+    s->len = len;
+}
+
+const char *wh_secrets_load(apr_pool_t *p, const char *path,
+                            apr_array_header_t **secrets)
+{
+    secrets_ctx ctx;
+    const char *err;
+
+    ctx.p = p;
+    ctx.path = path;
+    ctx.secrets = apr_array_make(p, 2, sizeof(wh_secret));
+    ctx.errors = apr_array_make(p, 1, sizeof(const char *));
+    err = wh_parse_lines(p, path, WH_SECRET_FILE_MAX, secret_line, &ctx);
+    if (err)
+        return err;
+    if (ctx.errors->nelts)
+        return apr_array_pstrcat(p, ctx.errors, '\n');
+    if (ctx.secrets->nelts == 0)
+        return apr_psprintf(p, "%s: no signing secret in file", path);
+    *secrets = ctx.secrets;
+    return NULL;
+}
