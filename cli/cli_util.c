@@ -63,10 +63,34 @@ int wh_cli_wants_help(int argc, const char *const *argv)
     return 0;
 }
 
+/* apr_getopt rejects a bare "-" as an illegal option, yet "-" is how
+ * users name stdin; it is moved behind a "--" where getopt leaves it be. */
+static const char *const *stdin_dash_last(apr_pool_t *p, int argc,
+                                          const char *const *argv)
+{
+    const char **out = apr_pcalloc(p, sizeof(char *) * ((apr_size_t)argc + 3));
+    int n = 0, dashes = 0;
+
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return argv;
+        if (i > 0 && strcmp(argv[i], "-") == 0)
+            dashes++;
+        else
+            out[n++] = argv[i];
+    }
+    if (dashes) {
+        out[n++] = "--";
+        while (dashes--)
+            out[n++] = "-";
+    }
+    return out;
+}
+
 apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv)
 {
     apr_getopt_t *os;
-    if (apr_getopt_init(&os, p, argc, argv) != APR_SUCCESS)
+    if (apr_getopt_init(&os, p, argc, stdin_dash_last(p, argc, argv)) != APR_SUCCESS)
         return NULL;
     os->interleave = 1;
     os->errfn = NULL;   /* we print our own usage line */

@@ -38,10 +38,10 @@ int wh_cmd_check(int argc, const char *const *argv, apr_pool_t *p)
         else if (ch == 'U' && strcmp(arg, "accept") != 0)
             return wh_cli_usage(CHECK_USAGE);
     }
-    if (rv != APR_EOF || argc - os->ind > 1)
+    if (rv != APR_EOF || os->argc - os->ind > 1)
         return wh_cli_usage(CHECK_USAGE);
-    if (os->ind < argc)
-        input = argv[os->ind];
+    if (os->ind < os->argc)
+        input = os->argv[os->ind];
     if ((err = wh_cli_read_input(p, input, WH_CLI_MAX_INPUT, &body, &len))) {
         fprintf(stderr, "wirehook check: %s\n", err);
         return 1;

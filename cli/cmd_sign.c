@@ -43,10 +43,10 @@ int wh_cmd_sign(int argc, const char *const *argv, apr_pool_t *p)
         case 't': ts = arg; break;
         }
     }
-    if (rv != APR_EOF || !secret_file || !url || argc - os->ind > 1)
+    if (rv != APR_EOF || !secret_file || !url || os->argc - os->ind > 1)
         return wh_cli_usage(SIGN_USAGE);
-    if (os->ind < argc)
-        input = argv[os->ind];
+    if (os->ind < os->argc)
+        input = os->argv[os->ind];
     if (!ts)
         ts = apr_psprintf(p, "%" APR_TIME_T_FMT, apr_time_sec(apr_time_now()));
     if ((err = wh_secrets_load(p, secret_file, &secrets)) ||
