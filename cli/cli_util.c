@@ -63,18 +63,32 @@ int wh_cli_wants_help(int argc, const char *const *argv)
     return 0;
 }
 
-/* apr_getopt rejects a bare "-" as an illegal option, yet "-" is how
- * users name stdin; it is moved behind a "--" where getopt leaves it be. */
-static const char *const *stdin_dash_last(apr_pool_t *p, int argc,
-                                          const char *const *argv)
+/* 1 when tok is an option that consumes the next argument. */
+static int takes_arg(const apr_getopt_option_t *opts, const char *tok)
 {
-    const char **out = apr_pcalloc(p, sizeof(char *) * ((apr_size_t)argc + 3));
+    if (tok[0] != '-')
+        return 0;
+    for (const apr_getopt_option_t *o = opts; o && o->name; o++)
+        if (o->has_arg && ((tok[1] == '-' && strcmp(tok + 2, o->name) == 0)
+                           || (tok[1] == o->optch && tok[2] == '\0')))
+            return 1;
+    return 0;
+}
+
+/* apr_getopt rejects a bare "-" as an illegal option, yet "-" is how
+ * users name stdin; it is moved behind a "--" where getopt leaves it be
+ * (unless it is an option's argument). */
+static const char *const *stdin_dash_last(apr_pool_t *p, int *argc,
+                                          const char *const *argv,
+                                          const apr_getopt_option_t *opts)
+{
+    const char **out = apr_pcalloc(p, sizeof(char *) * ((apr_size_t)*argc + 3));
     int n = 0, dashes = 0;
 
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < *argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             return argv;
-        if (i > 0 && strcmp(argv[i], "-") == 0)
+        if (i > 0 && strcmp(argv[i], "-") == 0 && !takes_arg(opts, argv[i - 1]))
             dashes++;
         else
             out[n++] = argv[i];
@@ -84,13 +98,16 @@ static const char *const *stdin_dash_last(apr_pool_t *p, int argc,
         while (dashes--)
             out[n++] = "-";
     }
+    *argc = n;
     return out;
 }
 
-apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv)
+apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv,
+                            const apr_getopt_option_t *opts)
 {
     apr_getopt_t *os;
-    if (apr_getopt_init(&os, p, argc, stdin_dash_last(p, argc, argv)) != APR_SUCCESS)
+    const char *const *args = stdin_dash_last(p, &argc, argv, opts);
+    if (apr_getopt_init(&os, p, argc, args) != APR_SUCCESS)
         return NULL;
     os->interleave = 1;
     os->errfn = NULL;   /* we print our own usage line */

@@ -14,8 +14,11 @@ int wh_cli_usage(const char *usage);
 /* True when argv holds --help or -h. */
 int wh_cli_wants_help(int argc, const char *const *argv);
 
-/* apr_getopt_t over argv[0..argc) with interleaved options allowed. */
-apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv);
+/* apr_getopt_t over argv[0..argc) with interleaved options allowed and a
+ * bare "-" (stdin) kept as an operand: read operands from os->argv up to
+ * os->argc, not from the caller's argv. */
+apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv,
+                            const apr_getopt_option_t *opts);
 
 /* Largest body the CLI reads (sign/check/send): the server side refuses
  * more than MaxBodySize anyway; this only bounds memory. */

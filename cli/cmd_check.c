@@ -14,7 +14,7 @@ int wh_cmd_check(int argc, const char *const *argv, apr_pool_t *p)
         { NULL, 0, 0, NULL }
     };
     wh_schema_opts sopts = { 0 };
-    apr_getopt_t *os = wh_cli_getopt(p, argc, argv);
+    apr_getopt_t *os = wh_cli_getopt(p, argc, argv, opts);
     apr_array_header_t *problems = apr_array_make(p, 8, sizeof(wh_problem));
     wh_facts facts = { 0 };
     json_object *root;

@@ -442,7 +442,7 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
                "Exit 0 when every response was 2xx, 1 otherwise, 2 on usage errors.\n");
         return 0;
     }
-    apr_getopt_t *os = wh_cli_getopt(p, argc, argv);
+    apr_getopt_t *os = wh_cli_getopt(p, argc, argv, opts);
     if (!os)
         return 1;
     while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS) {

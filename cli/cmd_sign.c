@@ -18,7 +18,7 @@ int wh_cmd_sign(int argc, const char *const *argv, apr_pool_t *p)
     };
     const char *secret_file = NULL, *url = NULL, *method = "POST", *ts = NULL;
     const char *arg, *err, *input = NULL;
-    apr_getopt_t *os = wh_cli_getopt(p, argc, argv);
+    apr_getopt_t *os = wh_cli_getopt(p, argc, argv, opts);
     apr_array_header_t *secrets;
     unsigned char raw[WH_SIG_RAW_LEN];
     char hex[65], *body;

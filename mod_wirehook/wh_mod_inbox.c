@@ -1,0 +1,106 @@
+/* `SetHandler wirehook`: the module is the application. POST was verified
+ * by the fixups hook (which leaves the answer to this handler, so authentic
+ * bodies that fail JSON/schema checks are quarantined); GET/HEAD list the
+ * inbox (wh_endpoint_list checks Basic auth itself). The replay cache is
+ * not used here: the inbox's unique constraint decides duplicates.
+ *
+ * The inbox is opened lazily, once per child per configuration file, under
+ * a per-child thread mutex; the wh_inbox itself serialises its use of the
+ * connection (wh_inbox.c), so requests share it without further locking.
+ * When it cannot be opened the endpoint functions get NULL: failed
+ * verdicts are still answered as such, stores and lists answer 503
+ * inbox_unavailable, and the next request tries to open it again. */
+#include "mod_wirehook.h"
+
+#include "http_core.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "wh_endpoint.h"
+#include <apr_strings.h>
+
+int wh_mod_is_inbox(const request_rec *r)
+{
+    return r->handler && strcmp(r->handler, WH_MOD_HANDLER) == 0;
+}
+
+static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
+{
+    if (site->inbox_mutex == NULL
+        || apr_thread_mutex_lock(site->inbox_mutex) != APR_SUCCESS)
+        return NULL;
+    if (site->inbox == NULL) {
+        wh_inbox *ib = NULL;
+        apr_pool_t *p = site->inbox_pool ? site->inbox_pool
+                                         : r->server->process->pool;
+        const char *err = wh_inbox_open(p, site->cfg, &wh_mod_logger, &ib);
+        if (err || ib == NULL)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10950)
+                          "WirehookConfig %s: cannot open the inbox: %s",
+                          site->path, err ? err : "unknown error");
+        else
+            site->inbox = ib;
+    }
+    wh_inbox *ib = site->inbox;
+    apr_thread_mutex_unlock(site->inbox_mutex);
+    return ib;
+}
+
+static int inbox_handler(request_rec *r)
+{
+    if (!wh_mod_is_inbox(r))
+        return DECLINED;
+    const wh_mod_dir_conf *dconf =
+        ap_get_module_config(r->per_dir_config, &wirehook_module);
+    wh_mod_site *site = dconf ? dconf->site : NULL;
+    if (site == NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10951)
+                      "SetHandler wirehook needs WirehookConfig in the same "
+                      "context");
+        return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
+                                    WH_CODE_INTERNAL,
+                                    "the endpoint is not configured");
+    }
+
+    wh_mod_state *st = ap_get_module_config(r->request_config,
+                                            &wirehook_module);
+    if (r->method_number == M_POST && st == NULL) {
+        /* fixups did not verify this POST (cannot happen unless the handler
+         * was set after fixups): refuse rather than store unverified */
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10952)
+                      "POST reached the wirehook handler unverified");
+        return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
+                                    WH_CODE_INTERNAL,
+                                    "the request was not verified");
+    }
+
+    wh_request req;
+    if (st)
+        req = st->req;
+    else
+        wh_mod_request_init(r, site->cfg, &req);
+
+    wh_response resp;
+    wh_mod_log_bind(r);
+    wh_inbox *ib = inbox_get(r, site);
+    if (r->method_number == M_POST)
+        wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
+    else
+        /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
+        wh_endpoint_handle(site->vf, ib, &req, r->args ? r->args : "",
+                           r->pool, &resp);
+    wh_mod_log_bind(NULL);
+
+    if (r->method_number == M_POST && st->verdict.ok)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10953)
+                      "inbox: notificationId=%s answered %d",
+                      st->verdict.facts.notification_id
+                          ? st->verdict.facts.notification_id : "-",
+                      resp.status);
+    wh_mod_respond(r, &resp);
+    return OK;
+}
+
+void wh_mod_inbox_register(void)
+{
+    ap_hook_handler(inbox_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}

@@ -1,0 +1,210 @@
+/* request_rec -> wh_request, wh_response -> the wire, accepted facts ->
+ * environment and headers, and the core's log sink -> httpd's error log. */
+#include "mod_wirehook.h"
+
+#include "http_core.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include <apr_strings.h>
+#include <apr_lib.h>
+
+/* ---------------------------------------------------------- logging --- */
+
+/* The verifier is shared by all threads of a process and created with one
+ * logger at config time; the request a message belongs to is bound per
+ * thread around each core call. */
+static _Thread_local request_rec *wh_log_r;
+
+void wh_mod_log_bind(request_rec *r)
+{
+    wh_log_r = r;
+}
+
+static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
+{
+    (void)baton;
+    int lvl;
+    switch (level) {
+    case WH_LOG_ERROR: lvl = APLOG_ERR; break;
+    case WH_LOG_WARN:  lvl = APLOG_WARNING; break;
+    case WH_LOG_INFO:  lvl = APLOG_INFO; break;
+    default:           lvl = APLOG_DEBUG; break;
+    }
+    if (wh_log_r)
+        ap_log_rerror(APLOG_MARK, lvl, 0, wh_log_r, APLOGNO(10910) "%s", msg);
+    else
+        ap_log_error(APLOG_MARK, lvl, 0, NULL, APLOGNO(10910) "%s", msg);
+}
+
+const wh_logger wh_mod_logger = { wh_mod_log_sink, NULL };
+
+static const char *nz(const char *s)
+{
+    return s ? s : "-";
+}
+
+/* One line per verdict: accepted at info, rejected at warn with the reason
+ * (the verdict's message never holds secrets). A signature mismatch is
+ * explained at debug by the core itself through the sink above: method,
+ * URL, timestamp and body length that were signed, never the secret. */
+void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
+{
+    if (v->ok) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10911)
+                      "accepted: notificationId=%s code=%s user=%s "
+                      "eventType=%s status=%s",
+                      nz(v->facts.notification_id), nz(v->code),
+                      nz(v->facts.user), nz(v->facts.event_type),
+                      nz(v->facts.status));
+        return;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, APLOGNO(10912)
+                  "rejected: notificationId=%s code=%s status=%d reason=%s",
+                  nz(v->facts.notification_id), nz(v->code), v->status,
+                  nz(v->message));
+}
+
+/* --------------------------------------------------------- requests --- */
+
+typedef struct {
+    const char *name;
+    const char *joined;
+    apr_pool_t *pool;
+} join_ctx;
+
+static int join_one(void *data, const char *key, const char *val)
+{
+    join_ctx *j = data;
+    if (strcasecmp(key, j->name) == 0)
+        j->joined = j->joined ? apr_pstrcat(j->pool, j->joined, ", ", val, NULL)
+                              : val;
+    return 1;
+}
+
+/* Case-insensitive; repeated headers joined with ", " (httpd already merges
+ * HTTP/1 headers so; this also covers tables that were not merged). */
+static const char *header_lookup(void *ctx, const char *name)
+{
+    request_rec *r = ctx;
+    join_ctx j = { name, NULL, r->pool };
+    apr_table_do(join_one, &j, r->headers_in, name, NULL);
+    return j.joined;
+}
+
+void wh_mod_request_init(request_rec *r, const wh_config *cfg,
+                         wh_request *req)
+{
+    memset(req, 0, sizeof(*req));
+    req->method = r->method;
+    if (cfg->signed_url)
+        req->url = cfg->signed_url;
+    else {
+        const char *host = header_lookup(r, "Host");
+        req->url = wh_request_url(r->pool, cfg, ap_http_scheme(r),
+                                  host ? host : "", r->unparsed_uri);
+    }
+    req->header = header_lookup;
+    req->header_ctx = r;
+    req->body = "";
+    req->body_len = 0;
+    req->body_overflow = 0;
+    req->now = r->request_time ? r->request_time : apr_time_now();
+}
+
+/* --------------------------------------------------------- responses --- */
+
+int wh_mod_respond(request_rec *r, const wh_response *resp)
+{
+    r->status = resp->status;
+    r->status_line = NULL;
+    ap_set_content_type(r, resp->content_type ? resp->content_type
+                                              : "application/json");
+    if (resp->allow)
+        apr_table_setn(r->err_headers_out, "Allow", resp->allow);
+    if (resp->www_authenticate)
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate",
+                       resp->www_authenticate);
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    if (resp->close_connection)
+        r->connection->keepalive = AP_CONN_CLOSE;
+    if (resp->body) {
+        ap_set_content_length(r, (apr_off_t)strlen(resp->body));
+        if (!r->header_only)
+            ap_rputs(resp->body, r);
+    }
+    /* DONE: the answer is complete; no handler, no ErrorDocument (which
+     * would render HTML) */
+    return DONE;
+}
+
+int wh_mod_respond_error(request_rec *r, int status, const char *code,
+                         const char *message)
+{
+    wh_response resp;
+    wh_response_error(r->pool, status, code, message, &resp);
+    return wh_mod_respond(r, &resp);
+}
+
+/* --------------------------------------------------------- headers --- */
+
+static int collect_prefixed(void *data, const char *key, const char *val)
+{
+    (void)val;
+    apr_array_header_t *names = data;
+    if (strncasecmp(key, WH_MOD_HEADER_PREFIX,
+                    sizeof(WH_MOD_HEADER_PREFIX) - 1) == 0)
+        APR_ARRAY_PUSH(names, const char *) = key;
+    return 1;
+}
+
+void wh_mod_strip_client_headers(request_rec *r)
+{
+    apr_array_header_t *names = apr_array_make(r->pool, 2, sizeof(char *));
+    apr_table_do(collect_prefixed, names, r->headers_in, NULL);
+    for (int i = 0; i < names->nelts; i++) {
+        const char *name = APR_ARRAY_IDX(names, i, const char *);
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, APLOGNO(10914)
+                      "removed client-sent request header %s", name);
+        apr_table_unset(r->headers_in, name);
+    }
+}
+
+/* A header value may not carry control characters (a JSON string could
+ * hold "\r\n"): those become '?'. */
+static const char *header_safe(apr_pool_t *p, const char *v)
+{
+    char *s = apr_pstrdup(p, v);
+    for (char *c = s; *c; c++)
+        if (apr_iscntrl((unsigned char)*c))
+            *c = '?';
+    return s;
+}
+
+static void publish(request_rec *r, const char *env, const char *hdr,
+                    const char *value)
+{
+    if (value == NULL)
+        return;
+    apr_table_set(r->subprocess_env, env, value);
+    apr_table_set(r->headers_in, hdr, header_safe(r->pool, value));
+}
+
+void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
+{
+    publish(r, "WIREHOOK_VERIFIED", "Wirehook-Verified", "1");
+    publish(r, "WIREHOOK_NOTIFICATION_ID", "Wirehook-Notification-Id",
+            f->notification_id);
+    publish(r, "WIREHOOK_EVENT_TYPE", "Wirehook-Event-Type", f->event_type);
+    publish(r, "WIREHOOK_EVENT_TIME", "Wirehook-Event-Time", f->event_time);
+    publish(r, "WIREHOOK_PAYMENT_ID", "Wirehook-Payment-Id", f->payment_id);
+    publish(r, "WIREHOOK_STATUS", "Wirehook-Status", f->status);
+    publish(r, "WIREHOOK_STATUS_KNOWN", "Wirehook-Status-Known",
+            f->status_known ? "1" : "0");
+    if (f->user) {
+        apr_table_set(r->subprocess_env, "WIREHOOK_USER", f->user);
+        if (r->user == NULL) {
+            r->user = apr_pstrdup(r->pool, f->user);
+            r->ap_auth_type = "Basic";
+        }
+    }
+}

@@ -1,0 +1,568 @@
+# wirehook integration-test harness. Source it from a test script:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   wh_init                       # temp dir, port, secrets, htpasswd, config
+#   wh_httpd_conf                 # standard httpd.conf (see the layout below)
+#   wh_httpd_start
+#   wh_post "$WH_URL/v1/wires" "$WH_SAMPLE"; assert_status 200 "good event"
+#   wh_done                       # prints the counts, exits 1 on failure
+#
+# Function names are a contract (other suites source this file): add new
+# ones, do not rename. Everything lives in one temp dir ($T) that is removed
+# on exit (keep it with WH_KEEP_TMP=1); httpd is always stopped on exit.
+#
+# Environment honoured:
+#   BUILD          build dir holding wirehook, mod_wirehook.so (default build)
+#   WH_SHARED_DIR  provided material: samples/, vectors/ (default ../shared)
+#   WH_COUNTS_FILE run.sh collects "passed failed" lines here
+#   WH_MPM         event (default) | worker | prefork
+#   WH_VERBOSE=1   print passing assertions too
+#   WH_KEEP_TMP=1  keep $T for inspection
+#
+# Standard layout written by wh_httpd_conf (all under WirehookConfig $WH_CONF
+# unless noted):
+#   /v1/wires        -> app/record.cgi   (records body, env, headers)
+#   /ignore          -> app/ignore.cgi   (never reads stdin)
+#   /static/         -> $T/htdocs/static (plain files: secret.txt)
+#   /inbox           -> SetHandler wirehook
+#   /open/record     -> app/record.cgi, NOT protected
+#   $T/extra.conf    included at the end: tests add their own blocks there
+#                    (wh_httpd_extra 'text') before wh_httpd_start.
+
+WH_PASS=0
+WH_FAIL=0
+WH_HTTPD_PID=""
+WH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+WH_TOP=$(cd "$WH_LIB_DIR/../.." && pwd)
+
+# ---------------------------------------------------------------- paths ---
+_wh_abs() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$WH_TOP/$1" ;; esac; }
+
+WH_BUILD=$(_wh_abs "${BUILD:-build}")
+WH_SHARED=$(_wh_abs "${WH_SHARED_DIR:-../shared}")
+WIREHOOK="$WH_BUILD/wirehook"
+WH_MOD_SO="$WH_BUILD/mod_wirehook.so"
+WH_HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
+WH_MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
+WH_APP_SRC="$WH_LIB_DIR/app"
+WH_SAMPLE_SRC="$WH_SHARED/samples/wire-status-complete.json"
+
+# ------------------------------------------------------------- counting ---
+_wh_ok() {
+    WH_PASS=$((WH_PASS + 1))
+    [ -n "${WH_VERBOSE:-}" ] && printf '  ok   %s\n' "$1"
+    return 0
+}
+_wh_bad() {
+    WH_FAIL=$((WH_FAIL + 1))
+    printf '  FAIL %s\n' "$1" >&2
+    [ -n "${2:-}" ] && printf '       %s\n' "$2" >&2
+    return 1
+}
+
+# assert_eq EXPECTED ACTUAL MESSAGE
+assert_eq() {
+    if [ "$1" = "$2" ]; then _wh_ok "$3"; else _wh_bad "$3" "expected [$1] got [$2]"; fi
+}
+# assert_ne UNEXPECTED ACTUAL MESSAGE
+assert_ne() {
+    if [ "$1" != "$2" ]; then _wh_ok "$3"; else _wh_bad "$3" "did not expect [$1]"; fi
+}
+# assert_true MESSAGE COMMAND...   (passes when the command succeeds)
+assert_true() {
+    local m=$1; shift
+    if "$@"; then _wh_ok "$m"; else _wh_bad "$m" "command failed: $*"; fi
+}
+# assert_false MESSAGE COMMAND...
+assert_false() {
+    local m=$1; shift
+    if "$@"; then _wh_bad "$m" "command succeeded: $*"; else _wh_ok "$m"; fi
+}
+# assert_contains HAYSTACK NEEDLE MESSAGE
+assert_contains() {
+    case "$1" in *"$2"*) _wh_ok "$3" ;; *) _wh_bad "$3" "[$2] not in [$1]" ;; esac
+}
+# assert_not_contains HAYSTACK NEEDLE MESSAGE
+assert_not_contains() {
+    case "$1" in *"$2"*) _wh_bad "$3" "[$2] found in [$1]" ;; *) _wh_ok "$3" ;; esac
+}
+# assert_status CODE [MESSAGE]  -- checks the last response (wh_post/wh_curl)
+assert_status() {
+    local m=${2:-"status $1"}
+    if [ "$WH_STATUS" = "$1" ]; then _wh_ok "$m"
+    else _wh_bad "$m" "expected HTTP $1 got $WH_STATUS: $WH_BODY"; fi
+}
+# assert_json_code CODE [MESSAGE] -- error.code (or status for acks) of the
+# last response body
+assert_json_code() {
+    local m=${2:-"code $1"} got
+    got=$(wh_json_code "$WH_BODY")
+    if [ "$got" = "$1" ]; then _wh_ok "$m"
+    else _wh_bad "$m" "expected code $1 got [$got]: $WH_BODY"; fi
+}
+# assert_header NAME EXPECTED-SUBSTRING [MESSAGE] -- last response's header
+assert_header() {
+    local m=${3:-"header $1"} got
+    got=$(wh_header "$1")
+    case "$got" in
+        *"$2"*) [ -n "$got" ] && _wh_ok "$m" || _wh_bad "$m" "header $1 absent" ;;
+        *) _wh_bad "$m" "header $1: expected [$2] got [$got]" ;;
+    esac
+}
+# assert_no_header NAME [MESSAGE]
+assert_no_header() {
+    local m=${2:-"no header $1"} got
+    got=$(wh_header "$1")
+    if [ -z "$got" ]; then _wh_ok "$m"; else _wh_bad "$m" "header $1: [$got]"; fi
+}
+# wh_glob_exists PATTERN -> true when some file matches
+wh_glob_exists() { compgen -G "$1" >/dev/null; }
+assert_file_exists() { if [ -e "$1" ]; then _wh_ok "$2"; else _wh_bad "$2" "missing $1"; fi; }
+assert_file_absent() { if [ -e "$1" ]; then _wh_bad "$2" "present $1"; else _wh_ok "$2"; fi; }
+
+# wh_json_code JSON -> error.code, else status ("accepted"/"duplicate")
+wh_json_code() {
+    printf '%s' "$1" | python3 -c '
+import json, sys
+try:
+    d = json.load(sys.stdin)
+except Exception:
+    print(""); sys.exit(0)
+if isinstance(d, dict) and isinstance(d.get("error"), dict):
+    print(d["error"].get("code", ""))
+elif isinstance(d, dict):
+    print(d.get("status", ""))
+' 2>/dev/null
+}
+# wh_json_get JSON PYTHON-EXPR-ON-d   e.g. wh_json_get "$WH_BODY" 'd["error"]["details"][0]["field"]'
+wh_json_get() {
+    printf '%s' "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = eval(sys.argv[1])
+print(v if not isinstance(v, (dict, list, bool)) else json.dumps(v))
+' "$2" 2>/dev/null
+}
+
+# wh_header NAME -> value of NAME in the last response (case-insensitive)
+wh_header() {
+    [ -f "$T/resp.headers" ] || return 0
+    tr -d '\r' <"$T/resp.headers" | awk -v n="$1" '
+        BEGIN { n = tolower(n) }
+        { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == n) { v = substr($0, i + 1); sub(/^ +/, "", v); print v } }' | tail -n 1
+}
+
+# wh_done -- end of a test script: print counts, exit 0/1
+wh_done() {
+    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL"
+    [ "$WH_FAIL" -eq 0 ] && exit 0
+    exit 1
+}
+
+# ------------------------------------------------------------- lifecycle ---
+WH_BG_PIDS=""
+_wh_cleanup() {
+    local rc=$? p
+    wh_httpd_stop >/dev/null 2>&1
+    for p in $WH_BG_PIDS; do kill "$p" 2>/dev/null; done
+    if [ -n "${WH_COUNTS_FILE:-}" ]; then
+        printf '%d %d %s\n' "$WH_PASS" "$WH_FAIL" "$(basename "$0")" >>"$WH_COUNTS_FILE"
+    fi
+    if [ -n "${T:-}" ] && [ -d "$T" ]; then
+        if [ -n "${WH_KEEP_TMP:-}" ] || { [ "$WH_FAIL" -ne 0 ] && [ -n "${WH_KEEP_FAILED:-}" ]; }; then
+            echo "kept $T" >&2
+        else
+            rm -rf "$T"
+        fi
+    fi
+    exit $rc
+}
+
+# wh_free_port -> a loopback TCP port nobody listens on
+wh_free_port() {
+    local p i
+    for i in $(seq 1 200); do
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+                echo "$p"; return 0
+            fi
+        fi
+    done
+    return 1
+}
+
+# wh_init -- temp dir ($T), port ($WH_PORT, $WH_URL), secrets, htpasswd,
+# wirehook config ($WH_CONF), the sample body ($WH_SAMPLE), app dirs.
+# Credentials: $WH_USER:$WH_PASSWD (bcrypt). Secrets: $WH_SECRET (first),
+# $WH_SECRET2 (second, rotation). Secrets file $WH_SECRETS.
+wh_init() {
+    [ -x "$WH_HTTPD" ] || { echo "no httpd at $WH_HTTPD" >&2; exit 1; }
+    T=$(mktemp -d /tmp/wh-it.XXXXXX) || exit 1
+    chmod 755 "$T"
+    trap _wh_cleanup EXIT
+    trap 'exit 130' INT TERM
+    WH_PORT=$(wh_free_port) || { echo "no free port" >&2; exit 1; }
+    WH_HOST="127.0.0.1:$WH_PORT"
+    WH_URL="http://$WH_HOST"
+    mkdir -p "$T/logs" "$T/run" "$T/htdocs/static" "$T/cgi-bin" "$T/app" "$T/etc" "$T/data"
+    chmod 755 "$T/logs" "$T/htdocs" "$T/htdocs/static" "$T/cgi-bin" "$T/etc"
+    # the app and the inbox run as the httpd user: writable by it
+    chmod 1777 "$T/app" "$T/data" "$T/run"
+    echo "top secret static file" >"$T/htdocs/static/secret.txt"
+    echo "index" >"$T/htdocs/index.html"
+    chmod 644 "$T/htdocs/static/secret.txt" "$T/htdocs/index.html"
+    local f
+    for f in "$WH_APP_SRC"/*.cgi; do
+        [ -e "$f" ] || continue
+        cp "$f" "$T/cgi-bin/" && chmod 755 "$T/cgi-bin/$(basename "$f")"
+    done
+
+    WH_SECRET="it-signing-secret-$(date +%s%N | sha256sum | cut -c1-16)"
+    WH_SECRET2="it-rotated-secret-$(date +%s%N | sha256sum | cut -c1-16)"
+    WH_SECRETS="$T/etc/signing.secret"
+    wh_make_secrets "$WH_SECRETS" "$WH_SECRET" "$WH_SECRET2"
+    WH_SECRET2_FILE="$T/etc/second.secret"
+    wh_make_secrets "$WH_SECRET2_FILE" "$WH_SECRET2"
+
+    WH_USER=bank
+    WH_PASSWD="bank-pass-$RANDOM"
+    WH_HTPASSWD="$T/etc/htpasswd"
+    wh_make_htpasswd "$WH_HTPASSWD" "$WH_USER" "$WH_PASSWD" -B
+    wh_make_htpasswd "$WH_HTPASSWD" md5user md5pass -m
+    wh_make_htpasswd "$WH_HTPASSWD" shauser shapass -s
+
+    WH_CONF="$T/etc/wirehook.conf"
+    WH_INBOX_DB="$T/data/inbox.db"
+    wh_write_config "$WH_CONF" "InboxParams $WH_INBOX_DB"
+
+    WH_SAMPLE="$T/sample.json"
+    cp "$WH_SAMPLE_SRC" "$WH_SAMPLE"
+    : >"$T/extra.conf"
+    WH_TS_HEADER=X-Timestamp
+    WH_SIG_HEADER=X-Signature
+}
+
+# wh_make_secrets FILE SECRET...  (one per line, mode 600)
+wh_make_secrets() {
+    local f=$1; shift
+    : >"$f"; chmod 600 "$f"
+    printf '%s\n' "$@" >>"$f"
+}
+
+# wh_make_htpasswd FILE USER PASS [-B|-m|-s|-p]  (adds/updates; bcrypt default)
+wh_make_htpasswd() {
+    local f=$1 u=$2 pw=$3 alg=${4:--B} c=""
+    [ -f "$f" ] || c=c
+    htpasswd -b${c} "$alg" "$f" "$u" "$pw" >/dev/null 2>&1 || { echo "htpasswd failed" >&2; return 1; }
+    chmod 600 "$f"
+}
+
+# wh_write_config FILE [EXTRA-LINE...]  -- a wirehook config using $WH_SECRETS
+# and $WH_HTPASSWD; extra lines ("Key value") are appended verbatim. (The
+# standard $WH_CONF also has InboxParams $WH_INBOX_DB, a sqlite3 file.)
+wh_write_config() {
+    local f=$1; shift
+    {
+        echo "# generated by tests/integration/lib.sh"
+        echo "SigningSecretFile $WH_SECRETS"
+        echo "BasicAuthFile $WH_HTPASSWD"
+        local l
+        for l in "$@"; do printf '%s\n' "$l"; done
+    } >"$f"
+    chmod 644 "$f"
+}
+
+# wh_httpd_extra TEXT -- append TEXT to $T/extra.conf (included last)
+wh_httpd_extra() { printf '%s\n' "$1" >>"$T/extra.conf"; }
+
+# wh_httpd_conf [FILE] -- writes the standard httpd.conf ($WH_HTTPD_CONF)
+wh_httpd_conf() {
+    WH_HTTPD_CONF=${1:-$T/httpd.conf}
+    local mpm=${WH_MPM:-event} userconf="" cgimod=cgid
+    [ "$mpm" = prefork ] && cgimod=cgi
+    if [ "$(id -u)" -eq 0 ]; then
+        userconf="User www-data
+Group www-data"
+    fi
+    local m mods="mpm_$mpm authz_core authz_host mime $cgimod env headers log_config unixd alias dir setenvif socache_shmcb ${WH_EXTRA_MODULES:-}"
+    {
+        echo "# generated by tests/integration/lib.sh"
+        echo "ServerRoot \"$T\""
+        for m in $mods; do
+            [ -f "$WH_MODDIR/mod_$m.so" ] && echo "LoadModule ${m}_module $WH_MODDIR/mod_$m.so"
+        done
+        echo "LoadModule wirehook_module $WH_MOD_SO"
+        cat <<EOF
+$userconf
+ServerName 127.0.0.1
+Listen 127.0.0.1:$WH_PORT
+PidFile $T/run/httpd.pid
+DefaultRuntimeDir $T/run
+Mutex file:$T/run default
+ErrorLog $T/logs/error.log
+LogLevel ${WH_LOGLEVEL:-warn wirehook:debug}
+LogFormat "%h \"%r\" %>s %B %D" short
+CustomLog $T/logs/access.log short
+TypesConfig /etc/mime.types
+DocumentRoot "$T/htdocs"
+Timeout 20
+KeepAlive On
+MaxKeepAliveRequests 100
+StartServers 2
+EOF
+        if [ "$mpm" != prefork ]; then
+            echo "ThreadsPerChild 16"
+            echo "MaxRequestWorkers 64"
+            echo "MinSpareThreads 16"
+            echo "MaxSpareThreads 48"
+            echo "ScriptSock $T/run/cgid.sock"
+        else
+            echo "MaxRequestWorkers 32"
+        fi
+        cat <<EOF
+<Directory />
+    AllowOverride None
+    Require all denied
+</Directory>
+<Directory "$T/htdocs">
+    Require all granted
+</Directory>
+<Directory "$T/cgi-bin">
+    Options +ExecCGI
+    Require all granted
+</Directory>
+SetEnv WH_APP_OUT $T/app
+PassEnv PATH
+
+ScriptAlias /v1/wires "$T/cgi-bin/record.cgi"
+ScriptAlias /ignore "$T/cgi-bin/ignore.cgi"
+ScriptAlias /open/record "$T/cgi-bin/record.cgi"
+<Location /v1/wires>
+    WirehookConfig $WH_CONF
+</Location>
+<Location /ignore>
+    WirehookConfig $WH_CONF
+</Location>
+<Location /static/>
+    WirehookConfig $WH_CONF
+</Location>
+<Location /inbox>
+    SetHandler wirehook
+    WirehookConfig $WH_CONF
+</Location>
+Include $T/extra.conf
+EOF
+    } >"$WH_HTTPD_CONF"
+}
+
+# wh_conf_variant NAME SED-EXPR -> path of $T/httpd-NAME.conf: the standard
+# httpd.conf and extra.conf with SED-EXPR applied to both (the variant
+# includes its own extra-NAME.conf). For apache2 -t / refused-start tests.
+wh_conf_variant() {
+    local name=$1 expr=$2 main=${WH_HTTPD_CONF:-$T/httpd.conf}
+    sed -e "$expr" "$T/extra.conf" >"$T/extra-$name.conf"
+    sed -e "$expr" -e "s|^Include $T/extra.conf\$|Include $T/extra-$name.conf|" "$main" >"$T/httpd-$name.conf"
+    echo "$T/httpd-$name.conf"
+}
+
+_wh_pid() { cat "$T/run/httpd.pid" 2>/dev/null; }
+_wh_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$WH_PORT") 2>/dev/null; }
+
+# wh_httpd_configtest -> runs apache2 -t; output in $WH_OUT, returns its rc
+wh_httpd_configtest() {
+    WH_OUT=$("$WH_HTTPD" -f "${WH_HTTPD_CONF:-$T/httpd.conf}" -t 2>&1)
+}
+
+# wh_httpd_start -- start and wait for the port (10 s). Returns 1 (and
+# prints the error log) when httpd did not come up.
+wh_httpd_start() {
+    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} i try np rc
+    for try in 1 2 3; do
+        WH_OUT=$("$WH_HTTPD" -f "$conf" -k start 2>&1)
+        rc=$?
+        # someone else took our port between wh_free_port and now: move on
+        case "$WH_OUT" in
+            *"could not bind to address 127.0.0.1:$WH_PORT"*) rc=1 ;;
+            *) break ;;
+        esac
+        np=$(wh_free_port) || break
+        sed -i "s|^Listen 127.0.0.1:$WH_PORT\$|Listen 127.0.0.1:$np|" "$conf"
+        if [ "$conf" != "$T/httpd.conf" ] && [ -f "$T/httpd.conf" ]; then
+            sed -i "s|^Listen 127.0.0.1:$WH_PORT\$|Listen 127.0.0.1:$np|" "$T/httpd.conf"
+        fi
+        WH_PORT=$np; WH_HOST="127.0.0.1:$WH_PORT"; WH_URL="http://$WH_HOST"
+    done
+    if [ $rc -ne 0 ]; then
+        WH_HTTPD_PID=""
+        [ -z "${WH_QUIET_START:-}" ] && { echo "httpd start failed: $WH_OUT" >&2; tail -n 20 "$T/logs/error.log" >&2 2>/dev/null; }
+        return 1
+    fi
+    for i in $(seq 1 100); do
+        WH_HTTPD_PID=$(_wh_pid)
+        if [ -n "$WH_HTTPD_PID" ] && _wh_port_open; then return 0; fi
+        sleep 0.1
+    done
+    [ -z "${WH_QUIET_START:-}" ] && { echo "httpd did not come up" >&2; tail -n 20 "$T/logs/error.log" >&2 2>/dev/null; }
+    return 1
+}
+
+# wh_httpd_stop -- stop and wait for the parent to exit (10 s, then KILL)
+wh_httpd_stop() {
+    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} pid i
+    pid=$(_wh_pid)
+    [ -z "$pid" ] && pid=$WH_HTTPD_PID
+    [ -z "$pid" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { WH_HTTPD_PID=""; rm -f "$T/run/httpd.pid"; return 0; }
+    # the children, by pid: if the parent has to be killed they would be
+    # orphaned and keep running
+    local kids
+    kids=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')
+    "$WH_HTTPD" -f "$conf" -k stop >/dev/null 2>&1
+    for i in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null
+        sleep 0.2
+        for i in $kids; do
+            # still ours? (same pid, same command line)
+            grep -qsF "$conf" "/proc/$i/cmdline" && kill -KILL "$i" 2>/dev/null
+        done
+    fi
+    WH_HTTPD_PID=""
+    rm -f "$T/run/httpd.pid"
+    return 0
+}
+
+# wh_httpd_restart -- full stop + start
+wh_httpd_restart() { wh_httpd_stop; wh_httpd_start; }
+
+# wh_httpd_graceful -- apache2 -k graceful; waits for the new generation
+wh_httpd_graceful() {
+    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} before i
+    before=$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)
+    "$WH_HTTPD" -f "$conf" -k graceful >/dev/null 2>&1 || return 1
+    for i in $(seq 1 100); do
+        [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
+        sleep 0.1
+    done
+    for i in $(seq 1 50); do _wh_port_open && return 0; sleep 0.1; done
+    return 1
+}
+
+# ---------------------------------------------------------------- bodies ---
+# wh_uuid -> a random UUID v4
+wh_uuid() { python3 -c 'import uuid; print(uuid.uuid4())'; }
+
+# wh_body [STATUS] [ID] [OUTFILE] -> writes a fresh valid notification (new
+# notificationId, eventDateTime now) based on the shared sample; prints path
+wh_body() {
+    local st=${1:-Complete} id=${2:-$(wh_uuid)} out=${3:-$(mktemp "$T/body.XXXXXX")}
+    python3 - "$WH_SAMPLE_SRC" "$st" "$id" "$out" <<'EOF'
+import json, sys, datetime
+src, st, nid, out = sys.argv[1:5]
+d = json.load(open(src))
+d["notificationId"] = nid
+d["eventDateTime"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+d["data"]["wireEventInfo"]["status"] = st
+open(out, "w").write(json.dumps(d, indent=2))
+EOF
+    chmod 644 "$out"
+    echo "$out"
+}
+
+# wh_body_id FILE -> the notificationId of a body file
+wh_body_id() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["notificationId"])' "$1"
+}
+
+# ---------------------------------------------------------------- signing ---
+# wh_sign_openssl SECRET METHOD URL BODYFILE TS -> hex (independent oracle)
+wh_sign_openssl() {
+    { printf '%s%s' "$2" "$3"; cat "$4"; printf '%s' "$5"; } |
+        openssl dgst -sha256 -hmac "$1" -r | cut -d' ' -f1
+}
+
+# wh_sign SECRETFILE METHOD URL BODYFILE TS -> hex signature, with
+# `wirehook sign` when it is built, else openssl with the file's first secret
+wh_sign() {
+    local sig=""
+    if [ -x "$WIREHOOK" ] && [ -z "${WH_SIGN_OPENSSL:-}" ]; then
+        sig=$("$WIREHOOK" sign --secret-file "$1" --method "$2" --url "$3" --timestamp "$5" "$4" 2>/dev/null | tr -d '\r\n ')
+    fi
+    if [ ${#sig} -ne 64 ]; then
+        local sec
+        sec=$(grep -v '^#' "$1" | grep -v '^[[:space:]]*$' | head -n 1 | tr -d '\r')
+        sig=$(wh_sign_openssl "$sec" "$2" "$3" "$4" "$5")
+    fi
+    printf '%s\n' "$sig"
+}
+
+# ---------------------------------------------------------------- requests ---
+# wh_curl CURL-ARGS... -- any request; sets WH_STATUS, WH_BODY and
+# $T/resp.headers (see wh_header)
+wh_curl() {
+    rm -f "$T/resp.body" "$T/resp.headers"
+    WH_STATUS=$(curl -sS -o "$T/resp.body" -D "$T/resp.headers" -w '%{http_code}' \
+        --max-time "${WH_CURL_TIMEOUT:-20}" "$@" 2>"$T/resp.err")
+    WH_BODY=$(cat "$T/resp.body" 2>/dev/null)
+    [ -n "${WH_VERBOSE:-}" ] && printf '       -> %s %s\n' "$WH_STATUS" "$WH_BODY"
+    return 0
+}
+
+# wh_post URL BODYFILE [CURL-ARGS...] -- a request as the bank sends it.
+# Knobs (set as VAR=value wh_post ...):
+#   WH_METHOD    POST          WH_CT       application/json ("-" omits it)
+#   WH_AUTH      user:pass ("-" sends no Authorization)
+#   WH_TS        timestamp ("-" omits the header; default now in seconds)
+#   WH_SIG       signature value ("-" omits it; default computed)
+#   WH_SIGN_URL  URL that is signed (default URL)
+#   WH_SIGN_FILE secrets file whose first secret signs (default $WH_SECRETS)
+#   WH_SIGN_BODY body file that is signed (default BODYFILE)
+#   WH_TS_HEADER / WH_SIG_HEADER  header names
+wh_post() {
+    local url=$1 body=$2; shift 2
+    local method=${WH_METHOD:-POST} ct=${WH_CT:-application/json}
+    local auth=${WH_AUTH:-$WH_USER:$WH_PASSWD} ts=${WH_TS:-$(date +%s)}
+    local sig=${WH_SIG:-}
+    if [ -z "$sig" ]; then
+        sig=$(wh_sign "${WH_SIGN_FILE:-$WH_SECRETS}" "$method" "${WH_SIGN_URL:-$url}" \
+            "${WH_SIGN_BODY:-$body}" "$ts")
+    fi
+    local -a a=(-X "$method" --data-binary "@$body" -H "Expect:")
+    if [ "$ct" = "-" ]; then a+=(-H "Content-Type:"); else a+=(-H "Content-Type: $ct"); fi
+    [ "$auth" != "-" ] && a+=(-u "$auth")
+    [ "$ts" != "-" ] && a+=(-H "$WH_TS_HEADER: $ts")
+    [ "$sig" != "-" ] && a+=(-H "$WH_SIG_HEADER: $sig")
+    wh_curl "${a[@]}" "$@" "$url"
+}
+
+# ------------------------------------------------------------- app output ---
+# The record.cgi app writes one directory per invocation under $T/app/calls/
+# (body, env, marker); wh_app_calls counts them, wh_app_last prints the
+# newest one's directory; wh_app_reset clears them.
+wh_app_calls() { find "$T/app/calls" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l | tr -d ' '; }
+wh_app_last() { ls -1dt "$T/app/calls"/*/ 2>/dev/null | head -n 1 | sed 's:/$::'; }
+wh_app_reset() { rm -rf "$T/app/calls" "$T/app"/ignored.*; }
+# wh_app_env DIR NAME -> value of NAME in the recorded environment
+wh_app_env() { grep -m1 "^$2=" "$1/env" 2>/dev/null | cut -d= -f2-; }
+
+# wh_backend_start PORT [OUTDIR] -- app/backend.py (a plain HTTP backend
+# outside httpd, for mod_proxy tests) on 127.0.0.1:PORT; records calls like
+# record.cgi under OUTDIR/calls (default $T/app). Stopped on exit.
+wh_backend_start() {
+    local port=$1 out=${2:-$T/app} i
+    python3 "$WH_APP_SRC/backend.py" "$port" "$out" >>"$T/logs/backend.log" 2>&1 &
+    WH_BG_PIDS="$WH_BG_PIDS $!"
+    for i in $(seq 1 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "backend did not come up on $port" >&2
+    return 1
+}
+
+# wh_errlog -> the error log
+wh_errlog() { cat "$T/logs/error.log" 2>/dev/null; }
