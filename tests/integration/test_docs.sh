@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The documentation against the code: man pages render without warnings and
+# list every subcommand, option and configuration key; docs/ covers every
+# key, error code and variable; links resolve; and the log lines quoted in
+# docs/troubleshooting.md are what a real httpd with the module writes.
+. "$(dirname "$0")/lib.sh"
+wh_init
+cd "$WH_TOP" || exit 1
+
+man1=man/wirehook.1
+man8=man/mod_wirehook.8
+render() { MANWIDTH=80 man -l "$1" 2>/dev/null | sed -E 's/([^ ])  +/\1 /g'; }
+
+# ------------------------------------------------------------ rendering ---
+for m in "$man1" "$man8"; do
+    assert_file_exists "$m" "$m exists"
+    w=$(MANWIDTH=80 man -l --warnings "$m" 2>&1 >/dev/null)
+    assert_eq "" "$w" "$m renders without warnings"
+    assert_true "$m renders to text" test "$(render "$m" | wc -l)" -gt 50
+done
+R1=$(render "$man1")
+R8=$(render "$man8")
+
+# ------------------------------------------------------- subcommands ---
+mapfile -t CMDS < <("$WIREHOOK" --help | awk '/^commands:/ {on = 1; next} on && NF {print $1}')
+assert_true "wirehook --help lists 5 or more subcommands" test "${#CMDS[@]}" -ge 5
+syn=$(sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$R1")
+cmds=$(sed -n '/^COMMANDS/,/^EXIT STATUS/p' <<<"$R1")
+for c in "${CMDS[@]}"; do
+    assert_contains "$syn" "wirehook $c" "wirehook(1) SYNOPSIS has: wirehook $c"
+    assert_true "wirehook(1) COMMANDS describes $c" grep -qE "^       $c( |\$)" <<<"$cmds"
+    # every option of the subcommand's own --help
+    opts=$("$WIREHOOK" "$c" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | grep -v -- '--help' | sort -u)
+    missing=""
+    for o in $opts; do grep -qF -- "$o" <<<"$cmds" || missing="$missing $o"; done
+    assert_eq "" "$missing" "wirehook(1) documents every option of '$c --help'"
+done
+
+# ------------------------------------------------------------------ keys ---
+mapfile -t KEYS < <(sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/\1/p' shared/wh_config.c)
+assert_true "the key table in shared/wh_config.c has 17 or more keys" test "${#KEYS[@]}" -ge 17
+for k in "${KEYS[@]}"; do
+    ct=$(printf '%s x\n' "$k" >"$T/one.conf"; "$WIREHOOK" configtest "$T/one.conf" 2>&1)
+    assert_not_contains "$ct" "unknown key" "$k is a key the loader knows"
+done
+conf8=$(sed -n '/^CONFIGURATION FILE/,/^LOGGING/p' <<<"$R8")
+cfgmd=$(cat docs/configuration.md)
+for k in "${KEYS[@]}"; do
+    assert_true "mod_wirehook(8) describes $k" grep -qE "^       $k( |\$)" <<<"$conf8"
+    assert_contains "$conf8" "WIREHOOK_$k" "mod_wirehook(8) gives SetEnv WIREHOOK_$k"
+    assert_true "docs/configuration.md has a table row for $k" grep -qE "^\| \`$k\` \|" <<<"$cfgmd"
+    assert_true "docs/configuration.md has a section for $k" grep -qE "^### (.*[ ,])?$k( |,|\$)" <<<"$cfgmd"
+    assert_contains "$cfgmd" "\`WIREHOOK_$k\`" "docs/configuration.md gives SetEnv WIREHOOK_$k"
+done
+# and nothing documented that the code does not know
+extra=$(grep -oE '^\| `[A-Za-z]+` \|' docs/configuration.md | sed 's/^| `\(.*\)` |/\1/' |
+    grep -vxF -f <(printf '%s\n' "${KEYS[@]}") | grep -E '^[A-Z][a-z]+[A-Z]' || true)
+assert_eq "" "$extra" "docs/configuration.md's key table has no key the code lacks"
+
+# ------------------------------------------------ variables and directive ---
+mapfile -t VARS < <(grep -ohE '"WIREHOOK_[A-Z_]+"' mod_wirehook/*.c | tr -d '"' | sort -u)
+assert_true "the module publishes WIREHOOK_* variables" test "${#VARS[@]}" -ge 7
+for v in "${VARS[@]}"; do
+    assert_contains "$R8" "$v" "mod_wirehook(8) lists $v"
+    assert_contains "$cfgmd" "$v" "docs/configuration.md lists $v"
+done
+mapfile -t DIRECTIVES < <(grep -ohE 'AP_INIT_[A-Z0-9]+\("[A-Za-z]+"' mod_wirehook/*.c | sed 's/.*("//; s/"$//')
+for d in "${DIRECTIVES[@]}"; do
+    assert_true "mod_wirehook(8) DIRECTIVES describes $d" grep -qE "^       $d " <<<"$(sed -n '/^DIRECTIVES/,/^HANDLER/p' <<<"$R8")"
+done
+assert_contains "$R8" "SetHandler wirehook" "mod_wirehook(8) describes SetHandler wirehook"
+
+# ----------------------------------------------------------- error codes ---
+mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' shared/wh_verdict.h | grep -vx accepted)
+assert_true "shared/wh_verdict.h defines 15 or more error codes" test "${#CODES[@]}" -ge 15
+errmd=$(cat docs/errors.md)
+for c in "${CODES[@]}"; do
+    assert_true "docs/errors.md has a row for $c" grep -qE "\| \`$c\`( / \`[a-z_]+\`)? \|" <<<"$errmd"
+done
+
+# every AH number the docs quote is one the module logs
+missing=""
+for n in $(grep -ohE 'AH109[0-9]{2}' docs/*.md man/* | sort -u); do
+    grep -q "APLOGNO(${n#AH})" mod_wirehook/*.c || missing="$missing $n"
+done
+assert_eq "" "$missing" "every AH109xx number in docs/ and man/ exists in mod_wirehook"
+
+# ------------------------------------------------------------ docs, links ---
+for f in configuration errors spec-decisions troubleshooting architecture; do
+    assert_file_exists "docs/$f.md" "docs/$f.md exists"
+done
+broken=""
+for md in docs/*.md examples/README.md examples/*/README.md; do
+    d=$(dirname "$md")
+    while IFS= read -r link; do
+        target=${link%%#*}
+        [ -z "$target" ] && continue
+        [ -e "$d/$target" ] || broken="$broken $md->$link"
+    done < <(grep -oE '\]\([^)]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^(https?:|mailto:)')
+done
+assert_eq "" "$broken" "every relative link in docs/ and examples/ resolves"
+for d in examples/*/; do
+    n=$(basename "$d")
+    assert_contains "$(cat examples/README.md)" "($n/)" "examples/README.md lists $n"
+done
+
+# -------------------- troubleshooting.md quotes real module log lines ---
+# normalise what differs between runs: date, pid/tid, client port, source
+# line, timestamps, durations
+norm() {
+    sed -E -e 's/^\[[A-Z][a-z]{2} [^]]*\]/[DATE]/' -e 's/pid [0-9]+:tid [0-9]+/pid P:tid T/' \
+        -e 's/\[client [0-9.]+:[0-9]+\]/[client C]/' -e 's/([a-z_]+\.c)\([0-9]+\)/\1(N)/' \
+        -e 's/timestamp=[0-9]+/timestamp=TS/' -e 's/is [0-9]+ s (old|ahead)/is N s \1/'
+}
+wh_httpd_conf
+if wh_httpd_start; then
+    W="$WH_URL/v1/wires"
+    # the guide's case: the bank signed https://, httpd behind a TLS
+    # terminator sees http:// with the public Host header
+    WH_SIGN_URL="https://hooks.example.com/v1/wires" wh_post "$W" "$(wh_body Complete)" -H "Host: hooks.example.com"
+    assert_json_code signature_mismatch "troubleshooting: the guide's case is a signature mismatch"
+    WH_TS=$(( $(date +%s) - 412 )) wh_post "$W" "$(wh_body Complete)"
+    WH_TS=$(( $(date +%s) + 1800 )) wh_post "$W" "$(wh_body Complete)"
+    sleep 0.3
+    real=$(grep -E 'AH1091[02]' "$T/logs/error.log" | norm)
+    guide=$(grep -E '^\[[A-Z][a-z]{2} .*AH1091[02]' docs/troubleshooting.md | norm)
+    assert_true "troubleshooting.md quotes 4 log lines" test "$(grep -c . <<<"$guide")" -ge 4
+    while IFS= read -r line; do
+        assert_true "troubleshooting.md line is real: ${line:0:90}..." grep -qxF -- "$line" <<<"$real"
+    done <<<"$guide"
+    assert_contains "$(cat docs/troubleshooting.md)" "LogLevel warn wirehook:debug" "troubleshooting.md shows the LogLevel"
+else
+    _wh_bad "httpd starts for the troubleshooting check"
+fi
+
+wh_done
