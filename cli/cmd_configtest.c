@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "wh_config.h"
+#include <apr_strings.h>
 #include <stdio.h>
 
 #define CONFIGTEST_USAGE "configtest CONFIG"
@@ -23,8 +24,11 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    if ((warn = wh_config_permission_warnings(p, cfg)))
-        fprintf(stderr, "warning: %s\n", warn);
+    if ((warn = wh_config_permission_warnings(p, cfg))) {
+        char *lines = apr_pstrdup(p, warn), *state = NULL;
+        for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
+            fprintf(stderr, "warning: %s\n", l);
+    }
     printf("Syntax OK\n");
     return 0;
 }

@@ -15,6 +15,8 @@
 #include "cli_util.h"
 #include "wh_config.h"
 #include "wh_signature.h"
+#include "wh_verify.h"
+#include <apr_uri.h>
 
 #include <apr_strings.h>
 #include <apr_general.h>
@@ -29,7 +31,8 @@
     "send --config F --url URL [--user U:PASS] [--sample STATUS | BODY_FILE|-]\n" \
     "                     [--count N] [--concurrency C] [--timestamp TS] [--method M]\n" \
     "                     [--header 'K: V']... [--content-type CT] [--signed-url URL]\n" \
-    "                     [--secret-index N] [--timeout SEC] [--quiet]"
+    "                     [--secret-index N] [--timeout SEC] [--cacert FILE] [--insecure]\n" \
+    "                     [--quiet]"
 
 #define SEND_MAX_RESPONSE (1024 * 1024)
 
@@ -42,6 +45,8 @@ typedef struct {
     const char *userpwd;
     const char *content_type;
     const char *fixed_ts;      /* --timestamp */
+    const char *cacert;        /* --cacert: trust this CA bundle */
+    int insecure;              /* --insecure: skip TLS verification */
     apr_array_header_t *headers; /* extra "K: V" */
     const char *sample_status; /* --sample */
     const char *body;          /* BODY_FILE bytes */
@@ -286,6 +291,12 @@ static transfer *start_transfer(CURLM *multi, const send_opts *o, int index,
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, t);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "wirehook-send/1");
+    if (o->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
+    if (o->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
     if (curl_multi_add_handle(multi, e) != CURLM_OK) {
         curl_easy_cleanup(e);
         curl_slist_free_all(t->hdrs);
@@ -399,6 +410,20 @@ static int parse_positive(const char *s, int max, int *out)
     return 0;
 }
 
+/* The URL the receiver will check, built by the same core function the
+ * module and the CGI use, from the URL we are about to request. */
+static const char *url_as_signed(apr_pool_t *p, const wh_config *cfg,
+                                 const char *url)
+{
+    apr_uri_t u;
+    if (cfg->signed_url || apr_uri_parse(p, url, &u) != APR_SUCCESS || !u.hostname)
+        return cfg->signed_url ? cfg->signed_url : url;
+    const char *host = u.port_str ? apr_pstrcat(p, u.hostname, ":", u.port_str, NULL)
+                                  : u.hostname;
+    const char *path = apr_uri_unparse(p, &u, APR_URI_UNP_OMITSITEPART);
+    return wh_request_url(p, cfg, u.scheme, host, *path ? path : "/");
+}
+
 int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
 {
     static const apr_getopt_option_t opts[] = {
@@ -415,6 +440,8 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
         { "signed-url", 's', 1, "sign this URL instead of --url" },
         { "secret-index", 'i', 1, "sign with the Nth secret of the file (1)" },
         { "timeout", 'w', 1, "seconds per request (30)" },
+        { "cacert", 'A', 1, "CA bundle to trust for https URLs" },
+        { "insecure", 'k', 0, "do not verify the server's TLS certificate" },
         { "quiet", 'q', 0, "print nothing; the exit status tells" },
         { NULL, 0, 0, NULL }
     };
@@ -439,6 +466,8 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
                "notificationId, eventDateTime now); a BODY_FILE (or - for stdin) is\n"
                "sent as is, N times. Prints one line per response: <status> <body>.\n"
                "--header overrides the generated header of the same name.\n"
+               "--cacert FILE trusts a private CA for https URLs; --insecure skips\n"
+               "certificate checks (testing only).\n"
                "Exit 0 when every response was 2xx, 1 otherwise, 2 on usage errors.\n");
         return 0;
     }
@@ -460,6 +489,8 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
                 return wh_cli_usage(SEND_USAGE);
             break;
         case 't': o.fixed_ts = arg; break;
+        case 'A': o.cacert = arg; break;
+        case 'k': o.insecure = 1; break;
         case 'm': o.method = arg; break;
         case 'H':
             if (strchr(arg, ':') == NULL && strchr(arg, ';') == NULL)
@@ -504,7 +535,7 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
     }
     o.secret = &APR_ARRAY_IDX(cfg->secrets, secret_index - 1, wh_secret);
     if (o.signed_url == NULL)
-        o.signed_url = cfg->signed_url ? cfg->signed_url : o.url;
+        o.signed_url = url_as_signed(p, cfg, o.url);
 
     if (input) {
         char *buf;

@@ -141,9 +141,12 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
          hi = apr_hash_next(hi)) {
         wh_mod_site *site = apr_hash_this_val(hi);
         const char *warn = wh_config_permission_warnings(ptemp, site->cfg);
-        if (warn)
+        char *lines = warn ? apr_pstrdup(ptemp, warn) : NULL, *state = NULL;
+        /* one log line per file: the core joins its warnings with '\n' */
+        for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;
+             l = apr_strtok(NULL, "\n", &state))
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, APLOGNO(10901)
-                         "WirehookConfig %s: %s", site->path, warn);
+                         "WirehookConfig %s: %s", site->path, l);
     }
     return OK;
 }

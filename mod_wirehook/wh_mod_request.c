@@ -96,13 +96,8 @@ void wh_mod_request_init(request_rec *r, const wh_config *cfg,
 {
     memset(req, 0, sizeof(*req));
     req->method = r->method;
-    if (cfg->signed_url)
-        req->url = cfg->signed_url;
-    else {
-        const char *host = header_lookup(r, "Host");
-        req->url = wh_request_url(r->pool, cfg, ap_http_scheme(r),
-                                  host ? host : "", r->unparsed_uri);
-    }
+    req->url = wh_request_url(r->pool, cfg, ap_http_scheme(r),
+                              header_lookup(r, "Host"), r->unparsed_uri);
     req->header = header_lookup;
     req->header_ctx = r;
     req->body = "";

@@ -143,6 +143,12 @@ static const char *set_signed_url(apr_pool_t *p, wh_config *cfg,
     return wh_parse_url(p, v, &cfg->signed_url);
 }
 
+static const char *set_signed_url_form(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return wh_parse_url_form(p, v, &cfg->signed_url_form);
+}
+
 static const char *set_max_body_size(apr_pool_t *p, wh_config *cfg,
                                      const char *v)
 {
@@ -242,7 +248,9 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     X("TimestampTolerance", set_timestamp_tolerance,                         \
       "SECONDS: accepted clock skew each way, 1..86400 (300)")               \
     X("SignedUrl", set_signed_url,                                           \
-      "URL: absolute http(s) URL the sender signs (from the request)")       \
+      "URL: exact URL (absolute, or a /path) the sender signs")              \
+    X("SignedUrlForm", set_signed_url_form,                                  \
+      "absolute|path: URL form signed when SignedUrl is unset (absolute)")   \
     X("MaxBodySize", set_max_body_size,                                      \
       "BYTES: largest accepted body, 1..67108864 (65536)")                   \
     X("UnknownStatus", set_unknown_status,                                   \
@@ -392,6 +400,7 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->timestamp_header = "X-Timestamp";
     cfg->signature_header = "X-Signature";
     cfg->timestamp_unit = WH_TS_AUTO;
+    cfg->signed_url_form = WH_URL_ABSOLUTE;
     cfg->timestamp_tolerance = WH_DEF_TOLERANCE;
     cfg->max_body_size = WH_DEF_MAX_BODY;
     cfg->unknown_status_reject = 0;

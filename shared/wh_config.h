@@ -16,6 +16,12 @@ typedef enum {
     WH_TS_MILLISECONDS
 } wh_ts_unit;
 
+/* Which form of the request URL the sender signs when SignedUrl is unset. */
+typedef enum {
+    WH_URL_ABSOLUTE = 0,     /* scheme://host[:port]/path[?query] */
+    WH_URL_PATH              /* /path[?query] only */
+} wh_url_form;
+
 typedef enum {
     WH_INBOX_SQLITE3 = 0,
     WH_INBOX_PGSQL
@@ -36,6 +42,7 @@ typedef struct {
     wh_ts_unit timestamp_unit;         /* auto */
     apr_int64_t timestamp_tolerance;   /* seconds, 300, both directions */
     const char *signed_url;            /* NULL: built from the request */
+    wh_url_form signed_url_form;       /* SignedUrlForm, absolute */
     apr_int64_t max_body_size;         /* bytes, 65536 */
     int unknown_status_reject;         /* 0: accept and flag */
     const char *auth_realm;            /* AuthRealm, "wirehook" */

@@ -230,14 +230,33 @@ const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out)
         return err;
     if (strchr(arg, '#'))
         return "must not contain a fragment ('#')";
+    /* Some senders sign only the path and query (the shared vectors show
+     * that form too); "//host" would be a scheme-relative URL, not a path. */
+    if (arg[0] == '/' && arg[1] != '/') {
+        *out = apr_pstrdup(p, arg);
+        return NULL;
+    }
     if (apr_uri_parse(p, arg, &u) != APR_SUCCESS)
         return "is not a valid URL";
     if (!u.scheme || (strcasecmp(u.scheme, "http") != 0
                       && strcasecmp(u.scheme, "https") != 0))
-        return "must be an absolute http:// or https:// URL";
+        return "must be an absolute http:// or https:// URL or a path "
+               "starting with /";
     if (!u.hostname || !*u.hostname)
         return "must name a host (http://host/...)";
     *out = apr_pstrdup(p, arg);
+    return NULL;
+}
+
+const char *wh_parse_url_form(apr_pool_t *p, const char *arg, wh_url_form *out)
+{
+    (void)p;
+    if (arg && strcasecmp(arg, "absolute") == 0)
+        *out = WH_URL_ABSOLUTE;
+    else if (arg && strcasecmp(arg, "path") == 0)
+        *out = WH_URL_PATH;
+    else
+        return "must be absolute or path";
     return NULL;
 }
 

@@ -13,7 +13,10 @@ const char *wh_parse_header_name(apr_pool_t *p, const char *arg,
                                  const char **out);
 const char *wh_parse_ts_unit(apr_pool_t *p, const char *arg, wh_ts_unit *out);
 const char *wh_parse_unknown_status(apr_pool_t *p, const char *arg, int *reject);
+/* An absolute http(s) URL, or an absolute path ("/v1/wires?x=1"). */
 const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out);
+/* absolute|path */
+const char *wh_parse_url_form(apr_pool_t *p, const char *arg, wh_url_form *out);
 const char *wh_parse_inbox_driver(apr_pool_t *p, const char *arg,
                                   wh_inbox_driver *out, const char **name);
 /* "shmcb", "shmcb:/path(512000)", "memcache:host:port", "redis:host:port" */

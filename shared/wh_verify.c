@@ -274,6 +274,8 @@ const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
 {
     if (cfg && cfg->signed_url)
         return cfg->signed_url;
+    if (cfg && cfg->signed_url_form == WH_URL_PATH)
+        return unparsed_uri ? unparsed_uri : "/";
     return apr_pstrcat(p, scheme ? scheme : "http", "://",
                        host_header ? host_header : "",
                        unparsed_uri ? unparsed_uri : "/", NULL);

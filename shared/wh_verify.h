@@ -45,9 +45,10 @@ int wh_verify_payload(wh_verifier *vf, const wh_request *req,
 int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
               apr_pool_t *p);
 
-/* The URL to use as HTTP_URL in the signed text when SignedUrl is unset:
- * scheme "://" host-header path-and-query, exactly as the request arrived
- * (host as the Host header carried it, port included when it was sent). */
+/* The URL to use as HTTP_URL in the signed text: SignedUrl when set; else
+ * with SignedUrlForm absolute, scheme "://" host-header path-and-query,
+ * exactly as the request arrived (host as the Host header carried it, port
+ * included when it was sent); with SignedUrlForm path, path-and-query. */
 const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
                            const char *scheme, const char *host_header,
                            const char *unparsed_uri);

@@ -9,6 +9,8 @@ wh_init
 CUSTOM="$T/etc/custom.conf"
 wh_write_config "$CUSTOM" "TimestampHeader X-Bank-Ts" "SignatureHeader X-Bank-Sig" \
     "TimestampUnit milliseconds" "MaxBodySize 4096"
+PATHFORM="$T/etc/pathform.conf"
+wh_write_config "$PATHFORM" "SignedUrlForm path"
 PROXIED="$T/etc/proxied.conf"
 PUBLIC_URL="https://bank-facing.example.com/v1/wires"
 wh_write_config "$PROXIED" "SignedUrl $PUBLIC_URL"
@@ -36,6 +38,10 @@ ScriptAlias /limited \"$T/cgi-bin/record.cgi\"
 wh_httpd_extra "ScriptAlias /custom \"$T/cgi-bin/record.cgi\"
 <Location /custom>
     WirehookConfig $CUSTOM
+</Location>
+ScriptAlias /path-signed \"$T/cgi-bin/record.cgi\"
+<Location /path-signed>
+    WirehookConfig $PATHFORM
 </Location>
 ScriptAlias /behind-proxy \"$T/cgi-bin/record.cgi\"
 <Location /behind-proxy>
@@ -89,6 +95,14 @@ WH_SIGN_URL="http://localhost:$WH_PORT/v1/wires" wh_post "$W" "$(wh_body Complet
 assert_status 200 "the signed URL follows the Host header"
 WH_SIGN_URL="$W?tenant=7" wh_post "$W?tenant=7" "$(wh_body Complete)"
 assert_status 200 "the query string is part of the signed URL"
+
+# SignedUrlForm path: the sender signs only path and query
+WH_SIGN_URL="/path-signed?tenant=7" wh_post "$WH_URL/path-signed?tenant=7" "$(wh_body Complete)"
+assert_status 200 "SignedUrlForm path: path and query signed, accepted"
+wh_post "$WH_URL/path-signed" "$(wh_body Complete)"
+assert_json_code signature_mismatch "SignedUrlForm path: the absolute URL signed is a mismatch"
+out=$("$WIREHOOK" send --config "$PATHFORM" --url "$WH_URL/path-signed?x=1" --user "$WH_USER:$WH_PASSWD" --sample Complete 2>&1)
+assert_contains "$out" "200 " "wirehook send signs the path when SignedUrlForm is path"
 
 # ------------------------------------------------------- merging ---
 wh_curl -X POST -H 'Content-Type: application/json' --data-binary @"$b" "$W/unprotected"

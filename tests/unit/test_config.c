@@ -158,7 +158,7 @@ static void test_keys_table(void)
     const char *want[] = {"SigningSecretFile", "BasicAuthFile",
                           "TimestampHeader", "SignatureHeader",
                           "TimestampUnit", "TimestampTolerance", "SignedUrl",
-                          "MaxBodySize", "UnknownStatus", "AuthRealm",
+                          "SignedUrlForm", "MaxBodySize", "UnknownStatus", "AuthRealm",
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
                           "ReplayWindow", NULL};
@@ -169,7 +169,7 @@ static void test_keys_table(void)
          * is not valid for it: the error must not be "unknown key"). */
         CU_ASSERT(!contains(set1(keys[n], "1"), "unknown key"));
     }
-    CU_ASSERT_EQUAL(n, 17);
+    CU_ASSERT_EQUAL(n, 18);
     for (int i = 0; want[i]; i++) {
         int found = 0;
         for (int j = 0; keys[j]; j++)
@@ -574,11 +574,20 @@ static void test_signed_url_key(void)
     wh_config *c = set_ok("SignedUrl", "https://hooks.example.com:8443/v1/w");
     ASSERT_STR(c->signed_url, "https://hooks.example.com:8443/v1/w");
     CU_ASSERT_PTR_NULL(set1("SignedUrl", "http://127.0.0.1/hook?a=b"));
-    CU_ASSERT_PTR_NOT_NULL(set1("SignedUrl", "/v1/wire"));
+    CU_ASSERT_PTR_NULL(set1("SignedUrl", "/v1/wire"));
+    CU_ASSERT_PTR_NOT_NULL(set1("SignedUrl", "v1/wire"));
     CU_ASSERT_PTR_NOT_NULL(set1("SignedUrl", "ftp://example.com/v1"));
     CU_ASSERT_PTR_NOT_NULL(set1("SignedUrl", "https://example.com/a b"));
     CU_ASSERT_PTR_NOT_NULL(set1("SignedUrl", "https:///nohost"));
     CU_ASSERT(contains(set1("SignedUrl", "example.com"), "SignedUrl:"));
+}
+
+static void test_signed_url_form_key(void)
+{
+    CU_ASSERT_EQUAL(wh_config_create(P())->signed_url_form, WH_URL_ABSOLUTE);
+    CU_ASSERT_EQUAL(set_ok("SignedUrlForm", "path")->signed_url_form, WH_URL_PATH);
+    CU_ASSERT_EQUAL(set_ok("signedurlform", "ABSOLUTE")->signed_url_form, WH_URL_ABSOLUTE);
+    CU_ASSERT(contains(set1("SignedUrlForm", "full"), "SignedUrlForm:"));
 }
 
 static void test_replay_cache_key(void)
@@ -924,6 +933,7 @@ static const wh_test_case cases[] = {
     {"enum keys", test_enum_keys},
     {"AuthRealm", test_realm_key},
     {"SignedUrl", test_signed_url_key},
+    {"SignedUrlForm", test_signed_url_form_key},
     {"ReplayCache", test_replay_cache_key},
     {"missing required keys", test_missing_required_keys},
     {"finalize fails closed after bad value",

@@ -243,7 +243,7 @@ static void test_url_good(void)
 
 static void test_url_bad(void)
 {
-    const char *bad[] = {"", "/v1/hook", "hooks.example.com/v1",
+    const char *bad[] = {"", "v1/hook", "hooks.example.com/v1",
                          "ftp://example.com/x", "http://example.com/a b",
                          "http:///path", "https:", "https:/x",
                          "//example.com/x", "http://example.com/#frag",
@@ -254,6 +254,30 @@ static void test_url_bad(void)
     for (int i = 0; bad[i]; i++)
         CU_ASSERT_PTR_NOT_NULL(wh_parse_url(P(), bad[i], &out));
     ASSERT_STR(out, "unchanged");
+}
+
+static void test_url_path_form(void)
+{
+    const char *out = NULL;
+    CU_ASSERT_PTR_NULL(wh_parse_url(P(), "/v1/wires", &out));
+    ASSERT_STR(out, "/v1/wires");
+    CU_ASSERT_PTR_NULL(wh_parse_url(P(), "/v1/wire?tenant=7", &out));
+    ASSERT_STR(out, "/v1/wire?tenant=7");
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_url(P(), "//host/x", &out));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_url(P(), "/a b", &out));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_url(P(), "/a#frag", &out));
+}
+
+static void test_url_form(void)
+{
+    wh_url_form f = WH_URL_PATH;
+    CU_ASSERT_PTR_NULL(wh_parse_url_form(P(), "absolute", &f));
+    CU_ASSERT_EQUAL(f, WH_URL_ABSOLUTE);
+    CU_ASSERT_PTR_NULL(wh_parse_url_form(P(), "Path", &f));
+    CU_ASSERT_EQUAL(f, WH_URL_PATH);
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_url_form(P(), "full", &f));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_url_form(P(), "", &f));
+    CU_ASSERT_EQUAL(f, WH_URL_PATH);
 }
 
 /* ---- replay cache -------------------------------------------------- */
@@ -578,6 +602,8 @@ static const wh_test_case cases[] = {
     {"inbox driver", test_inbox_driver},
     {"url good", test_url_good},
     {"url bad", test_url_bad},
+    {"url path form", test_url_path_form},
+    {"url form", test_url_form},
     {"replay cache good", test_replay_cache_good},
     {"replay cache bad", test_replay_cache_bad},
     {"errors do not echo values", test_errors_do_not_echo_values},

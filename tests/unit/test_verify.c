@@ -422,6 +422,9 @@ static void test_request_url(void)
     CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "https", "hooks.example.com:8443", "/v1/wire?tenant=7"),
                            "https://hooks.example.com:8443/v1/wire?tenant=7");
     CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "127.0.0.1", "/w"), "http://127.0.0.1/w");
+    cfg->signed_url_form = WH_URL_PATH;
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "https", "hooks.example.com:8443", "/v1/wire?tenant=7"),
+                           "/v1/wire?tenant=7");
     cfg->signed_url = "https://bank-facing.example.com/v1/wires";
     CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "127.0.0.1:8080", "/w"),
                            "https://bank-facing.example.com/v1/wires");
