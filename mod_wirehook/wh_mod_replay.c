@@ -153,8 +153,10 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         hints.avg_id_len = 36;
         hints.avg_obj_size = 8;
         hints.expiry_interval = apr_time_from_sec(60);
-        const char *ns = apr_psprintf(pconf, "wirehook-replay-%d", rp->index);
-        rv = rp->provider->init(rp->instance, ns, &hints, s, pconf);
+        /* One fixed namespace: memcache and redis prefix keys with it, so
+         * every server sharing a cache must derive the same one whatever
+         * order its own configuration lists its ReplayCache specs in. */
+        rv = rp->provider->init(rp->instance, "wirehook-replay", &hints, s, pconf);
         if (rv != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, APLOGNO(10935)
                          "WirehookConfig %s: cannot initialise ReplayCache %s",
