@@ -55,8 +55,8 @@ static int check_method(const wh_request *req, wh_verdict *v)
                            "only POST is allowed here");
 }
 
-static int check_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
-                      apr_pool_t *p)
+int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
+                   apr_pool_t *p)
 {
     const char *user = NULL;
     wh_auth_result r = wh_auth_check(p, vf->cfg->users, vf->auth_cache,
@@ -146,7 +146,7 @@ static int check_content_length(const wh_config *cfg, const wh_request *req,
 int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
                        wh_verdict *v, apr_pool_t *p)
 {
-    if (check_method(req, v) || check_auth(vf, req, v, p) ||
+    if (check_method(req, v) || wh_verify_auth(vf, req, v, p) ||
         check_content_type(req, v, p) ||
         check_content_length(vf->cfg, req, v))
         return v->status;

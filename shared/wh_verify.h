@@ -38,6 +38,12 @@ wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf);
  * HTTP status; v->ok is 1 when the body may be read. */
 int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
                        wh_verdict *v, apr_pool_t *p);
+/* Check 2 alone (Basic auth against BasicAuthFile, with the cache), for
+ * endpoints that are not webhooks but share the credentials, such as the
+ * inbox listing. Returns 0 and sets v->facts.user, or fails v (401 with
+ * WWW-Authenticate) and returns its status. */
+int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
+                   apr_pool_t *p);
 /* Checks 4 (body size as read) to 9, after wh_verify_envelope passed. */
 int wh_verify_payload(wh_verifier *vf, const wh_request *req,
                       wh_verdict *v, apr_pool_t *p);

@@ -1,0 +1,41 @@
+#ifndef WH_CGI_H
+#define WH_CGI_H
+/* wirehook.cgi: the inbox endpoint as a CGI program, for servers where the
+ * module is not loaded. One request per process; the answer is the same
+ * as the module's `SetHandler wirehook` (both call wh_endpoint.c). */
+#include <apr_pools.h>
+#include "wh_config.h"
+#include "wh_log.h"
+#include "wh_response.h"
+#include "wh_verify.h"
+
+/* The CGI's log sink: one line per message on stderr, which httpd copies
+ * into its error log. Debug messages are dropped. */
+extern const wh_logger wh_cgi_logger;
+
+/* Builds the configuration from the environment: WIREHOOK_CONFIG names a
+ * config file (optional); every other WIREHOOK_<KEY> overrides that key.
+ * Returns NULL or all problems joined with '\n' (for the log only). */
+const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out);
+
+/* Fills req (method, url, headers, now) from the CGI environment; the body
+ * is read separately. */
+void wh_cgi_request(apr_pool_t *p, const wh_config *cfg, wh_request *req);
+
+/* Reads the request body from stdin: exactly CONTENT_LENGTH bytes when the
+ * server gave one (already checked against MaxBodySize), else until EOF
+ * with MaxBodySize as the budget (req->body_overflow set past it).
+ * Returns NULL or why the body could not be read (answer 400). */
+const char *wh_cgi_read_body(apr_pool_t *p, const wh_config *cfg, wh_request *req);
+
+/* Reads and discards what is left of the request body (at most a few
+ * MiB). Under mod_cgid stdin and stdout are one socket: exiting with
+ * unread input makes it reset, and httpd loses the answer already written
+ * (the client sees a broken response instead of, say, a clean 413). */
+void wh_cgi_drain_stdin(void);
+
+/* Writes the whole CGI answer to stdout: Status line, Content-Type,
+ * WWW-Authenticate/Allow when set, blank line, body. Returns 0 or -1. */
+int wh_cgi_write(const wh_response *res);
+
+#endif

@@ -1,0 +1,119 @@
+#ifndef WH_INBOX_SQL_H
+#define WH_INBOX_SQL_H
+/* The inbox's SQL, in one place so that it is visibly the same text for
+ * SQLite and PostgreSQL. Private to wh_inbox.c and its unit tests.
+ *
+ * Placeholders are apr_dbd's (%s text, %d int, %lld 64-bit, %pDb blob);
+ * apr_dbd_prepare() rewrites them to "?" for SQLite and "$n" for
+ * PostgreSQL. Only types both engines accept are used: INTEGER, BIGINT,
+ * TEXT and BYTEA (SQLite gives BYTEA numeric affinity, which leaves a bound
+ * blob untouched). No SERIAL/AUTOINCREMENT: PostgreSQL sequences skip
+ * numbers on rollback and the arrival sequence must have no gaps, so the
+ * numbers come from a one-row-per-counter table updated inside the
+ * inserting transaction. */
+#include "wh_inbox.h"
+
+#define WH_INBOX_SCHEMA_VERSION 1
+
+/* Counter rows in wh_counter. */
+#define WH_COUNTER_EVENTS     1
+#define WH_COUNTER_QUARANTINE 2
+
+/* Lock waits are bounded: a writer waits at most about this long for the
+ * write lock (SQLite busy wait, PostgreSQL lock_timeout) and then the
+ * request is answered 503 instead of hanging. */
+#define WH_INBOX_LOCK_WAIT_MS 5000
+
+/* Longest a single PostgreSQL statement may run (statement_timeout). */
+#define WH_INBOX_STATEMENT_TIMEOUT_MS 15000
+
+/* The schema, statement by statement (apr_dbd_query runs one at a time on
+ * PostgreSQL's simple protocol just as well, but one per call keeps error
+ * messages precise). Version 1. */
+#define WH_SQL_SCHEMA_V1                                                      \
+    "CREATE TABLE IF NOT EXISTS wh_meta ("                                    \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " schema_version INTEGER NOT NULL)",                                      \
+    "CREATE TABLE IF NOT EXISTS wh_counter ("                                 \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " last_value BIGINT NOT NULL)",                                           \
+    "CREATE TABLE IF NOT EXISTS wh_events ("                                  \
+    " seq BIGINT NOT NULL PRIMARY KEY,"                                       \
+    " notification_id TEXT NOT NULL UNIQUE,"                                  \
+    " event_type TEXT,"                                                       \
+    " event_time TEXT,"                                                       \
+    " payment_id TEXT,"                                                       \
+    " status TEXT,"                                                           \
+    " received_at BIGINT NOT NULL,"                                           \
+    " body TEXT NOT NULL)",                                                   \
+    "CREATE INDEX IF NOT EXISTS wh_events_payment"                            \
+    " ON wh_events (payment_id, seq)",                                        \
+    "CREATE INDEX IF NOT EXISTS wh_events_status ON wh_events (status, seq)", \
+    "CREATE INDEX IF NOT EXISTS wh_events_type"                               \
+    " ON wh_events (event_type, seq)",                                        \
+    "CREATE INDEX IF NOT EXISTS wh_events_time ON wh_events (event_time)",    \
+    "CREATE TABLE IF NOT EXISTS wh_quarantine ("                              \
+    " id BIGINT NOT NULL PRIMARY KEY,"                                        \
+    " received_at BIGINT NOT NULL,"                                           \
+    " code TEXT NOT NULL,"                                                    \
+    " message TEXT,"                                                          \
+    " details TEXT NOT NULL,"                                                 \
+    " notification_id TEXT,"                                                  \
+    " body BYTEA NOT NULL)",                                                  \
+    "INSERT INTO wh_counter (id, last_value) VALUES (1, 0)"                   \
+    " ON CONFLICT (id) DO NOTHING",                                           \
+    "INSERT INTO wh_counter (id, last_value) VALUES (2, 0)"                   \
+    " ON CONFLICT (id) DO NOTHING",                                           \
+    "INSERT INTO wh_meta (id, schema_version) VALUES (1, 1)"                  \
+    " ON CONFLICT (id) DO NOTHING"
+
+#define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
+
+/* Liveness probe before each operation: a PostgreSQL connection that died
+ * while idle is only noticed on use, and the request after a database
+ * restart should succeed, not fail once. */
+#define WH_SQL_PING "SELECT 1"
+
+/* Prepared statements (index into wh_inbox's statement table). */
+enum {
+    WH_STMT_BUMP = 0,
+    WH_STMT_COUNTER,
+    WH_STMT_INSERT,
+    WH_STMT_QUARANTINE,
+    WH_STMT_LIST,
+    WH_STMT_LIST_PAYMENT,
+    WH_STMT_LIST_STATUS,
+    WH_STMT_LIST_BOTH,
+    WH_STMT_COUNT_
+};
+
+/* In table order. The UPDATE comes first inside the transaction: on
+ * PostgreSQL it row-locks the counter, which serializes writers exactly as
+ * SQLite's BEGIN IMMEDIATE does, so sequence numbers commit in order and a
+ * reader that sees N has seen every number below N. */
+#define WH_SQL_STATEMENTS                                                     \
+    "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d",        \
+    "SELECT last_value FROM wh_counter WHERE id = %d",                        \
+    "INSERT INTO wh_events (seq, notification_id, event_type, event_time,"    \
+    " payment_id, status, received_at, body)"                                 \
+    " VALUES (%lld, %s, %s, %s, %s, %s, %lld, %s)"                            \
+    " ON CONFLICT (notification_id) DO NOTHING",                              \
+    "INSERT INTO wh_quarantine (id, received_at, code, message, details,"     \
+    " notification_id, body) VALUES (%lld, %lld, %s, %s, %s, %s, %pDb)",      \
+    /* Unfiltered paging seeks on the gap-free sequence: seq > offset is     \
+     * "skip offset records", and its cost does not grow with offset. */     \
+    "SELECT seq, body FROM wh_events WHERE seq > %lld ORDER BY seq LIMIT %d", \
+    /* Filtered paging counts within the filter: OFFSET over the            \
+     * (filter, seq) index range, which is small for one payment. */         \
+    "SELECT seq, body FROM wh_events WHERE payment_id = %s"                   \
+    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
+    "SELECT seq, body FROM wh_events WHERE status = %s"                       \
+    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
+    "SELECT seq, body FROM wh_events WHERE payment_id = %s AND status = %s"   \
+    " ORDER BY seq LIMIT %d OFFSET %lld"
+
+/* For unit tests: lowers the bounded lock wait of an open inbox (applies
+ * from the next connection; the current one is reopened). */
+void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms);
+
+#endif

@@ -1,0 +1,222 @@
+/* Query-string parsing for inbox listings (the spec's offset/limit
+ * convention plus two filters). Strict on purpose: a list call that
+ * silently ignored a misspelt parameter ("ofset=50") would page from the
+ * start and look correct, so anything not understood is a 400. */
+#include "wh_inbox.h"
+#include <apr_strings.h>
+#include <string.h>
+
+/* Largest offset: 2^53 - 1, the largest integer every JSON consumer holds
+ * exactly (the next offset is echoed back as a string, but clients parse
+ * it into numbers). Also keeps offset + limit far from overflow. */
+#define WH_PAGE_MAX_OFFSET APR_INT64_C(9007199254740991)
+/* Filter values: payment ids and statuses are short; this bounds what is
+ * bound into SQL and echoed nowhere. */
+#define WH_PAGE_MAX_FILTER 128
+/* Whole query string; httpd bounds the request line anyway (8190). */
+#define WH_PAGE_MAX_QUERY 4096
+/* How much of an unknown parameter's name an error message quotes. */
+#define WH_PAGE_NAME_ECHO 40
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* application/x-www-form-urlencoded decoding: %XX and '+' for space.
+ * Returns NULL for a malformed escape or a decoded NUL. */
+static char *url_decode(apr_pool_t *p, const char *s, apr_size_t n)
+{
+    char *out = apr_palloc(p, n + 1), *w = out;
+
+    for (apr_size_t i = 0; i < n; i++) {
+        if (s[i] == '+') {
+            *w++ = ' ';
+        } else if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return NULL;   /* "%" or "%4" at the end */
+            hi = hexval(s[i + 1]);
+            lo = hexval(s[i + 2]);
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return NULL;
+            *w++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *w++ = s[i];
+        }
+    }
+    *w = '\0';
+    return out;
+}
+
+/* Well-formed UTF-8 without control characters: a value PostgreSQL would
+ * refuse as text must be a 400, not a 503 from the database. */
+static int clean_utf8(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+
+    while (*u) {
+        unsigned c = *u, need, cp;
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7f)
+                return 0;
+            u++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            need = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            return 0;
+        }
+        for (unsigned k = 1; k <= need; k++) {
+            if ((u[k] & 0xc0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (u[k] & 0x3f);
+        }
+        if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return 0;
+        if (cp >= 0x80 && cp < 0xa0)
+            return 0;   /* C1 controls */
+        u += need + 1;
+    }
+    return 1;
+}
+
+/* Digits only, value in [min, max]. */
+static int parse_count(const char *s, apr_int64_t min, apr_int64_t max,
+                       apr_int64_t *out)
+{
+    apr_int64_t v = 0;
+
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        int d;
+        if (*s < '0' || *s > '9')
+            return 0;
+        d = *s - '0';
+        if (v > (max - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (v < min)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* The name of an unknown parameter, safe to put in a message. */
+static const char *echo_name(apr_pool_t *p, const char *name)
+{
+    apr_size_t n = strlen(name);
+    char *s;
+
+    if (n > WH_PAGE_NAME_ECHO)
+        n = WH_PAGE_NAME_ECHO;
+    s = apr_pstrmemdup(p, name, n);
+    for (apr_size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ||
+            s[i] == '"' || s[i] == '\\')
+            s[i] = '?';
+    return s;
+}
+
+static const char *filter_value(apr_pool_t *p, const char *name,
+                                const char *value, const char **out)
+{
+    apr_size_t n = strlen(value);
+    if (n == 0 || n > WH_PAGE_MAX_FILTER)
+        return apr_psprintf(p, "%s must be 1 to %d bytes", name,
+                            WH_PAGE_MAX_FILTER);
+    if (!clean_utf8(value))
+        return apr_psprintf(p, "%s must be UTF-8 text without control "
+                            "characters", name);
+    *out = value;
+    return NULL;
+}
+
+const char *wh_pagination_parse(apr_pool_t *p, const char *query,
+                                 const wh_config *cfg, wh_page_query *out)
+{
+    int seen_offset = 0, seen_limit = 0, max_limit;
+    const char *s, *end;
+
+    memset(out, 0, sizeof(*out));
+    out->offset = 0;
+    out->limit = cfg && cfg->list_default_limit > 0 ? cfg->list_default_limit : 25;
+    max_limit = cfg && cfg->list_max_limit > 0 ? cfg->list_max_limit : 100;
+    if (out->limit > max_limit)
+        out->limit = max_limit;
+    if (!query || !*query)
+        return NULL;
+    if (strlen(query) > WH_PAGE_MAX_QUERY)
+        return apr_psprintf(p, "the query string is longer than %d bytes",
+                            WH_PAGE_MAX_QUERY);
+
+    for (s = query; *s; s = *end ? end + 1 : end) {
+        const char *eq;
+        char *name, *value;
+        apr_size_t len;
+
+        end = strchr(s, '&');
+        if (!end)
+            end = s + strlen(s);
+        len = (apr_size_t)(end - s);
+        if (len == 0)
+            continue;   /* "a=1&&b=2": an empty pair says nothing */
+        eq = memchr(s, '=', len);
+        name = url_decode(p, s, eq ? (apr_size_t)(eq - s) : len);
+        value = eq ? url_decode(p, eq + 1, (apr_size_t)(end - eq - 1))
+                   : apr_pstrdup(p, "");
+        if (!name || !value)
+            return "malformed percent-encoding in the query string";
+
+        if (strcmp(name, "offset") == 0) {
+            if (seen_offset++)
+                return "offset is given more than once";
+            if (!parse_count(value, 0, WH_PAGE_MAX_OFFSET, &out->offset))
+                return apr_psprintf(p, "offset must be a whole number from 0 "
+                                    "to %" APR_INT64_T_FMT, WH_PAGE_MAX_OFFSET);
+        } else if (strcmp(name, "limit") == 0) {
+            apr_int64_t v;
+            if (seen_limit++)
+                return "limit is given more than once";
+            if (!parse_count(value, 1, max_limit, &v))
+                return apr_psprintf(p, "limit must be a whole number from 1 "
+                                    "to %d", max_limit);
+            out->limit = (int)v;
+        } else if (strcmp(name, "paymentId") == 0) {
+            const char *err;
+            if (out->payment_id)
+                return "paymentId is given more than once";
+            if ((err = filter_value(p, "paymentId", value, &out->payment_id)))
+                return err;
+        } else if (strcmp(name, "status") == 0) {
+            const char *err;
+            if (out->status)
+                return "status is given more than once";
+            if ((err = filter_value(p, "status", value, &out->status)))
+                return err;
+        } else {
+            return apr_psprintf(p, "unknown query parameter '%s' (known: "
+                                "offset, limit, paymentId, status)",
+                                echo_name(p, name));
+        }
+    }
+    return NULL;
+}

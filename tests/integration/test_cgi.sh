@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# wirehook.cgi under a real httpd: every verdict code, the listing, the
+# environment-based configuration and its errors, and a clean CGI answer
+# on every path. Runs under mod_cgid (event MPM) by default; with
+# WH_MPM=prefork under mod_cgi (test_cgi_prefork.sh does that).
+. "$(dirname "$0")/lib.sh"
+wh_init
+. "$(dirname "$0")/inbox_lib.sh"
+[ -x "$WH_BUILD/wirehook.cgi" ] || { echo "no $WH_BUILD/wirehook.cgi: build first" >&2; exit 1; }
+ib_cgi_install
+C="$WH_URL/cgi/inbox"
+MPM=${WH_MPM:-event}
+
+# The standard config ($WH_CONF, the SQLite inbox the module's /inbox
+# shares); variants configured through SetEnv only.
+ib_cgi_location /cgi/inbox
+ib_cgi_location /cgi/small "SetEnv WIREHOOK_CONFIG $WH_CONF" \
+    "SetEnv WIREHOOK_MAXBODYSIZE 300" "SetEnv WIREHOOK_TimestampHeader X-Ts"
+ib_cgi_location /cgi/envonly "SetEnv WIREHOOK_SIGNINGSECRETFILE $WH_SECRETS" \
+    "SetEnv WIREHOOK_BASICAUTHFILE $WH_HTPASSWD" "SetEnv WIREHOOK_INBOXPARAMS $T/data/envonly.db" \
+    "SetEnv WIREHOOK_AUTHREALM EnvRealm"
+printf 'SigningSecretFile %s\nBasicAuthFile %s\nInboxParams %s\nBogusKey 1\n' \
+    "$WH_SECRETS" "$WH_HTPASSWD" "$WH_INBOX_DB" >"$T/etc/broken.conf"
+chmod 644 "$T/etc/broken.conf"
+ib_cgi_location /cgi/badconf "SetEnv WIREHOOK_CONFIG $T/etc/broken.conf"
+ib_cgi_location /cgi/unknownenv "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_NOSUCHKEY 1"
+ib_cgi_location /cgi/badvalue "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_MAXBODYSIZE lots"
+wh_write_config "$T/etc/noinbox.conf"
+ib_cgi_location /cgi/noinbox "SetEnv WIREHOOK_CONFIG $T/etc/noinbox.conf"
+# no CGIPassAuth: httpd withholds Authorization from the script
+wh_httpd_extra "ScriptAlias /cgi/noauth \"$IB_CGI\"
+<Location /cgi/noauth>
+    SetEnv WIREHOOK_CONFIG $WH_CONF
+</Location>"
+wh_httpd_conf
+wh_httpd_start || exit 1
+
+inbox_count() { ib_sqlite "SELECT count(*) FROM $1"; }
+
+# ------------------------------------------------------------ accepted ---
+b=$(wh_body Complete)
+id=$(wh_json_get "$(cat "$b")" 'd["notificationId"]')
+wh_post "$C" "$b"
+assert_status 200 "[$MPM] good event: 200"
+assert_json_code accepted "[$MPM] good event: accepted"
+assert_eq "$id" "$(wh_json_get "$WH_BODY" 'd["notificationId"]')" "[$MPM] ack names the notificationId"
+assert_header Content-Type application/json "[$MPM] ack is JSON"
+wh_post "$C" "$b"
+assert_status 200 "[$MPM] second copy: 200"
+assert_json_code duplicate "[$MPM] second copy: duplicate"
+assert_eq 1 "$(ib_sqlite "SELECT count(*) FROM wh_events WHERE notification_id = '$id'")" \
+    "[$MPM] stored once"
+WH_SIGN_FILE="$WH_SECRET2_FILE" wh_post "$C" "$(wh_body Review)"
+assert_json_code accepted "[$MPM] signed with the second (rotated) secret"
+WH_AUTH="md5user:md5pass" wh_post "$C" "$(wh_body Reject)"
+assert_json_code accepted "[$MPM] MD5 htpasswd user"
+WH_AUTH="shauser:shapass" wh_post "$C" "$(wh_body Error)"
+assert_json_code accepted "[$MPM] SHA htpasswd user"
+wh_post "$C" "$(wh_body Processed)"
+assert_json_code accepted "[$MPM] status outside the spec's list accepted (UnknownStatus accept)"
+wh_post "$C" "$(wh_body Complete)" -H 'Transfer-Encoding: chunked'
+assert_json_code accepted "[$MPM] chunked body (no CONTENT_LENGTH) within the limit"
+
+# ------------------------------------------------------------- refused ---
+# one fresh body for all of these: none of them may store it
+nb=$(wh_body Complete)
+WH_METHOD=PUT wh_post "$C" "$b"
+assert_status 405 "[$MPM] PUT: 405"
+assert_json_code method_not_allowed "[$MPM] PUT: method_not_allowed"
+assert_header Allow "GET, HEAD, POST" "[$MPM] 405 names the allowed methods"
+WH_METHOD=DELETE wh_curl -X DELETE "$C"
+assert_status 405 "[$MPM] DELETE: 405"
+
+WH_AUTH=- wh_post "$C" "$nb"
+assert_status 401 "[$MPM] no Authorization: 401"
+assert_json_code auth_required "[$MPM] no Authorization: auth_required"
+assert_header WWW-Authenticate 'Basic realm="wirehook"' "[$MPM] challenge with the realm"
+WH_AUTH="$WH_USER:wrong" wh_post "$C" "$nb"
+assert_json_code auth_failed "[$MPM] wrong password: auth_failed"
+assert_header WWW-Authenticate Basic "[$MPM] auth_failed challenges too"
+wh_post "$WH_URL/cgi/noauth" "$nb"
+assert_json_code auth_required "[$MPM] without CGIPassAuth the script never sees Authorization"
+
+WH_CT=- wh_post "$C" "$nb"
+assert_status 415 "[$MPM] no Content-Type: 415"
+assert_json_code unsupported_media_type "[$MPM] no Content-Type: unsupported_media_type"
+WH_CT=text/plain wh_post "$C" "$nb"
+assert_json_code unsupported_media_type "[$MPM] text/plain: unsupported_media_type"
+
+WH_TS_HEADER=X-Ts wh_post "$WH_URL/cgi/small" "$nb"
+assert_status 413 "[$MPM] Content-Length over WIREHOOK_MAXBODYSIZE: 413"
+assert_json_code body_too_large "[$MPM] body_too_large"
+WH_TS_HEADER=X-Ts wh_post "$WH_URL/cgi/small" "$nb" -H 'Transfer-Encoding: chunked'
+assert_status 413 "[$MPM] chunked body over the limit: 413"
+python3 -c 'import sys; sys.stdout.write("{\"pad\":\"" + "x" * 70000 + "\"}")' >"$T/big.json"
+wh_post "$C" "$T/big.json"
+assert_status 413 "[$MPM] 70 kB over the default 64 KiB: 413"
+
+WH_TS=- wh_post "$C" "$nb"
+assert_json_code timestamp_missing "[$MPM] timestamp_missing"
+WH_TS=17000x wh_post "$C" "$nb"
+assert_json_code timestamp_malformed "[$MPM] timestamp_malformed"
+WH_TS=$(( $(date +%s) - 1000 )) wh_post "$C" "$nb"
+assert_json_code timestamp_expired "[$MPM] timestamp_expired"
+WH_TS=$(( $(date +%s) + 1000 )) wh_post "$C" "$nb"
+assert_json_code timestamp_in_future "[$MPM] timestamp_in_future"
+wh_post "$C" "$nb" -H "X-Timestamp: $(date +%s)"
+assert_json_code timestamp_malformed "[$MPM] two timestamp headers (joined by httpd): malformed"
+WH_SIG=- wh_post "$C" "$nb"
+assert_json_code signature_missing "[$MPM] signature_missing"
+WH_SIG=abc123 wh_post "$C" "$nb"
+assert_json_code signature_malformed "[$MPM] signature_malformed"
+WH_SIG=$(printf '0%.0s' $(seq 64)) wh_post "$C" "$nb"
+assert_status 401 "[$MPM] signature mismatch: 401"
+assert_json_code signature_mismatch "[$MPM] signature_mismatch"
+WH_SIGN_URL="$WH_URL/elsewhere" wh_post "$C" "$nb"
+assert_json_code signature_mismatch "[$MPM] signed for another URL: mismatch"
+
+q_before=$(inbox_count wh_quarantine)
+printf '{"notificationId": "x", ' >"$T/broken.json"
+wh_post "$C" "$T/broken.json"
+assert_status 400 "[$MPM] signed broken JSON: 400"
+assert_json_code invalid_json "[$MPM] invalid_json"
+assert_eq $((q_before + 1)) "$(inbox_count wh_quarantine)" "[$MPM] authentic invalid JSON is quarantined"
+WH_SIG=$(printf 'f%.0s' $(seq 64)) wh_post "$C" "$T/broken.json"
+assert_json_code signature_mismatch "[$MPM] unsigned broken JSON: signature_mismatch first"
+assert_eq $((q_before + 1)) "$(inbox_count wh_quarantine)" "[$MPM] inauthentic bodies are not kept"
+assert_eq 0 "$(ib_sqlite "SELECT count(*) FROM wh_events WHERE body = CAST(readfile('$nb') AS TEXT)")" \
+    "[$MPM] no refused request stored anything"
+python3 - "$(wh_body Complete)" "$T/schema.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["notificationId"] = "not-a-uuid"
+del d["data"]["wireEventInfo"]["originalWire"]["wireInfo"]["paymentAmount"]
+open(sys.argv[2], "w").write(json.dumps(d))
+EOF
+wh_post "$C" "$T/schema.json"
+assert_status 400 "[$MPM] schema violation: 400"
+assert_json_code schema_violation "[$MPM] schema_violation"
+assert_ne "0" "$(wh_json_get "$WH_BODY" 'len(d["error"]["details"])')" "[$MPM] schema details listed"
+assert_eq $((q_before + 2)) "$(inbox_count wh_quarantine)" "[$MPM] schema violation quarantined"
+assert_eq "schema_violation" "$(ib_sqlite "SELECT code FROM wh_quarantine ORDER BY id DESC LIMIT 1")" \
+    "[$MPM] quarantine keeps the code"
+
+# ------------------------------------------------------------- listing ---
+stored=$(inbox_count wh_events)
+wh_curl "$C"
+assert_status 401 "[$MPM] GET without credentials: 401"
+assert_json_code auth_required "[$MPM] GET: auth_required"
+assert_header WWW-Authenticate 'Basic realm="wirehook"' "[$MPM] GET challenge"
+wh_curl -u "$WH_USER:nope" "$C"
+assert_json_code auth_failed "[$MPM] GET wrong password: auth_failed"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?offset=0&limit=100"
+assert_status 200 "[$MPM] GET lists"
+assert_header Content-Type application/json "[$MPM] list is JSON"
+assert_eq "$stored" "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] every stored event listed"
+assert_eq "$stored" "$(wh_json_get "$WH_BODY" 'd["pagination"]["offset"]')" "[$MPM] next offset = count"
+assert_eq "<class 'str'>" "$(wh_json_get "$WH_BODY" 'str(type(d["pagination"]["offset"]))')" \
+    "[$MPM] offset is a string, as in the spec"
+assert_eq false "$(wh_json_get "$WH_BODY" 'd["pagination"]["moreRecords"]')" "[$MPM] nothing more"
+assert_eq "$id" "$(wh_json_get "$WH_BODY" 'd["events"][0]["notificationId"]')" "[$MPM] arrival order"
+# the body comes back byte for byte (wh_body writes indented JSON)
+python3 - "$T/resp.body" "$b" <<'EOF' && _wh_ok "[$MPM] first event spliced in exactly as received" || _wh_bad "[$MPM] first event spliced in exactly as received"
+import sys
+listing = open(sys.argv[1], "rb").read()
+body = open(sys.argv[2], "rb").read()
+sys.exit(0 if listing.startswith(b'{"events":[' + body + b",") else 1)
+EOF
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?offset=0&limit=2"
+assert_eq 2 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] limit=2: two"
+assert_eq true "$(wh_json_get "$WH_BODY" 'd["pagination"]["moreRecords"]')" "[$MPM] limit=2: more"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?offset=2&limit=2"
+assert_eq 4 "$(wh_json_get "$WH_BODY" 'd["pagination"]["offset"]')" "[$MPM] offset=2&limit=2: next is 4"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?offset=9999"
+assert_eq "0 9999 False" "$(wh_json_get "$WH_BODY" '"%d %s %s" % (len(d["events"]), d["pagination"]["offset"], d["pagination"]["moreRecords"])')" \
+    "[$MPM] past the end: nothing, offset stays, no more"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?status=Processed"
+assert_eq 1 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] status filter"
+wh_post "$C" "$(wh_body 'Send Ready')" >/dev/null
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?status=Send+Ready"
+assert_eq "1 Send Ready" "$(wh_json_get "$WH_BODY" '"%d %s" % (len(d["events"]), d["events"][0]["data"]["wireEventInfo"]["status"])')" \
+    "[$MPM] status=Send+Ready"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?status=Send%20Ready&paymentId=WP-2026-000481"
+assert_eq 1 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] status=Send%20Ready and paymentId"
+wh_curl -u "$WH_USER:$WH_PASSWD" -I "$C?limit=1"
+assert_status 200 "[$MPM] HEAD: 200"
+for q in "ofset=1" "offset=-1" "offset=abc" "offset=" "limit=0" "limit=101" "limit=1.5" \
+         "offset=1&offset=2" "limit=1&limit=1" "offset=99999999999999999999" "status=" \
+         "paymentId=%FF" "offset=%zz" "Offset=1" "page=2"; do
+    wh_curl -u "$WH_USER:$WH_PASSWD" "$C?$q"
+    assert_status 400 "[$MPM] GET ?$q: 400"
+    assert_json_code invalid_pagination "[$MPM] GET ?$q: invalid_pagination"
+done
+
+# the module's /inbox and the CGI share the SQLite file: each lists the other's
+wh_post "$WH_URL/inbox" "$(wh_body Review)"
+if [ "$WH_STATUS" = 200 ]; then
+    wh_curl -u "$WH_USER:$WH_PASSWD" "$C?limit=100"
+    assert_eq "$(inbox_count wh_events)" "$(wh_json_get "$WH_BODY" 'len(d["events"])')" \
+        "[$MPM] the CGI lists what the module stored"
+    wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/inbox?limit=100"
+    assert_eq "$(inbox_count wh_events)" "$(wh_json_get "$WH_BODY" 'len(d["events"])')" \
+        "[$MPM] the module lists what the CGI stored"
+else
+    _wh_bad "[$MPM] module /inbox stores (SetHandler wirehook)" "HTTP $WH_STATUS $WH_BODY"
+fi
+
+# ------------------------------------------------------- configuration ---
+wh_post "$WH_URL/cgi/envonly" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] configured by SetEnv alone"
+WH_AUTH=- wh_post "$WH_URL/cgi/envonly" "$(wh_body Complete)"
+assert_header WWW-Authenticate 'realm="EnvRealm"' "[$MPM] WIREHOOK_AUTHREALM applied"
+WH_TS_HEADER=X-Ts wh_post "$WH_URL/cgi/small" "$T/broken.json"
+assert_json_code invalid_json "[$MPM] WIREHOOK_TimestampHeader renames the header"
+for path in badconf unknownenv badvalue noinbox; do
+    wh_post "$WH_URL/cgi/$path" "$(wh_body Complete)"
+    assert_status 500 "[$MPM] /cgi/$path: 500"
+    assert_json_code internal_error "[$MPM] /cgi/$path: internal_error"
+    assert_eq "server misconfigured" "$(wh_json_get "$WH_BODY" 'd["error"]["message"]')" \
+        "[$MPM] /cgi/$path: no detail for the client"
+done
+assert_contains "$(wh_errlog)" "broken.conf:4" "[$MPM] the config error's detail is in the error log"
+assert_contains "$(wh_errlog)" "WIREHOOK_NOSUCHKEY" "[$MPM] unknown WIREHOOK_ variable named in the log"
+assert_contains "$(wh_errlog)" "InboxParams is required" "[$MPM] missing InboxParams named in the log"
+
+# ------------------------------------------------- clean CGI answers ---
+curl -sS -i -u "$WH_USER:$WH_PASSWD" "$C?limit=1" | tr -d '\r' >"$T/raw.txt"
+assert_eq "HTTP/1.1 200 OK" "$(head -n 1 "$T/raw.txt")" "[$MPM] status line from the Status header"
+assert_eq "HTTP/1.1 405 Method Not Allowed" "$(curl -sS -i -X PATCH "$C" | head -n 1 | tr -d '\r')" \
+    "[$MPM] 405 with its reason phrase"
+assert_eq "HTTP/1.1 413 Content Too Large" \
+    "$(curl -sS -i -u "$WH_USER:$WH_PASSWD" -H 'Content-Type: application/json' \
+        --data-binary @"$T/big.json" "$C" | head -n 1 | tr -d '\r')" "[$MPM] 413 status line"
+hdrs=$(sed -n '2,/^$/p' "$T/raw.txt" | cut -d: -f1 | tr 'A-Z' 'a-z' | sort | tr '\n' ' ')
+assert_not_contains "$hdrs" "x-" "[$MPM] no stray headers from the script"
+assert_not_contains "$(wh_errlog)" "malformed header" "[$MPM] httpd never saw a malformed CGI header"
+assert_not_contains "$(wh_errlog)" "$WH_PASSWD" "[$MPM] no password in the error log"
+assert_not_contains "$(wh_errlog)" "$WH_SECRET" "[$MPM] no signing secret in the error log"
+n=$(grep -c 'wirehook.cgi\[' "$T/logs/error.log")
+assert_ne 0 "$n" "[$MPM] the CGI's log lines reach the error log"
+
+wh_done

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The inbox on a real PostgreSQL (a throwaway cluster on 127.0.0.1, see
+# pg.sh): the unit cases on the pgsql driver, then the CGI and the
+# module's `SetHandler wirehook` sharing one database: store, duplicates,
+# listing, 8 writers x 500 with 10% duplicates, kill -9 of writers, an
+# outage (503 while down, service resumes when it is back) and no password
+# in any log. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (500).
+. "$(dirname "$0")/lib.sh"
+wh_init
+. "$(dirname "$0")/inbox_lib.sh"
+. "$(dirname "$0")/pg.sh"
+W=${WH_LOAD_WRITERS:-8}
+E=${WH_LOAD_EVENTS:-500}
+
+pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
+_wh_ok "PostgreSQL started on 127.0.0.1:$PG_PORT"
+
+# ------------------------------------------- unit cases on the driver ---
+if [ -x "$WH_BUILD/unit_tests" ]; then
+    pg_sql "CREATE DATABASE wh_unit OWNER wirehook" postgres >/dev/null
+    out=$(WH_TEST_PG_CONNINFO="${PG_CONNINFO/dbname=wirehook/dbname=wh_unit}" \
+          WH_TEST_PG_STOP="$(declare -f _pg_as _pg_ctl pg_bin pg_stop); PG_DIR=$PG_DIR; pg_stop" \
+          WH_TEST_PG_START="$(declare -f _pg_as _pg_ctl pg_bin pg_resume); PG_DIR=$PG_DIR; pg_resume" \
+          WH_SHARED_DIR="$WH_SHARED" "$WH_BUILD/unit_tests" inbox_pg 2>&1)
+    line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    echo "   unit suite inbox_pg: $line"
+    case "$line" in
+        *" passed, 0 failed") _wh_ok "unit cases pass on PostgreSQL ($line)" ;;
+        *) _wh_bad "unit cases pass on PostgreSQL" "$(printf '%s\n' "$out" | tail -n 30)" ;;
+    esac
+else
+    _wh_bad "unit_tests built" "no $WH_BUILD/unit_tests (make unit first)"
+fi
+
+# ------------------------------------------------ the HTTP endpoints ---
+ib_cgi_install
+PG_CONF="$T/etc/pg.conf"
+wh_write_config "$PG_CONF" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\""
+# it holds the database password: readable by the httpd user only
+chmod 640 "$PG_CONF"; [ "$(id -u)" -eq 0 ] && chgrp www-data "$PG_CONF"
+C="$WH_URL/cgi/pg"
+M="$WH_URL/pginbox"
+ib_cgi_location /cgi/pg "SetEnv WIREHOOK_CONFIG $PG_CONF"
+wh_httpd_extra "<Location /pginbox>
+    SetHandler wirehook
+    WirehookConfig $PG_CONF
+</Location>"
+wh_httpd_conf
+wh_httpd_start || exit 1
+
+b=$(wh_body Complete)
+wh_post "$C" "$b"
+assert_json_code accepted "pg CGI: stored"
+wh_post "$C" "$b"
+assert_json_code duplicate "pg CGI: second copy is a duplicate"
+wh_post "$M" "$b"
+assert_json_code duplicate "pg module: the CGI's copy is a duplicate here too"
+wh_post "$M" "$(wh_body Exception)"
+assert_json_code accepted "pg module: stored"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?limit=10"
+assert_eq 2 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "pg CGI lists both"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$M?offset=1&limit=10"
+assert_eq "1 2 False" "$(wh_json_get "$WH_BODY" '"%d %s %s" % (len(d["events"]), d["pagination"]["offset"], d["pagination"]["moreRecords"])')" \
+    "pg module pages the same records"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$C?limit=0"
+assert_json_code invalid_pagination "pg CGI: bad limit is 400"
+printf '{"broken": ' >"$T/broken.json"
+wh_post "$C" "$T/broken.json"
+assert_json_code invalid_json "pg CGI: invalid JSON 400"
+assert_eq 1 "$(pg_sql 'SELECT count(*) FROM wh_quarantine')" "pg: authentic invalid JSON quarantined"
+assert_eq "2 2" "$(pg_sql "SELECT count(*) || ' ' || max(seq) FROM wh_events")" "pg: two stored, no gap"
+
+# ---------------------------------------------------------------- load ---
+ib_load_run pgcgi "$C" "$W" "$E"
+echo "   CGI (mod_cgid, PostgreSQL): $W x $E requests in ${IB_LOAD_SECS}s"
+ib_load_verify pgcgi "$C" 100 complete
+ib_check_verify "pg CGI ${W}x${E}"
+ib_load_run pgmod "$M" "$W" "$E"
+echo "   module (PostgreSQL): $W x $E requests in ${IB_LOAD_SECS}s"
+ib_load_verify pgmod "$M" 100 complete
+ib_check_verify "pg module ${W}x${E}"
+n=$(pg_sql 'SELECT count(*) FROM wh_events')
+assert_eq "$n" "$(pg_sql 'SELECT max(seq) FROM wh_events')" "pg: sequence has no gaps after the load"
+assert_eq "$n" "$(pg_sql 'SELECT last_value FROM wh_counter WHERE id = 1')" "pg: duplicates consumed no number"
+ib_walk "$M" 1 >"$T/w1"
+ib_walk "$M" 100 >"$T/w100"
+assert_eq "$n" "$(wc -l <"$T/w1")" "pg: limit 1 walks every record"
+assert_eq "$(sha256sum <"$T/w100")" "$(sha256sum <"$T/w1")" "pg: limit 1 and limit 100 give the same sequence"
+ib_walk "$C" 100 >"$T/c100"
+assert_eq "$(sha256sum <"$T/w100")" "$(sha256sum <"$T/c100")" "pg: the CGI and the module list the same"
+
+ib_load_run pgkill "$C" "$W" "$E" 2
+ib_load_verify pgkill "$C" 100
+ib_check_verify "pg kill -9 of half the writers"
+n=$(pg_sql 'SELECT count(*) FROM wh_events')
+assert_eq "$n" "$(pg_sql 'SELECT max(seq) FROM wh_events')" "pg kill -9: sequence has no gaps"
+
+# -------------------------------------------------------------- outage ---
+pg_stop
+wh_post "$C" "$(wh_body Review)"
+assert_status 503 "pg down: CGI answers 503"
+assert_json_code inbox_unavailable "pg down: inbox_unavailable (CGI)"
+wh_post "$M" "$(wh_body Review)"
+assert_status 503 "pg down: module answers 503"
+assert_json_code inbox_unavailable "pg down: inbox_unavailable (module)"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$M"
+assert_status 503 "pg down: listing answers 503"
+WH_AUTH=- wh_post "$C" "$(wh_body Review)"
+assert_status 401 "pg down: a bad request is still answered as such"
+pg_resume || _wh_bad "PostgreSQL restarts" ""
+after=$(wh_body Review)
+wh_post "$M" "$after"
+assert_status 200 "pg back: the module's next request succeeds"
+assert_json_code accepted "pg back: module stores"
+wh_post "$C" "$after"
+assert_json_code duplicate "pg back: CGI stores (a duplicate of the module's)"
+wh_post "$C" "$(wh_body Complete)"
+assert_json_code accepted "pg back: CGI stores"
+
+assert_not_contains "$(wh_errlog)" "$PG_PASSWORD" "the database password is in no log"
+assert_contains "$(wh_errlog)" "pgsql" "outage logged"
+
+wh_done

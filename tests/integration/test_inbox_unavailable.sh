@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A SQLite inbox that cannot take a write is answered 503 inbox_unavailable,
+# never 200, by the CGI and by the module; service resumes by itself once
+# the database is writable again. Read-only: a directory and file the
+# httpd user may not write. Locked: another process holds BEGIN EXCLUSIVE
+# past the bounded wait (about 5 s).
+. "$(dirname "$0")/lib.sh"
+wh_init
+. "$(dirname "$0")/inbox_lib.sh"
+ib_cgi_install
+
+mkdir -p "$T/ro"; chmod 755 "$T/ro"          # owned by root: www-data cannot write
+wh_write_config "$T/etc/ro.conf" "InboxParams $T/ro/inbox.db"
+wh_write_config "$T/etc/lock.conf" "InboxParams $T/data/lock.db"
+ib_cgi_location /cgi/ro "SetEnv WIREHOOK_CONFIG $T/etc/ro.conf"
+ib_cgi_location /cgi/lock "SetEnv WIREHOOK_CONFIG $T/etc/lock.conf"
+wh_httpd_extra "<Location /ro>
+    SetHandler wirehook
+    WirehookConfig $T/etc/ro.conf
+</Location>
+<Location /lock>
+    SetHandler wirehook
+    WirehookConfig $T/etc/lock.conf
+</Location>"
+wh_httpd_conf
+wh_httpd_start || exit 1
+root=$([ "$(id -u)" -eq 0 ] && echo 1)
+
+# ----------------------------------------------------------- read-only ---
+if [ -n "$root" ]; then
+    for ep in "$WH_URL/cgi/ro" "$WH_URL/ro"; do
+        wh_post "$ep" "$(wh_body Complete)"
+        assert_status 503 "read-only directory: $ep answers 503"
+        assert_json_code inbox_unavailable "read-only directory: $ep inbox_unavailable"
+    done
+    chmod 1777 "$T/ro"
+    for ep in "$WH_URL/cgi/ro" "$WH_URL/ro"; do
+        wh_post "$ep" "$(wh_body Complete)"
+        assert_json_code accepted "writable again: $ep stores without a restart"
+    done
+    # now the file itself read-only for the httpd user (fresh CGI opens)
+    chmod 755 "$T/ro"
+    chown root:root "$T/ro"/inbox.db*; chmod 644 "$T/ro"/inbox.db*
+    wh_post "$WH_URL/cgi/ro" "$(wh_body Complete)"
+    assert_status 503 "read-only file: CGI answers 503"
+    assert_json_code inbox_unavailable "read-only file: inbox_unavailable"
+    chown www-data "$T/ro"/inbox.db*; chmod 1777 "$T/ro"
+    wh_post "$WH_URL/cgi/ro" "$(wh_body Complete)"
+    assert_json_code accepted "read-only file writable again: CGI stores"
+    assert_eq 3 "$(sqlite3 "$T/ro/inbox.db" 'SELECT count(*) FROM wh_events')" \
+        "read-only episodes stored nothing half-way"
+else
+    echo "   (read-only cases need root to switch users; skipped)"
+fi
+
+# -------------------------------------------------------------- locked ---
+for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
+    wh_post "$ep" "$(wh_body Complete)"
+    assert_json_code accepted "before the lock: $ep stores"
+done
+# another process takes the write lock and keeps it well past the wait
+(echo "BEGIN EXCLUSIVE;"; sleep 14; echo "COMMIT;") | sqlite3 "$T/data/lock.db" &
+WH_BG_PIDS="$WH_BG_PIDS $!"
+locker=$!
+sleep 0.5
+for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
+    t0=$(date +%s%N)
+    WH_CURL_TIMEOUT=30 wh_post "$ep" "$(wh_body Complete)"
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "   locked: $ep answered $WH_STATUS after ${ms} ms"
+    assert_status 503 "locked: $ep answers 503"
+    assert_json_code inbox_unavailable "locked: $ep inbox_unavailable"
+    assert_true "locked: $ep waited the bounded wait (4-9 s, got ${ms} ms)" \
+        test "$ms" -ge 4000 -a "$ms" -le 9000
+done
+wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/lock?limit=5"
+assert_status 200 "locked: listing still works (WAL readers do not wait)"
+wait "$locker"
+for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
+    wh_post "$ep" "$(wh_body Complete)"
+    assert_json_code accepted "lock released: $ep stores again"
+done
+assert_eq "4 4" "$(sqlite3 "$T/data/lock.db" "SELECT count(*) || ' ' || max(seq) FROM wh_events")" \
+    "locked episodes consumed no sequence number"
+assert_contains "$(wh_errlog)" "database is locked" "the lock is named in the error log"
+
+wh_done
