@@ -3,6 +3,8 @@
  * silently ignored a misspelt parameter ("ofset=50") would page from the
  * start and look correct, so anything not understood is a 400. */
 #include "wh_inbox.h"
+#include "wh_schema.h"   /* wh_utf8_length */
+#include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -18,81 +20,33 @@
 /* How much of an unknown parameter's name an error message quotes. */
 #define WH_PAGE_NAME_ECHO 40
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* application/x-www-form-urlencoded decoding: %XX and '+' for space.
+/* application/x-www-form-urlencoded decoding ('+' is a space) by APR, on
+ * a NUL-terminated copy so no escape can reach past the parameter.
  * Returns NULL for a malformed escape or a decoded NUL. */
 static char *url_decode(apr_pool_t *p, const char *s, apr_size_t n)
 {
-    char *out = apr_palloc(p, n + 1), *w = out;
+    const char *part = apr_pstrmemdup(p, s, n);
+    char *out = apr_palloc(p, n + 1);
+    apr_status_t rv = apr_unescape_url(out, part, APR_ESCAPE_STRING, NULL, NULL, 1, NULL);
 
-    for (apr_size_t i = 0; i < n; i++) {
-        if (s[i] == '+') {
-            *w++ = ' ';
-        } else if (s[i] == '%') {
-            int hi, lo;
-            if (i + 2 >= n)
-                return NULL;   /* "%" or "%4" at the end */
-            hi = hexval(s[i + 1]);
-            lo = hexval(s[i + 2]);
-            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-                return NULL;
-            *w++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            *w++ = s[i];
-        }
-    }
-    *w = '\0';
-    return out;
+    /* APR_NOTFOUND only says nothing needed decoding: out is the copy. */
+    return (rv == APR_SUCCESS || rv == APR_NOTFOUND) ? out : NULL;
 }
 
-/* Well-formed UTF-8 without control characters: a value PostgreSQL would
- * refuse as text must be a 400, not a 503 from the database. */
+/* Well-formed UTF-8 (the core's own check) without C0/C1 control
+ * characters: a value PostgreSQL would refuse as text must be a 400, not a
+ * 503 from the database. */
 static int clean_utf8(const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;
 
-    while (*u) {
-        unsigned c = *u, need, cp;
-        if (c < 0x80) {
-            if (c < 0x20 || c == 0x7f)
-                return 0;
-            u++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            need = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            cp = c & 0x07;
-        } else {
+    if (wh_utf8_length(s, strlen(s)) < 0)
+        return 0;
+    for (; *u; u++) {
+        if (*u < 0x20 || *u == 0x7f)
             return 0;
-        }
-        for (unsigned k = 1; k <= need; k++) {
-            if ((u[k] & 0xc0) != 0x80)
-                return 0;
-            cp = (cp << 6) | (u[k] & 0x3f);
-        }
-        if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-            return 0;
-        if (cp >= 0x80 && cp < 0xa0)
-            return 0;   /* C1 controls */
-        u += need + 1;
+        if (*u == 0xc2 && u[1] >= 0x80 && u[1] < 0xa0)
+            return 0;   /* U+0080..U+009F */
     }
     return 1;
 }
