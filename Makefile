@@ -69,6 +69,7 @@ integration: all
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) fuzz-regress
 	$(MAKE) integration
 
 # Unit suites under AddressSanitizer + UBSan in a separate build tree.
@@ -82,7 +83,7 @@ valgrind: $(UNIT)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook
+	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook bench tests/fuzz
 
 # The README's main command: a live httpd on loopback with the module in
 # front of a sample app, good and bad events sent, answers shown.

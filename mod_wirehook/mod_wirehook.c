@@ -191,22 +191,6 @@ static wh_mod_state *find_prior_state(const request_rec *r)
     return NULL;
 }
 
-/* Content-Encoding other than identity: see the comment at the top. */
-static int encoded_body(const request_rec *r)
-{
-    const char *ce = apr_table_get(r->headers_in, "Content-Encoding");
-    if (ce == NULL)
-        return 0;
-    while (*ce == ' ' || *ce == '\t')
-        ce++;
-    if (*ce == '\0')
-        return 0;
-    apr_size_t n = strlen(ce);
-    while (n && (ce[n - 1] == ' ' || ce[n - 1] == '\t'))
-        n--;
-    return !(n == 8 && strncasecmp(ce, "identity", 8) == 0);
-}
-
 /* A body that may still be on the wire while we answer early: httpd would
  * discard (read) it after the response; don't read an unbounded one. */
 static void close_if_body_large(request_rec *r, apr_int64_t max)
@@ -266,18 +250,6 @@ static int wh_fixups(request_rec *r)
         wh_response_from_verdict(r->pool, &st->verdict, &resp);
         return wh_mod_respond(r, &resp);
     }
-    if (encoded_body(r)) {
-        wh_mod_log_bind(NULL);
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, APLOGNO(10903)
-                      "rejected: code=%s status=415 reason=Content-Encoding "
-                      "'%s' is not supported", WH_CODE_UNSUPPORTED_MEDIA,
-                      apr_table_get(r->headers_in, "Content-Encoding"));
-        close_if_body_large(r, cfg->max_body_size);
-        return wh_mod_respond_error(
-            r, HTTP_UNSUPPORTED_MEDIA_TYPE, WH_CODE_UNSUPPORTED_MEDIA,
-            "Content-Encoding is not supported: send the JSON body as is");
-    }
-
     int status = OK;
     switch (wh_mod_read_body(r, cfg->max_body_size, &st->req.body,
                              &st->req.body_len, &status)) {

@@ -68,7 +68,9 @@ static int parse_count(const char *s, apr_int64_t min, apr_int64_t max,
             return 0;
         v = v * 10 + d;
     }
-    if (v < min)
+    /* The loop only guards against overflow; a single digit can still be
+     * above a small maximum (ListMaxLimit 1, limit=2). */
+    if (v < min || v > max)
         return 0;
     *out = v;
     return 1;

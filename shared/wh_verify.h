@@ -33,8 +33,8 @@ wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
 const wh_config *wh_verifier_config(const wh_verifier *vf);
 wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf);
 
-/* Checks 1-4 (method, Basic auth, Content-Type, Content-Length against
- * MaxBodySize): everything decidable before the body is read. Returns the
+/* Checks 1-4 (method, Basic auth, Content-Type and Content-Encoding,
+ * Content-Length against MaxBodySize): everything decidable before the body is read. Returns the
  * HTTP status; v->ok is 1 when the body may be read. */
 int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
                        wh_verdict *v, apr_pool_t *p);

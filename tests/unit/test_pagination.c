@@ -58,6 +58,21 @@ static void test_default_limit_follows_config(void)
     CU_ASSERT_PTR_NOT_NULL(wh_pagination_parse(wh_test_pool(), "limit=10", c, &q));
 }
 
+/* Found by fuzz_pagination: a one-digit limit above a one-digit maximum. */
+static void test_small_max_limit(void)
+{
+    wh_config *c = cfg();
+    wh_page_query q;
+    c->list_default_limit = 1;
+    c->list_max_limit = 1;
+    CU_ASSERT_PTR_NULL(wh_pagination_parse(wh_test_pool(), "limit=1", c, &q));
+    CU_ASSERT_EQUAL(q.limit, 1);
+    CU_ASSERT_PTR_NOT_NULL(wh_pagination_parse(wh_test_pool(), "limit=2", c, &q));
+    c->list_max_limit = 5;
+    CU_ASSERT_PTR_NOT_NULL(wh_pagination_parse(wh_test_pool(), "limit=6", c, &q));
+    CU_ASSERT_PTR_NOT_NULL(wh_pagination_parse(wh_test_pool(), "limit=9", c, &q));
+}
+
 static void test_good_values(void)
 {
     wh_page_query q = ok("offset=0&limit=1");
@@ -174,6 +189,7 @@ static void test_bad_encoding_and_unknown(void)
 static const wh_test_case cases[] = {
     { "defaults", test_defaults },
     { "default and max limit follow the config", test_default_limit_follows_config },
+    { "limit above a one-digit maximum", test_small_max_limit },
     { "good offset and limit values", test_good_values },
     { "filters are URL-decoded", test_filters_decoded },
     { "every bad offset is refused", test_bad_offset },

@@ -214,6 +214,21 @@ static void test_content_type(void)
     }
 }
 
+static void test_content_encoding(void)
+{
+    fixture *f = make(sample_body("wire-status-complete.json"));
+    const char *bad[] = { "gzip", "deflate", "br", "identity, gzip", NULL };
+    for (int i = 0; bad[i]; i++) {
+        apr_table_set(f->headers, "Content-Encoding", bad[i]);
+        expect(f, 415, WH_CODE_UNSUPPORTED_MEDIA);
+    }
+    const char *good[] = { "identity", " Identity ", "", NULL };
+    for (int i = 0; good[i]; i++) {
+        apr_table_set(f->headers, "Content-Encoding", good[i]);
+        expect(f, 200, WH_CODE_ACCEPTED);
+    }
+}
+
 static void test_body_too_large_by_length_header(void)
 {
     fixture *f = make(sample_body("wire-status-complete.json"));
@@ -469,6 +484,7 @@ static const wh_test_case cases[] = {
     { "401 auth_failed", test_auth_failed },
     { "AuthRealm in WWW-Authenticate", test_realm_configurable },
     { "415 unsupported_media_type", test_content_type },
+    { "415 for Content-Encoding", test_content_encoding },
     { "413 from Content-Length", test_body_too_large_by_length_header },
     { "413 while reading", test_body_too_large_while_reading },
     { "400 bad Content-Length", test_bad_content_length },

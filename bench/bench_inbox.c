@@ -1,0 +1,286 @@
+/* bench_inbox: the durable inbox through its own API (shared/wh_inbox.h),
+ * SQLite as configured in production (WAL, synchronous=FULL: every
+ * wh_inbox_store() commits and syncs before it returns).
+ *
+ *   bench_inbox create --db F
+ *       opens (creating the schema) and exits
+ *   bench_inbox append --db F --sample S --count N [--writers W]
+ *       W processes (default 1), each its own connection as httpd children
+ *       and CGI processes have, store N events in total, every one with a
+ *       fresh notificationId; prints appends_per_sec and the event size
+ *   bench_inbox page --db F --offset K [--limit L] [--repeat R]
+ *       times wh_pagination_parse + wh_inbox_list for one page, median of
+ *       R runs (after one warm-up); prints page_ms and the records returned
+ *
+ * Output: "key value" lines on stdout (read by bench/run.sh). */
+#include "wh_config.h"
+#include "wh_inbox.h"
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_WRITERS 64
+#define MAX_REPEAT 1000
+#define SAMPLE_ID "8cefee42-cb39-4479-b7fd-b8a358aeb002"
+
+typedef struct {
+    const char *mode, *db, *sample;
+    long count, offset;
+    int writers, limit, repeat;
+} options;
+
+__attribute__((noreturn)) static void die(const char *msg, const char *detail)
+{
+    fprintf(stderr, "bench_inbox: %s%s%s\n", msg, detail ? ": " : "",
+            detail ? detail : "");
+    exit(1);
+}
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void log_sink(void *baton, wh_log_level level, const char *msg)
+{
+    (void)baton;
+    if (level <= WH_LOG_WARN)
+        fprintf(stderr, "inbox: %s\n", msg);
+}
+
+static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
+{
+    wh_config *cfg = wh_config_create(p);
+    wh_logger lg = { log_sink, NULL };
+    wh_inbox *ib = NULL;
+    const char *err;
+
+    cfg->inbox_params = db;
+    if ((err = wh_inbox_open(p, cfg, &lg, &ib)) != NULL)
+        die("cannot open the inbox", err);
+    return ib;
+}
+
+static char *slurp(apr_pool_t *p, const char *path, apr_size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    if (!f)
+        die("cannot open", path);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        die("cannot size", path);
+    buf = apr_palloc(p, (apr_size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+        die("cannot read", path);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (apr_size_t)n;
+    return buf;
+}
+
+/* One writer: n stores of the sample with a fresh id each. */
+static int writer(const options *o, int w, long n)
+{
+    apr_pool_t *root, *p;
+    apr_size_t len;
+    char *body;
+    const char *id_at;
+    wh_inbox *ib;
+    unsigned tag = (unsigned)getpid() ^ (unsigned)time(NULL);
+
+    if (apr_pool_create(&root, NULL) != APR_SUCCESS || apr_pool_create(&p, root) != APR_SUCCESS)
+        return 1;
+    body = slurp(root, o->sample, &len);
+    id_at = strstr(body, SAMPLE_ID);
+    if (!id_at)
+        die("sample lacks the sample notificationId", NULL);
+    ib = open_inbox(root, o->db);
+    for (long i = 0; i < n; i++) {
+        char id[37];
+        wh_facts facts;
+        apr_int64_t seq = 0;
+        wh_inbox_result r;
+
+        apr_pool_clear(p);
+        snprintf(id, sizeof id, "%08x-%04x-4%03x-8000-%012lx", tag, (unsigned)w,
+                 (unsigned)(i >> 48) & 0xfff, (unsigned long)i & 0xffffffffffffUL);
+        memcpy(body + (id_at - body), id, 36);
+        memset(&facts, 0, sizeof facts);
+        facts.notification_id = id;
+        facts.event_type = "wire.status";
+        facts.event_time = "2026-11-22T14:05:09Z";
+        facts.payment_id = "WP-2026-000481";
+        facts.status = "Complete";
+        facts.status_known = 1;
+        facts.user = "bank";
+        r = wh_inbox_store(ib, p, &facts, body, len, apr_time_now(), &seq);
+        if (r != WH_INBOX_STORED) {
+            fprintf(stderr, "bench_inbox: writer %d: store %ld answered %s\n", w, i,
+                    r == WH_INBOX_DUPLICATE ? "duplicate" : "unavailable");
+            return 1;
+        }
+    }
+    apr_pool_destroy(root);
+    return 0;
+}
+
+static int do_append(const options *o)
+{
+    pid_t pids[MAX_WRITERS];
+    int failed = 0;
+    double t0, t;
+    long per = o->count / o->writers;
+    apr_pool_t *p, *sp;
+    apr_size_t len;
+
+    if (per < 1)
+        die("--count must be at least --writers", NULL);
+
+    apr_pool_create(&p, NULL);
+    (void)slurp(p, o->sample, &len);
+    /* schema first, so the writers do not race to create it; closed again
+     * before forking so no child inherits a connection */
+    apr_pool_create(&sp, p);
+    open_inbox(sp, o->db);
+    apr_pool_destroy(sp);
+    t0 = now_sec();
+    for (int w = 0; w < o->writers; w++) {
+        pids[w] = fork();
+        if (pids[w] < 0)
+            die("fork failed", NULL);
+        if (pids[w] == 0) {
+            /* the child starts clean: no connection inherited */
+            if (apr_initialize() != APR_SUCCESS)
+                _exit(1);
+            _exit(writer(o, w, per));
+        }
+    }
+    for (int w = 0; w < o->writers; w++) {
+        int st = 0;
+        if (waitpid(pids[w], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed++;
+    }
+    t = now_sec() - t0;
+    if (failed)
+        die("a writer failed", NULL);
+    printf("writers %d\n", o->writers);
+    printf("appends %ld\n", per * o->writers);
+    printf("seconds %.3f\n", t);
+    printf("appends_per_sec %.1f\n", (double)(per * o->writers) / t);
+    printf("event_bytes %lu\n", (unsigned long)len);
+    apr_pool_destroy(p);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int do_page(const options *o)
+{
+    apr_pool_t *root, *p;
+    wh_inbox *ib;
+    wh_config *cfg;
+    double times[MAX_REPEAT] = { 0 };
+    const char *query, *json = NULL;
+    int records = 0;
+
+    apr_pool_create(&root, NULL);
+    apr_pool_create(&p, root);
+    ib = open_inbox(root, o->db);
+    cfg = wh_config_create(root);
+    cfg->list_max_limit = 10000;
+    query = apr_psprintf(root, "offset=%ld&limit=%d", o->offset, o->limit);
+    for (int i = -1; i < o->repeat; i++) {
+        wh_page_query q;
+        const char *err;
+        double t0 = now_sec();
+
+        apr_pool_clear(p);
+        if ((err = wh_pagination_parse(p, query, cfg, &q)) != NULL)
+            die("pagination", err);
+        if (wh_inbox_list(ib, p, &q, &json) != WH_INBOX_STORED || !json)
+            die("listing failed", NULL);
+        if (i >= 0)
+            times[i] = now_sec() - t0;
+        else {
+            /* warm-up run: count what a page holds, outside the timing */
+            json_object *root_obj = json_tokener_parse(json), *events;
+            if (!root_obj || !json_object_object_get_ex(root_obj, "events", &events))
+                die("listing is not the documented JSON", NULL);
+            records = (int)json_object_array_length(events);
+            json_object_put(root_obj);
+        }
+    }
+    qsort(times, (size_t)o->repeat, sizeof times[0], cmp_double);
+    printf("offset %ld\n", o->offset);
+    printf("records %d\n", records);
+    printf("page_ms %.4f\n", times[o->repeat / 2] * 1e3);
+    printf("page_ms_max %.4f\n", times[o->repeat - 1] * 1e3);
+    apr_pool_destroy(root);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    apr_pool_t *p;
+
+    memset(&o, 0, sizeof o);
+    o.writers = 1;
+    o.limit = 25;
+    o.repeat = 51;
+    o.count = 1000;
+    if (argc < 2)
+        die("usage: bench_inbox create|append|page --db F [options]", NULL);
+    o.mode = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        if (!strcmp(k, "--db")) o.db = v;
+        else if (!strcmp(k, "--sample")) o.sample = v;
+        else if (!strcmp(k, "--count")) o.count = atol(v);
+        else if (!strcmp(k, "--writers")) o.writers = atoi(v);
+        else if (!strcmp(k, "--offset")) o.offset = atol(v);
+        else if (!strcmp(k, "--limit")) o.limit = atoi(v);
+        else if (!strcmp(k, "--repeat")) o.repeat = atoi(v);
+        else die("unknown option", k);
+    }
+    if (!o.db)
+        die("--db is required", NULL);
+    if (o.writers < 1 || o.writers > MAX_WRITERS)
+        die("--writers must be 1..64", NULL);
+    if (o.repeat < 1 || o.repeat > MAX_REPEAT)
+        die("--repeat must be 1..1000", NULL);
+    if (o.limit < 1 || o.limit > 10000 || o.count < 1 || o.offset < 0)
+        die("bad --limit, --count or --offset", NULL);
+    if (apr_initialize() != APR_SUCCESS)
+        die("APR init failed", NULL);
+    if (!strcmp(o.mode, "create")) {
+        apr_pool_create(&p, NULL);
+        open_inbox(p, o.db);
+        apr_pool_destroy(p);
+        return 0;
+    }
+    if (!strcmp(o.mode, "append")) {
+        if (!o.sample)
+            die("--sample is required", NULL);
+        return do_append(&o);
+    }
+    if (!strcmp(o.mode, "page"))
+        return do_page(&o);
+    die("unknown mode", o.mode);
+    return 1;
+}

@@ -1,0 +1,34 @@
+# `make bench` (never part of `make check`): builds the project and the
+# bench tools, runs bench/run.sh, prints the table and rewrites
+# docs/benchmarks.md. BENCH_SECTIONS="core inbox" etc. runs a subset; see
+# bench/run.sh for the other knobs.
+
+BENCH_DIR     = $(BUILD)/bench
+BENCH_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ishared $(PKG_CFLAGS)
+BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/bench_gen \
+                $(BENCH_DIR)/min.cgi $(BENCH_DIR)/mod_benchok.so
+
+.PHONY: bench bench-tools
+
+$(BENCH_DIR)/bench_%: bench/bench_%.c $(LIB) $(wildcard shared/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(BENCH_DIR)/min.cgi: bench/min_cgi.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+# apxs builds in place: compile a copy in the bench dir
+$(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c
+	@test -n "$(APXS)" || { echo "apxs not found: run make deps" >&2; exit 1; }
+	@mkdir -p $(BENCH_DIR)/mod
+	cp $< $(BENCH_DIR)/mod/
+	cd $(BENCH_DIR)/mod && $(APXS) -c -o mod_benchok.la -Wc,-std=c11 \
+	  $(foreach w,$(WARN),-Wc,$(w)) -Wc,-Wno-strict-prototypes mod_benchok.c >apxs.log 2>&1 \
+	  || { cat apxs.log >&2; exit 1; }
+	cp $(BENCH_DIR)/mod/.libs/mod_benchok.so $@
+
+bench-tools: $(BENCH_TOOLS)
+
+bench: all bench-tools
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) BENCH_DIR=$(BENCH_DIR) bash bench/run.sh

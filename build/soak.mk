@@ -1,0 +1,9 @@
+# `make soak` (not part of `make check`): the fault and abuse tests in soak
+# mode (WH_SOAK=1: more rounds, five kill -9 of httpd per endpoint), the
+# unit suites under valgrind and the fuzz regression replay; then
+# docs/reliability.md from their figures and those of the last `make fuzz`.
+# Exits non-zero when any of them failed (the document is written anyway).
+
+.PHONY: soak
+soak: all
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) MAKE="$(MAKE)" bash bench/reliability.sh
