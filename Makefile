@@ -13,7 +13,9 @@ CFLAGS     ?= -O2 -g
 SANITIZE   ?=
 ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANITIZE) -fPIC -Ishared $(PKG_CFLAGS)
 LDFLAGS    ?=
-ALL_LDFLAGS = $(LDFLAGS) $(SANITIZE)
+# --as-needed drops libraries nothing calls (apr-util's pkg-config brings
+# libldap/liblber): fewer objects to map is a cheaper CGI process start.
+ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 
 CORE_SRC   := $(wildcard shared/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)

@@ -73,6 +73,12 @@ static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
     if (s->expires > now && CRYPTO_memcmp(s->key, key, sizeof(s->key)) == 0) {
         *user = apr_pstrdup(p, s->user);
         hit = 1;
+        /* Sliding expiry: a credential in steady use never expires all at
+         * once under load, which would send every request in flight
+         * through bcrypt together. The user table is fixed for the life
+         * of the cache (a reload builds a new one), so nothing is kept
+         * valid that the server would now refuse. */
+        s->expires = now + c->ttl;
         c->hits++;
     } else {
         c->misses++;

@@ -13,8 +13,8 @@ typedef enum {
 } wh_auth_result;
 
 /* Cache of successful checks, keyed by SHA-256 of the Authorization value
- * (never the value itself), entries live ttl seconds. Bounded in size.
- * Thread-safe. ttl 0 disables it. */
+ * (never the value itself); an entry lives ttl seconds after its last use.
+ * Bounded in size. Thread-safe. ttl 0 disables it. */
 typedef struct wh_auth_cache wh_auth_cache;
 
 wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,

@@ -126,8 +126,27 @@ static void test_cache_expires(void)
     CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0, &user), WH_AUTH_OK);
     CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0 + apr_time_from_sec(59), &user), WH_AUTH_OK);
     CU_ASSERT_EQUAL(wh_auth_cache_hits(c), 1);
-    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0 + apr_time_from_sec(61), &user), WH_AUTH_OK);
+    /* the hit at +59 s renewed the entry until +119 s; +120 s is past it */
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0 + apr_time_from_sec(120), &user), WH_AUTH_OK);
     CU_ASSERT_EQUAL(wh_auth_cache_hits(c), 1);
+    CU_ASSERT_EQUAL(wh_auth_cache_misses(c), 2);
+}
+
+static void test_cache_expiry_slides_with_use(void)
+{
+    wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 60, 16);
+    const char *h = basic("bank2:pw2"), *user;
+    apr_time_t t0 = apr_time_now();
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0, &user), WH_AUTH_OK);
+    /* used every 50 s: never expires */
+    for (int i = 1; i <= 5; i++)
+        CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h,
+                                      t0 + apr_time_from_sec(50 * i), &user), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_cache_misses(c), 1);
+    CU_ASSERT_EQUAL(wh_auth_cache_hits(c), 5);
+    /* idle for more than the TTL: checked again */
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h,
+                                  t0 + apr_time_from_sec(250 + 61), &user), WH_AUTH_OK);
     CU_ASSERT_EQUAL(wh_auth_cache_misses(c), 2);
 }
 
@@ -170,6 +189,7 @@ static const wh_test_case cases[] = {
     { "cache hit after success", test_cache_hits_after_success },
     { "cache never stores failures", test_cache_never_stores_failures },
     { "cache entries expire", test_cache_expires },
+    { "cache expiry slides with use", test_cache_expiry_slides_with_use },
     { "cache keyed by whole header", test_cache_keyed_by_whole_header },
     { "TTL 0 disables the cache", test_cache_disabled_with_zero_ttl },
     { "cache: bcrypt runs once", test_cache_makes_bcrypt_cheap },
