@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # wirehook demo: builds what is missing, starts Apache httpd on 127.0.0.1
 # with mod_wirehook in front of a small CGI app, sends one good and several
-# bad notifications with `wirehook send`, prints the answers, stops httpd.
+# bad notifications with `wirehook send`, prints the answers, then shows the
+# built-in inbox (SetHandler wirehook) storing notifications exactly once and
+# listing them with offset/limit pages and `wirehook pull`; stops httpd.
 #
 #   build/demo.sh            (or: make demo)
 #
@@ -91,6 +93,32 @@ send --user "$CRED" --method GET --sample Complete | show
 say "The app ran $(wh_app_calls) time(s): only for the verified, first-time notifications."
 say "From the error log (LogLevel wirehook:debug):"
 grep -o 'AH109[0-9][0-9]: .*' "$T/logs/error.log" | cut -c1-150 | head -n 14 | show
+
+I="$WH_URL/inbox"
+say "12. The built-in inbox (<Location /inbox> SetHandler wirehook, SQLite $WH_INBOX_DB):"
+echo "    three notifications and one duplicate, each stored durably before the 200:"
+"$WIREHOOK" send --config "$WH_CONF" --url "$I" --user "$CRED" --sample Review 2>/dev/null | show
+"$WIREHOOK" send --config "$WH_CONF" --url "$I" --user "$CRED" --sample "Send Ready" 2>/dev/null | show
+"$WIREHOOK" send --config "$WH_CONF" --url "$I" --user "$CRED" "$good" 2>/dev/null | show
+"$WIREHOOK" send --config "$WH_CONF" --url "$I" --user "$CRED" "$good" 2>/dev/null | show
+
+say "13. Listing with the spec's pagination: GET $I?offset=0&limit=2, then the next page:"
+page() {
+    curl -s -u "$CRED" "$I?$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for e in d.get("events", []):
+    w = e["data"]["wireEventInfo"]
+    print("    event", e["notificationId"], w["status"])
+print("    pagination", json.dumps(d.get("pagination", d)))'
+}
+page "offset=0&limit=2"
+page "offset=2&limit=2"
+echo "    a bad query is refused:"
+curl -s -u "$CRED" "$I?ofset=2" | show
+
+say "14. wirehook pull walks every page (limit 1) until moreRecords is false, one record per line:"
+"$WIREHOOK" pull "$I" --user "$CRED" --limit 1 2>/dev/null | cut -c1-110 | show
 
 wh_httpd_stop
 echo
