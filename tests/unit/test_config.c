@@ -19,18 +19,6 @@ static apr_pool_t *P(void)
     return wh_test_pool();
 }
 
-/* CU_ASSERT_STRING_EQUAL crashes on NULL, which would hide the tests
- * after it; this fails instead. */
-static int str_eq(const char *a, const char *b)
-{
-    return a && b && strcmp(a, b) == 0;
-}
-#define ASSERT_STR(a, b) CU_ASSERT(str_eq((a), (b)))
-
-static int contains(const char *hay, const char *needle)
-{
-    return hay && needle && strstr(hay, needle) != NULL;
-}
 
 static int count_lines(const char *s)
 {

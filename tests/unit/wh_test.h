@@ -4,6 +4,7 @@
  * constructor, so adding a file needs no edit to the runner. */
 #include <CUnit/CUnit.h>
 #include <apr_pools.h>
+#include <string.h>
 
 typedef struct {
     const char *name;
@@ -27,5 +28,18 @@ const char *wh_test_tmpfile(const char *content, int mode);
 const char *wh_test_shared_dir(void);
 /* Reads a whole file into the test pool; NULL when unreadable. */
 char *wh_test_slurp(const char *path, apr_size_t *len);
+
+/* CU_ASSERT_STRING_EQUAL crashes on NULL, which would hide the tests
+ * after it; these fail instead. */
+static inline int str_eq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+#define ASSERT_STR(a, b) CU_ASSERT(str_eq((a), (b)))
+
+static inline int contains(const char *hay, const char *needle)
+{
+    return hay && needle && strstr(hay, needle) != NULL;
+}
 
 #endif
