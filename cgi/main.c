@@ -26,20 +26,103 @@ static int answer_error(apr_pool_t *p, int status, const char *code,
     return wh_cgi_write(&res);
 }
 
+/* The inbox, opened at most once per process and only when needed: by
+ * the auth cache on a Basic-auth check, or by the endpoint. */
+typedef struct {
+    apr_pool_t *p;
+    const wh_config *cfg;
+    wh_inbox *ib;
+    int tried;
+    /* an auth-cache write, done once the request has been answered */
+    const char *key, *user;
+    apr_time_t now, expires;
+} cgi_inbox;
+
 /* NULL when the inbox cannot be opened: the endpoint then answers 503,
  * the sender's cue to retry later. */
-static wh_inbox *open_inbox(apr_pool_t *p, const wh_config *cfg)
+static wh_inbox *open_inbox(cgi_inbox *ci)
 {
-    wh_inbox *ib = NULL;
-    const char *err = wh_inbox_open(p, cfg, &wh_cgi_logger, &ib);
-    if (err)
-        wh_logf(&wh_cgi_logger, WH_LOG_ERROR, "inbox: %s", err);
-    return ib;
+    if (!ci->tried) {
+        const char *err = wh_inbox_open(ci->p, ci->cfg, &wh_cgi_logger, &ci->ib);
+        ci->tried = 1;
+        if (err) {
+            wh_logf(&wh_cgi_logger, WH_LOG_ERROR, "inbox: %s", err);
+            ci->ib = NULL;
+        }
+    }
+    return ci->ib;
 }
 
-static void handle_post(apr_pool_t *p, const wh_config *cfg, wh_verifier *vf,
+static void defer_write(cgi_inbox *ci, const char *key, const char *user,
+                        apr_time_t now, apr_time_t expires)
+{
+    ci->key = apr_pstrdup(ci->p, key);
+    ci->user = apr_pstrdup(ci->p, user);
+    ci->now = now;
+    ci->expires = expires;
+}
+
+/* The auth cache's second level in the inbox database: one CGI process
+ * serves one request, so without it every request would pay bcrypt. The
+ * lookup only reads; writes wait until the request has been answered (a
+ * locked database must cost the sender one bounded wait, not two). */
+static int auth_lookup(void *ctx, apr_pool_t *p, const char *key, apr_time_t now,
+                       apr_time_t new_expires, const char **user)
+{
+    cgi_inbox *ci = ctx;
+    wh_inbox *ib = open_inbox(ci);
+    apr_time_t expires = 0;
+
+    if (!ib || !wh_inbox_auth_lookup(ib, p, key, now, user, &expires))
+        return 0;
+    /* Sliding expiry, as the in-process cache; each write is a durable
+     * commit, so the expiry moves at most once a second (TTLs are whole
+     * seconds). */
+    if (expires < new_expires - apr_time_from_sec(1))
+        defer_write(ci, key, *user, now, new_expires);
+    return 1;
+}
+
+static void auth_store(void *ctx, apr_pool_t *p, const char *key, const char *user,
+                       apr_time_t now, apr_time_t expires)
+{
+    (void)p;
+    /* Once per credential per AuthCacheTTL in steady use: says when the
+     * password check (bcrypt) really ran. */
+    wh_logf(&wh_cgi_logger, WH_LOG_INFO,
+            "auth: password of user %s checked against BasicAuthFile", user);
+    defer_write(ctx, key, user, now, expires);
+}
+
+/* After the answer: only when the database just served the request, so a
+ * locked or failing database is not waited for twice. */
+static void flush_auth_write(cgi_inbox *ci, const wh_response *res)
+{
+    if (!ci->key || !ci->ib || res->status != 200)
+        return;
+    if (wh_inbox_auth_store(ci->ib, ci->p, ci->key, ci->user, ci->now, ci->expires) != 0)
+        wh_logf(&wh_cgi_logger, WH_LOG_WARN, "auth: could not record the check in the "
+                "inbox's auth cache");
+}
+
+static void attach_auth_store(wh_verifier *vf, const wh_config *cfg, cgi_inbox *ci)
+{
+    wh_auth_store st = { auth_lookup, auth_store, ci };
+    const wh_secret *first;
+
+    if (!cfg->secrets || cfg->secrets->nelts < 1)
+        return;
+    /* The store's key is derived from the first signing secret: the
+     * secret file is what an attacker holding only the database lacks. */
+    first = &APR_ARRAY_IDX(cfg->secrets, 0, wh_secret);
+    (void)wh_auth_cache_set_store(wh_verifier_auth_cache(vf), &st, first->key,
+                                  first->len);
+}
+
+static void handle_post(cgi_inbox *ci, const wh_config *cfg, wh_verifier *vf,
                         wh_request *req, wh_response *res)
 {
+    apr_pool_t *p = ci->p;
     wh_verdict v;
     const char *err;
     wh_inbox *ib = NULL;
@@ -60,7 +143,7 @@ static void handle_post(apr_pool_t *p, const wh_config *cfg, wh_verifier *vf,
     /* Only authentic requests reach the database (to be stored, or kept
      * in quarantine when their body is bad). */
     if (v.ok || v.authentic)
-        ib = open_inbox(p, cfg);
+        ib = open_inbox(ci);
     wh_endpoint_store(ib, req, &v, p, res);
 }
 
@@ -71,6 +154,7 @@ int main(int argc, const char *const *argv)
     wh_verifier *vf;
     wh_request req;
     wh_response res;
+    cgi_inbox ci;
     const char *err, *warn, *method;
 
     if (apr_app_initialize(&argc, &argv, NULL) != APR_SUCCESS)
@@ -96,13 +180,18 @@ int main(int argc, const char *const *argv)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "%s", warn);
 
     vf = wh_verifier_create(p, cfg, &wh_cgi_logger);
+    memset(&ci, 0, sizeof(ci));
+    ci.p = p;
+    ci.cfg = cfg;
+    attach_auth_store(vf, cfg, &ci);
     wh_cgi_request(p, cfg, &req);
     memset(&res, 0, sizeof(res));
 
     if (strcmp(method, "POST") == 0) {
-        handle_post(p, cfg, vf, &req, &res);
+        handle_post(&ci, cfg, vf, &req, &res);
     } else if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
-        wh_inbox *ib = open_inbox(p, cfg);
+        /* opened before the auth check runs; a listing needs it anyway */
+        wh_inbox *ib = open_inbox(&ci);
         wh_endpoint_list(vf, ib, &req, getenv("QUERY_STRING"), p, &res);
     } else {
         wh_endpoint_handle(vf, NULL, &req, NULL, p, &res);   /* 405 */
@@ -110,6 +199,10 @@ int main(int argc, const char *const *argv)
     if (wh_cgi_write(&res) != 0)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
     wh_cgi_drain_stdin();
+    flush_auth_write(&ci, &res);
+    /* Every commit is already durable; skip SQLite's close-time checkpoint
+     * (see wh_inbox_release_for_exit). */
+    wh_inbox_release_for_exit(ci.ib);
     apr_pool_destroy(p);
     apr_terminate();
     return 0;

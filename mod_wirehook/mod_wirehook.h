@@ -50,6 +50,11 @@ typedef struct wh_mod_replay {
     const ap_socache_provider_t *provider;
     ap_socache_instance_t *instance;
     apr_global_mutex_t *mutex;
+    /* Taken before mutex: threads of one child queue on this cheap
+     * process-local lock, so the global one (a priority-inheriting robust
+     * pthread mutex by default, whose every contended lock and unlock is a
+     * system call) only ever sees one waiter per child. Per child. */
+    apr_thread_mutex_t *local;
     const char *lockfile;
     int index;                          /* namespace suffix */
 } wh_mod_replay;

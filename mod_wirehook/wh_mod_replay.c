@@ -171,6 +171,25 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+/* The process-local mutex, then the global one (see wh_mod_replay.local). */
+static apr_status_t replay_lock(wh_mod_replay *rp)
+{
+    if (rp->local && apr_thread_mutex_lock(rp->local) != APR_SUCCESS)
+        return APR_EGENERAL;
+    apr_status_t rv = apr_global_mutex_lock(rp->mutex);
+    if (rv != APR_SUCCESS && rp->local)
+        apr_thread_mutex_unlock(rp->local);
+    return rv;
+}
+
+static apr_status_t replay_unlock(wh_mod_replay *rp)
+{
+    apr_status_t rv = apr_global_mutex_unlock(rp->mutex);
+    if (rp->local)
+        apr_thread_mutex_unlock(rp->local);
+    return rv;
+}
+
 static void replay_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_hash_t *by_spec = replays(s->process->pconf);
@@ -184,6 +203,11 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
         if (rv != APR_SUCCESS)
             ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, APLOGNO(10936)
                          "cannot re-attach the replay mutex %s", rp->spec);
+        /* Without it (never in practice) the global mutex alone still
+         * serializes correctly, only with more contention. */
+        if (apr_thread_mutex_create(&rp->local, APR_THREAD_MUTEX_DEFAULT,
+                                    pchild) != APR_SUCCESS)
+            rp->local = NULL;
     }
 }
 
@@ -202,7 +226,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     unsigned int vallen = sizeof(val);
     wh_replay_result res;
 
-    apr_status_t rv = apr_global_mutex_lock(rp->mutex);
+    apr_status_t rv = replay_lock(rp);
     if (rv != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, APLOGNO(10938)
                       "replay cache: cannot lock the mutex");
@@ -231,7 +255,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                       "replay cache %s: lookup failed for notificationId=%s",
                       rp->spec, id);
     }
-    apr_status_t urv = apr_global_mutex_unlock(rp->mutex);
+    apr_status_t urv = replay_unlock(rp);
     if (urv != APR_SUCCESS)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, urv, r, APLOGNO(10941)
                       "replay cache: cannot unlock the mutex");
@@ -246,12 +270,12 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
 {
     if (rp == NULL || rp->instance == NULL || id == NULL)
         return;
-    if (apr_global_mutex_lock(rp->mutex) != APR_SUCCESS)
+    if (replay_lock(rp) != APR_SUCCESS)
         return;
     apr_status_t rv = rp->provider->remove(rp->instance, r->server,
                                            (const unsigned char *)id,
                                            (unsigned int)strlen(id), r->pool);
-    apr_global_mutex_unlock(rp->mutex);
+    replay_unlock(rp);
     if (rv != APR_SUCCESS && rv != APR_NOTFOUND)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, APLOGNO(10943)
                       "replay cache %s: cannot remove notificationId=%s",

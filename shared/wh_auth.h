@@ -23,6 +23,38 @@ wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,
 unsigned long wh_auth_cache_hits(const wh_auth_cache *c);
 unsigned long wh_auth_cache_misses(const wh_auth_cache *c);
 
+/* An optional second-level store of successful checks, shared between
+ * processes that cannot share memory (wirehook.cgi: one process per
+ * request, so the in-process cache alone never hits). Consulted after an
+ * in-process miss and written after a successful password check; failures
+ * are never stored. Keys are 64 lowercase hex digits of
+ * HMAC-SHA256(K, header value, NUL, the user's htpasswd hash) with K
+ * derived from a server secret (wh_auth_cache_set_store): a leaked store
+ * can only be attacked online, through the server's own bcrypt; a changed
+ * password or a removed user no longer matches any stored key.
+ * Both callbacks may fail silently: a store that is down only costs the
+ * password check. */
+typedef struct {
+    /* 1 on a live entry (expires > now) for key, with *user (in p); the
+     * store then extends the entry's expiry to new_expires (sliding). */
+    int (*lookup)(void *ctx, apr_pool_t *p, const char *key, apr_time_t now,
+                  apr_time_t new_expires, const char **user);
+    /* Records key -> user until expires; may drop entries expired at now. */
+    void (*store)(void *ctx, apr_pool_t *p, const char *key, const char *user,
+                  apr_time_t now, apr_time_t expires);
+    void *ctx;
+} wh_auth_store;
+
+/* Attaches store (copied) to the cache, with the store key derived as
+ * HMAC-SHA256(secret, "wirehook auth cache v1"). No effect when the cache
+ * is disabled (ttl 0). Returns 0, or -1 when the key cannot be derived. */
+int wh_auth_cache_set_store(wh_auth_cache *c, const wh_auth_store *store,
+                            const unsigned char *secret, apr_size_t secret_len);
+/* Hits in the second-level store, and password checks actually run
+ * (apr_password_validate calls: bcrypt for bcrypt hashes). */
+unsigned long wh_auth_cache_store_hits(const wh_auth_cache *c);
+unsigned long wh_auth_cache_password_checks(const wh_auth_cache *c);
+
 /* Splits "Basic base64(user:pass)". Returns NULL or why it is malformed. */
 const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
                                 const char **user, const char **password);

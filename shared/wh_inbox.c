@@ -32,6 +32,7 @@
 
 static const char *const stmt_sql[WH_STMT_COUNT_] = { WH_SQL_STATEMENTS };
 static const char *const schema_v1[] = { WH_SQL_SCHEMA_V1 };
+static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
 
 typedef struct {
     const apr_dbd_driver_t *driver;
@@ -240,14 +241,20 @@ static wh_conn_status ensure_schema(wh_inbox *ib, apr_pool_t *p, const char **wh
             break;
         /* Missing (or, one day, older): create/upgrade in one transaction
          * so a half-made schema is never seen, then loop to re-read the
-         * version. Upgrades from version 1 will append their statements. */
+         * version. */
         if (attempt > 0)
             apr_sleep(apr_time_from_msec(50 * attempt));
         if ((rv = exec_sql(ib, begin_sql(ib))) != 0)
             continue;
-        for (i = 0; i < sizeof(schema_v1) / sizeof(schema_v1[0]); i++)
-            if ((rv = exec_sql(ib, schema_v1[i])) != 0)
-                break;
+        /* A database without version 1 gets it first; every upgrade
+         * after it is idempotent (IF NOT EXISTS, a version-guarded
+         * UPDATE), so a racing process that upgraded first is harmless. */
+        if (version < 1)
+            for (i = 0; i < sizeof(schema_v1) / sizeof(schema_v1[0]); i++)
+                if ((rv = exec_sql(ib, schema_v1[i])) != 0)
+                    break;
+        for (i = 0; rv == 0 && i < sizeof(upgrade_v2) / sizeof(upgrade_v2[0]); i++)
+            rv = exec_sql(ib, upgrade_v2[i]);
         if (rv == 0 && (rv = exec_sql(ib, "COMMIT")) == 0)
             continue;
         *why = apr_psprintf(p, "creating the schema: %s", db_error(ib, p, rv));
@@ -404,6 +411,19 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
     }
     *out = ib;
     return NULL;
+}
+
+void wh_inbox_release_for_exit(wh_inbox *ib)
+{
+    if (!ib)
+        return;
+    apr_thread_mutex_lock(ib->mutex);
+    /* conn_cleanup then has nothing to close: the process exit releases
+     * the file locks and descriptors. See wh_inbox.h for why this is
+     * still durable. */
+    if (ib->is_sqlite && ib->conn && ib->conn->pid == getpid())
+        ib->conn->handle = NULL;
+    apr_thread_mutex_unlock(ib->mutex);
 }
 
 void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms)
@@ -691,4 +711,93 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     strcpy(w, tail);
     *json_out = json;
     return WH_INBOX_STORED;       /* the enum's "ok" */
+}
+
+/* ------------------------------------------------------ auth cache --- */
+
+int wh_inbox_auth_lookup(wh_inbox *ib, apr_pool_t *p, const char *key,
+                         apr_time_t now, const char **user, apr_time_t *expires)
+{
+    apr_int64_t until = 0;
+    const void *args[1];
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    const char *name = NULL;
+    int rv;
+
+    if (!ib || !key || !user || !expires)
+        return 0;
+    *user = NULL;
+    *expires = 0;
+    args[0] = key;
+    apr_thread_mutex_lock(ib->mutex);
+    if (ensure_conn(ib, p) != 0) {
+        apr_thread_mutex_unlock(ib->mutex);
+        return 0;
+    }
+    rv = apr_dbd_pbselect(ib->driver, p, ib->conn->handle, &res,
+                          ib->stmt[WH_STMT_AUTH_GET], 1, args);
+    if (rv != 0) {
+        (void)fail_op(ib, p, "auth cache lookup", rv, 0);
+        apr_thread_mutex_unlock(ib->mutex);
+        return 0;
+    }
+    while (apr_dbd_get_row(ib->driver, p, res, &row, -1) == 0)
+        if (!name) {
+            const char *u = apr_dbd_get_entry(ib->driver, row, 0);
+            const char *e = apr_dbd_get_entry(ib->driver, row, 1);
+            name = u ? apr_pstrdup(p, u) : NULL;
+            until = e ? apr_atoi64(e) : 0;
+        }
+    apr_thread_mutex_unlock(ib->mutex);
+    if (!name || until <= (apr_int64_t)now)
+        return 0;
+    *user = name;
+    *expires = (apr_time_t)until;
+    return 1;
+}
+
+int wh_inbox_auth_store(wh_inbox *ib, apr_pool_t *p, const char *key,
+                        const char *user, apr_time_t now, apr_time_t expires)
+{
+    apr_int64_t at = (apr_int64_t)now, until = (apr_int64_t)expires;
+    const void *args[3];
+    int nrows = 0, rv;
+
+    if (!ib || !key || !user)
+        return -1;
+    apr_thread_mutex_lock(ib->mutex);
+    if (ensure_conn(ib, p) != 0) {
+        apr_thread_mutex_unlock(ib->mutex);
+        return -1;
+    }
+    /* One transaction, one durable commit: expired entries go as the new
+     * one comes (stores are rare: once per credential per TTL). */
+    if ((rv = exec_sql(ib, begin_sql(ib))) != 0) {
+        (void)fail_op(ib, p, "BEGIN (auth cache)", rv, 0);
+        goto fail;
+    }
+    args[0] = &at;
+    if ((rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
+                              ib->stmt[WH_STMT_AUTH_PURGE], args)) != 0) {
+        (void)fail_op(ib, p, "auth cache purge", rv, 1);
+        goto fail;
+    }
+    args[0] = key;
+    args[1] = user;
+    args[2] = &until;
+    if ((rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
+                              ib->stmt[WH_STMT_AUTH_PUT], args)) != 0) {
+        (void)fail_op(ib, p, "auth cache store", rv, 1);
+        goto fail;
+    }
+    if ((rv = exec_sql(ib, "COMMIT")) != 0) {
+        (void)fail_op(ib, p, "COMMIT (auth cache)", rv, 1);
+        goto fail;
+    }
+    apr_thread_mutex_unlock(ib->mutex);
+    return 0;
+fail:
+    apr_thread_mutex_unlock(ib->mutex);
+    return -1;
 }

@@ -53,4 +53,29 @@ const char *wh_pagination_parse(apr_pool_t *p, const char *query,
 wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
                               const wh_page_query *q, const char **json_out);
 
+/* For a process about to exit (wirehook.cgi): with SQLite, lets the
+ * connection go with the process instead of closing it, so the close-time
+ * WAL checkpoint (two more fsyncs, and deleting and recreating the WAL file
+ * with a directory fsync, every request) is skipped. Durability is
+ * unchanged: every commit was already fsynced to the WAL
+ * (synchronous=FULL), and the next connection recovers the WAL exactly as
+ * after a crash; the WAL is checkpointed by SQLite's automatic checkpoint
+ * (wal_autocheckpoint) during commits instead. Other drivers close
+ * normally. The inbox must not be used afterwards. */
+void wh_inbox_release_for_exit(wh_inbox *ib);
+
+/* The cache of successful Basic-auth checks (wh_auth_store over the
+ * inbox database; wirehook.cgi uses it). key is the store key of
+ * wh_auth.h, never a credential. lookup only reads (WAL readers never wait
+ * for a writer): 1 with *user (in p) and *expires for an entry with
+ * expires > now; 0 on a miss or any failure. store records key -> user
+ * until expires (a new entry, or the sliding expiry of one in use) and
+ * drops entries expired at now, in one durable commit; 0 or -1. A caller
+ * should write only after its own request has been answered by the
+ * database: the write waits for the lock like any other. */
+int wh_inbox_auth_lookup(wh_inbox *ib, apr_pool_t *p, const char *key,
+                         apr_time_t now, const char **user, apr_time_t *expires);
+int wh_inbox_auth_store(wh_inbox *ib, apr_pool_t *p, const char *key,
+                        const char *user, apr_time_t now, apr_time_t expires);
+
 #endif

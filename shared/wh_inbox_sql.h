@@ -13,7 +13,8 @@
  * inserting transaction. */
 #include "wh_inbox.h"
 
-#define WH_INBOX_SCHEMA_VERSION 1
+/* 1: events, quarantine, counters. 2: + wh_auth_cache. */
+#define WH_INBOX_SCHEMA_VERSION 2
 
 /* Counter rows in wh_counter. */
 #define WH_COUNTER_EVENTS     1
@@ -67,6 +68,21 @@
     "INSERT INTO wh_meta (id, schema_version) VALUES (1, 1)"                  \
     " ON CONFLICT (id) DO NOTHING"
 
+/* Version 1 -> 2, in the same transaction as version 1 on a new database.
+ * wh_auth_cache is wirehook.cgi's cache of successful Basic-auth checks
+ * (one CGI process per request has no memory of its own): the key is an
+ * HMAC keyed by a secret derived from the signing secret, never the
+ * credential or a plain hash of it (see wh_auth.h), so the table is no
+ * shortcut past bcrypt. user_name, not "user": a reserved word in
+ * PostgreSQL. expires is apr_time_t (microseconds since the epoch). */
+#define WH_SQL_UPGRADE_V2                                                     \
+    "CREATE TABLE IF NOT EXISTS wh_auth_cache ("                              \
+    " cache_key TEXT NOT NULL PRIMARY KEY,"                                   \
+    " user_name TEXT NOT NULL,"                                               \
+    " expires BIGINT NOT NULL)",                                              \
+    "UPDATE wh_meta SET schema_version = 2"                                   \
+    " WHERE id = 1 AND schema_version = 1"
+
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
 
 /* Liveness probe before each operation: a PostgreSQL connection that died
@@ -84,6 +100,9 @@ enum {
     WH_STMT_LIST_PAYMENT,
     WH_STMT_LIST_STATUS,
     WH_STMT_LIST_BOTH,
+    WH_STMT_AUTH_GET,
+    WH_STMT_AUTH_PURGE,
+    WH_STMT_AUTH_PUT,
     WH_STMT_COUNT_
 };
 
@@ -110,7 +129,13 @@ enum {
     "SELECT seq, body FROM wh_events WHERE status = %s"                       \
     " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
     "SELECT seq, body FROM wh_events WHERE payment_id = %s AND status = %s"   \
-    " ORDER BY seq LIMIT %d OFFSET %lld"
+    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
+    /* the auth cache (schema version 2) */                                  \
+    "SELECT user_name, expires FROM wh_auth_cache WHERE cache_key = %s",      \
+    "DELETE FROM wh_auth_cache WHERE expires <= %lld",                        \
+    "INSERT INTO wh_auth_cache (cache_key, user_name, expires)"               \
+    " VALUES (%s, %s, %lld) ON CONFLICT (cache_key) DO UPDATE"                \
+    " SET user_name = excluded.user_name, expires = excluded.expires"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */

@@ -25,6 +25,8 @@ chmod 644 "$T/etc/broken.conf"
 ib_cgi_location /cgi/badconf "SetEnv WIREHOOK_CONFIG $T/etc/broken.conf"
 ib_cgi_location /cgi/unknownenv "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_NOSUCHKEY 1"
 ib_cgi_location /cgi/badvalue "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_MAXBODYSIZE lots"
+ib_cgi_location /cgi/authcache "SetEnv WIREHOOK_CONFIG $WH_CONF" \
+    "SetEnv WIREHOOK_INBOXPARAMS $T/data/authcache.db"
 wh_write_config "$T/etc/noinbox.conf"
 ib_cgi_location /cgi/noinbox "SetEnv WIREHOOK_CONFIG $T/etc/noinbox.conf"
 # no CGIPassAuth: httpd withholds Authorization from the script
@@ -222,6 +224,30 @@ done
 assert_contains "$(wh_errlog)" "broken.conf:4" "[$MPM] the config error's detail is in the error log"
 assert_contains "$(wh_errlog)" "WIREHOOK_NOSUCHKEY" "[$MPM] unknown WIREHOOK_ variable named in the log"
 assert_contains "$(wh_errlog)" "InboxParams is required" "[$MPM] missing InboxParams named in the log"
+
+# ------------------------------------------- auth cache in the inbox ---
+# One process per request: the bcrypt check of the first is remembered in
+# the inbox database, so the next process (a fresh one) does not run it.
+# The CGI logs one line each time the password check really runs.
+A="$WH_URL/cgi/authcache"
+checked() { grep -c "password of user $WH_USER checked" "$T/logs/error.log"; }
+n0=$(checked)
+wh_post "$A" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] auth cache: first request accepted"
+assert_eq $((n0 + 1)) "$(checked)" "[$MPM] auth cache: the first request runs bcrypt"
+wh_post "$A" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] auth cache: second request (fresh process) accepted"
+wh_post "$A" "$(wh_body Review)"
+assert_json_code accepted "[$MPM] auth cache: third request accepted"
+assert_eq $((n0 + 1)) "$(checked)" "[$MPM] auth cache: later processes never run bcrypt"
+WH_AUTH="$WH_USER:wrong-password" wh_post "$A" "$(wh_body Complete)"
+assert_status 401 "[$MPM] auth cache: a wrong password is still refused"
+asq() { sqlite3 "$T/data/authcache.db" "$1"; }
+assert_eq 1 "$(asq 'SELECT count(*) FROM wh_auth_cache')" "[$MPM] auth cache: one entry, failures never stored"
+key=$(asq 'SELECT cache_key FROM wh_auth_cache')
+plain=$(printf 'Basic %s' "$(printf '%s:%s' "$WH_USER" "$WH_PASSWD" | base64 -w0)" | sha256sum | cut -c1-64)
+assert_ne "$plain" "$key" "[$MPM] auth cache: key is not the SHA-256 of the header"
+assert_not_contains "$(asq 'SELECT * FROM wh_auth_cache')" "$WH_PASSWD" "[$MPM] auth cache: no password in the table"
 
 # ------------------------------------------------- clean CGI answers ---
 curl -sS -i -u "$WH_USER:$WH_PASSWD" "$C?limit=1" | tr -d '\r' >"$T/raw.txt"

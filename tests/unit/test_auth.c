@@ -5,6 +5,7 @@
 #include <apr_strings.h>
 #include <apr_base64.h>
 #include <string.h>
+#include <openssl/sha.h>
 
 #define BCRYPT_BANK "$2y$05$umVYsjMBR4WkQjhq.K6vgumvD/Sz/SHDIlSfY6m0ur.ry9WM/2QGW"  /* s3cret pass */
 #define SHA_BANK2 "{SHA}8Wyi36Noi/CMek4hVErxW9WYy3A="                               /* pw2 */
@@ -180,6 +181,179 @@ static void test_cache_makes_bcrypt_cheap(void)
     CU_ASSERT_EQUAL(wh_auth_cache_hits(c), 49);
 }
 
+/* ------------------------------------------ second-level store --- */
+
+/* A store shared by "processes" (separate caches): a small table. */
+typedef struct {
+    int n;
+    char key[8][65];
+    char user[8][64];
+    apr_time_t expires[8];
+    int lookups, stores;
+} fake_store;
+
+static int fake_lookup(void *ctx, apr_pool_t *p, const char *key, apr_time_t now,
+                       apr_time_t new_expires, const char **user)
+{
+    fake_store *fs = ctx;
+    fs->lookups++;
+    for (int i = 0; i < fs->n; i++)
+        if (strcmp(fs->key[i], key) == 0 && fs->expires[i] > now) {
+            fs->expires[i] = new_expires;
+            *user = apr_pstrdup(p, fs->user[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static void fake_put(void *ctx, apr_pool_t *p, const char *key, const char *user,
+                     apr_time_t now, apr_time_t expires)
+{
+    fake_store *fs = ctx;
+    (void)p;
+    (void)now;
+    fs->stores++;
+    if (fs->n < 8) {
+        apr_cpystrn(fs->key[fs->n], key, sizeof(fs->key[0]));
+        apr_cpystrn(fs->user[fs->n], user, sizeof(fs->user[0]));
+        fs->expires[fs->n++] = expires;
+    }
+}
+
+static const unsigned char SECRET[] = "signing-secret-1";
+
+/* A fresh process: its own in-process cache, the shared store. */
+static wh_auth_cache *process_with(fake_store *fs, const unsigned char *secret)
+{
+    wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 60, 16);
+    wh_auth_store st = { fake_lookup, fake_put, fs };
+    CU_ASSERT_EQUAL(wh_auth_cache_set_store(c, &st, secret, strlen((const char *)secret)), 0);
+    return c;
+}
+
+static void test_store_hit_in_a_fresh_process(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    const char *h = basic("bank:s3cret pass"), *user = NULL;
+    wh_auth_cache *first = process_with(fs, SECRET), *second;
+
+    CU_ASSERT_EQUAL(check(h, first), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(first), 1);
+    CU_ASSERT_EQUAL(fs->stores, 1);
+    /* the next process finds it: no bcrypt */
+    second = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), second, h, apr_time_now(), &user),
+                    WH_AUTH_OK);
+    CU_ASSERT_STRING_EQUAL(user, "bank");
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(second), 0);
+    CU_ASSERT_EQUAL(wh_auth_cache_store_hits(second), 1);
+    /* and then its own in-process cache answers */
+    CU_ASSERT_EQUAL(check(h, second), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_cache_hits(second), 1);
+    CU_ASSERT_EQUAL(fs->lookups, 2);   /* the first process's miss, the second's hit */
+}
+
+static void test_store_miss_runs_the_check(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    wh_auth_cache *c = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(check(basic("bank2:pw2"), c), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(fs->lookups, 1);
+    CU_ASSERT_EQUAL(wh_auth_cache_store_hits(c), 0);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(c), 1);
+}
+
+static void test_store_never_gets_failures(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    wh_auth_cache *c = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(check(basic("bank:wrong"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(check(basic("nobody:pw"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(check("Basic !!", c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(fs->stores, 0);
+    /* an unknown user never even reaches the store */
+    CU_ASSERT_EQUAL(fs->lookups, 1);
+    /* a wrong password in a fresh process is refused, not served */
+    CU_ASSERT_EQUAL(check(basic("bank2:pw2"), c), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(check(basic("bank2:pw2x"), process_with(fs, SECRET)), WH_AUTH_FAILED);
+}
+
+static void test_store_entries_expire(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    const char *h = basic("bank2:pw2"), *user;
+    apr_time_t t0 = apr_time_now();
+    wh_auth_cache *c;
+
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), process_with(fs, SECRET), h, t0,
+                                  &user), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(fs->expires[0], t0 + apr_time_from_sec(60));
+    /* a use at +50 s slides it to +110 s */
+    c = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0 + apr_time_from_sec(50),
+                                  &user), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_cache_store_hits(c), 1);
+    CU_ASSERT_EQUAL(fs->expires[0], t0 + apr_time_from_sec(110));
+    /* idle past it: checked again */
+    c = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), users(), c, h, t0 + apr_time_from_sec(111),
+                                  &user), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_cache_store_hits(c), 0);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(c), 1);
+}
+
+static void test_store_key_is_keyed_not_plain_hash(void)
+{
+    fake_store *a = apr_pcalloc(wh_test_pool(), sizeof(*a));
+    fake_store *b = apr_pcalloc(wh_test_pool(), sizeof(*b));
+    const char *h = basic("bank2:pw2");
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    char hex[65];
+
+    CU_ASSERT_EQUAL(check(h, process_with(a, SECRET)), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(check(h, process_with(b, (const unsigned char *)"another secret")), WH_AUTH_OK);
+    CU_ASSERT_EQUAL_FATAL(a->n, 1);
+    CU_ASSERT_EQUAL_FATAL(b->n, 1);
+    CU_ASSERT_EQUAL(strlen(a->key[0]), 64);
+    SHA256((const unsigned char *)h, strlen(h), d);
+    for (int i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", d[i]);
+    CU_ASSERT_STRING_NOT_EQUAL(a->key[0], hex);
+    /* the key depends on the server secret: the database alone is useless */
+    CU_ASSERT_STRING_NOT_EQUAL(a->key[0], b->key[0]);
+    CU_ASSERT_PTR_NULL(strstr(a->key[0], "pw2"));
+}
+
+static void test_store_entry_dies_with_password_change(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    const char *h = basic("bank2:pw2"), *user;
+    apr_hash_t *changed = users();
+    wh_auth_cache *c;
+
+    CU_ASSERT_EQUAL(check(h, process_with(fs, SECRET)), WH_AUTH_OK);
+    /* the htpasswd entry changed (new password): the old one is refused */
+    apr_hash_set(changed, "bank2", APR_HASH_KEY_STRING, "{SHA}0JQeaNqPOBUf+Gph/Fn3xc+fyqI=");
+    c = process_with(fs, SECRET);
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), changed, c, h, apr_time_now(), &user),
+                    WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(wh_auth_cache_store_hits(c), 0);
+    /* the user removed: refused too */
+    apr_hash_set(changed, "bank2", APR_HASH_KEY_STRING, NULL);
+    CU_ASSERT_EQUAL(wh_auth_check(wh_test_pool(), changed, process_with(fs, SECRET), h,
+                                  apr_time_now(), &user), WH_AUTH_FAILED);
+}
+
+static void test_store_unused_when_cache_disabled(void)
+{
+    fake_store *fs = apr_pcalloc(wh_test_pool(), sizeof(*fs));
+    wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 0, 16);
+    wh_auth_store st = { fake_lookup, fake_put, fs };
+    wh_auth_cache_set_store(c, &st, SECRET, sizeof(SECRET) - 1);
+    CU_ASSERT_EQUAL(check(basic("bank2:pw2"), c), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(fs->lookups + fs->stores, 0);
+}
+
 static const wh_test_case cases[] = {
     { "parse Basic header", test_parse_ok },
     { "malformed Basic headers", test_parse_malformed },
@@ -193,6 +367,13 @@ static const wh_test_case cases[] = {
     { "cache keyed by whole header", test_cache_keyed_by_whole_header },
     { "TTL 0 disables the cache", test_cache_disabled_with_zero_ttl },
     { "cache: bcrypt runs once", test_cache_makes_bcrypt_cheap },
+    { "store: a fresh process hits, no bcrypt", test_store_hit_in_a_fresh_process },
+    { "store: a miss runs the password check", test_store_miss_runs_the_check },
+    { "store: failures never stored", test_store_never_gets_failures },
+    { "store: entries expire, expiry slides", test_store_entries_expire },
+    { "store: key is an HMAC under a derived key, not SHA-256", test_store_key_is_keyed_not_plain_hash },
+    { "store: an entry dies with a password change", test_store_entry_dies_with_password_change },
+    { "store: unused with AuthCacheTTL 0", test_store_unused_when_cache_disabled },
     { NULL, NULL }
 };
 WH_TEST_SUITE(auth, cases)

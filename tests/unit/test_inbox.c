@@ -100,7 +100,7 @@ static fx *make_fx(void)
         CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, f->cfg->inbox_params, &h, &err),
                               APR_SUCCESS);
         CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE IF EXISTS wh_events, "
-                                      "wh_quarantine, wh_counter, wh_meta"), 0);
+                                      "wh_quarantine, wh_counter, wh_meta, wh_auth_cache"), 0);
         apr_dbd_close(drv, h);
     }
     return f;
@@ -265,7 +265,8 @@ static void test_store_and_list_exact_bodies(void)
                                           "event_type || '|' || event_time FROM wh_events "
                                           "WHERE seq = 2"),
                            "P2|Send Ready|wire.status|2026-11-22T14:05:09Z");
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT schema_version FROM wh_meta"), "1");
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT schema_version FROM wh_meta"),
+                           apr_itoa(wh_test_pool(), WH_INBOX_SCHEMA_VERSION));
 }
 
 static void test_empty_inbox_lists_nothing(void)
@@ -508,6 +509,59 @@ static void test_refuses_newer_schema(void)
     CU_ASSERT_PTR_NOT_NULL(wh_inbox_open(wh_test_pool(), f->cfg, &lg, &ib));
     CU_ASSERT_PTR_NULL(ib);
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "newer than this wirehook"));
+}
+
+static void test_upgrades_version_1(void)
+{
+    fx *f = opened();
+    const apr_dbd_driver_t *drv;
+    apr_dbd_t *h;
+    int n = 0;
+    apr_int64_t seq = 0;
+
+    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Complete", &seq), WH_INBOX_STORED);
+    /* turn it into a version 1 database, as an older wirehook left it */
+    h = raw_open(f, &drv);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE wh_auth_cache"), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "UPDATE wh_meta SET schema_version = 1"), 0);
+    apr_dbd_close(drv, h);
+    f->ib = open_in(f, wh_test_pool());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT schema_version FROM wh_meta"), "2");
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "0");
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_events"), "1");
+    CU_ASSERT_EQUAL(store(f, nid(2), "P2", "Complete", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(seq, 2);
+}
+
+static void test_auth_cache_rows(void)
+{
+    fx *f = opened();
+    const char *k = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    const char *user = NULL;
+    apr_time_t t0 = apr_time_now(), s = apr_time_from_sec(1), exp = 0;
+    apr_pool_t *p = wh_test_pool();
+
+    CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0, &user, &exp), 0);
+    CU_ASSERT_PTR_NULL(user);
+    CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, k, "bank", t0, t0 + 60 * s), 0);
+    CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 10 * s, &user, &exp), 1);
+    CU_ASSERT_STRING_EQUAL(user, "bank");
+    CU_ASSERT_EQUAL(exp, t0 + 60 * s);
+    /* expired: a miss */
+    CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 60 * s, &user, &exp), 0);
+    /* storing again slides it */
+    CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, k, "bank", t0 + 50 * s, t0 + 110 * s), 0);
+    CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 100 * s, &user, &exp), 1);
+    CU_ASSERT_EQUAL(exp, t0 + 110 * s);
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "1");
+    /* another key's store drops expired rows */
+    CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, "ff", "bank", t0 + 200 * s, t0 + 260 * s), 0);
+    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "1");
+    /* a second store of the same key replaces it */
+    CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, "ff", "bank2", t0 + 200 * s, t0 + 270 * s), 0);
+    CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, "ff", t0 + 201 * s, &user, &exp), 1);
+    CU_ASSERT_STRING_EQUAL(user, "bank2");
 }
 
 static void test_open_without_params_fails(void)
@@ -880,7 +934,9 @@ static void test_pg_recovers_after_restart(void)
     X(refuses_newer_schema, "refuses a newer schema")                         \
     X(never_logs_params, "unreachable database: 503, params never logged")    \
     X(threads_share_one_inbox, "threads share one inbox")                     \
-    X(processes_race_same_ids, "processes race the same ids (and the schema)")
+    X(processes_race_same_ids, "processes race the same ids (and the schema)") \
+    X(upgrades_version_1, "upgrades a version 1 database in place")          \
+    X(auth_cache_rows, "auth cache: hit, miss, expiry, re-store, purge")
 
 #define SQLITE_WRAP(name, title) \
     static void sq_##name(void) { use_pg = 0; test_##name(); }
