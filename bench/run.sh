@@ -108,7 +108,7 @@ write_wh_conf() { # FILE [extra lines]
 free_port() {
     local p
     for _ in $(seq 1 200); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))   # below the ephemeral range
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
     done
     return 1

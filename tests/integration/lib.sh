@@ -179,10 +179,20 @@ _wh_cleanup() {
 }
 
 # wh_free_port -> a loopback TCP port nobody listens on
+# Drawn below the kernel's ephemeral range: a port in that range can be
+# taken by any outgoing connection (curl, psql) between this check and
+# httpd's bind, which made starts fail now and then with EADDRINUSE.
+wh_port_ceiling() {
+    local lo
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    [ -n "$lo" ] && [ "$lo" -gt 21024 ] 2>/dev/null || lo=32768
+    echo $((lo - 1))
+}
 wh_free_port() {
-    local p i
+    local p i top
+    top=$(wh_port_ceiling)
     for i in $(seq 1 200); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % (top - 20000)))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
                 echo "$p"; return 0

@@ -37,7 +37,7 @@ _pg_free_port() {
     if type wh_free_port >/dev/null 2>&1; then wh_free_port; return; fi
     local p i
     for i in $(seq 1 200); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))   # below the ephemeral range
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
     done
     return 1
