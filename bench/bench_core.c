@@ -18,6 +18,7 @@
  *              exactly N operations inside run_floor()/run_core())
  */
 #include "wh_auth.h"
+#include "bench_util.h"
 #include "wh_config.h"
 #include "wh_signature.h"
 #include "wh_verify.h"
@@ -63,42 +64,9 @@ static EVP_MAC *mac_impl;
 static EVP_MAC_CTX *mac_ctx;
 static volatile unsigned long sink;
 
-__attribute__((noreturn)) static void die(const char *msg, const char *detail)
-{
-    fprintf(stderr, "bench_core: %s%s%s\n", msg, detail ? ": " : "",
-            detail ? detail : "");
-    exit(1);
-}
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const char *table_header(void *ctx, const char *name)
 {
     return apr_table_get((apr_table_t *)ctx, name);
-}
-
-static char *slurp(apr_pool_t *p, const char *path, apr_size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        die("cannot open", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        die("cannot size", path);
-    buf = apr_palloc(p, (apr_size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        die("cannot read", path);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (apr_size_t)n;
-    return buf;
 }
 
 /* A random v4-shaped UUID, 36 characters, as the bank's ids are. */
@@ -127,13 +95,13 @@ static void make_requests(apr_pool_t *p, const char *sample, apr_size_t len,
     struct tm tm;
 
     if (!id_at || !dt_at || !(dt_at = strchr(dt_at + 15, '"')))
-        die("sample lacks notificationId/eventDateTime", NULL);
+        bench_die("sample lacks notificationId/eventDateTime", NULL);
     dt_at++;
     apr_base64_encode(auth, auth_plain, (int)strlen(auth_plain));
     gmtime_r(&t, &tm);
     strftime(datetime, sizeof datetime, "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (strncmp(dt_at + 19, "Z\"", 2) != 0)
-        die("sample eventDateTime is not YYYY-MM-DDThh:mm:ssZ", NULL);
+        bench_die("sample eventDateTime is not YYYY-MM-DDThh:mm:ssZ", NULL);
     srand(12345);
     for (unsigned i = 0; i < N_REQ; i++) {
         bench_req *r = &reqs[i];
@@ -146,7 +114,7 @@ static void make_requests(apr_pool_t *p, const char *sample, apr_size_t len,
         r->ts = apr_psprintf(p, "%ld", (long)t);
         if (wh_signature_compute((const unsigned char *)SECRET, strlen(SECRET), "POST",
                                  URL, r->body, r->body_len, r->ts, r->sig_raw) != 0)
-            die("signing failed", NULL);
+            bench_die("signing failed", NULL);
         wh_signature_hex(r->sig_raw, hex);
         r->sig = apr_pstrdup(p, hex);
         r->headers = apr_table_make(p, 8);
@@ -182,14 +150,14 @@ static void floor_one(const bench_req *r)
         !EVP_MAC_update(mac_ctx, (const unsigned char *)r->body, r->body_len) ||
         !EVP_MAC_update(mac_ctx, (const unsigned char *)r->ts, strlen(r->ts)) ||
         !EVP_MAC_final(mac_ctx, mac, &out_len, sizeof mac))
-        die("floor HMAC failed", NULL);
+        bench_die("floor HMAC failed", NULL);
     for (int i = 0; i < WH_SIG_RAW_LEN; i++)
         given[i] = (unsigned char)(hexval(r->sig[2 * i]) << 4 | hexval(r->sig[2 * i + 1]));
     if (CRYPTO_memcmp(mac, given, sizeof mac) != 0)
-        die("floor signature mismatch", NULL);
+        bench_die("floor signature mismatch", NULL);
     root = json_tokener_parse(r->body);
     if (!root)
-        die("floor: sample is not JSON", NULL);
+        bench_die("floor: sample is not JSON", NULL);
     sink += (unsigned long)json_object_object_length(root);
     json_object_put(root);
 }
@@ -212,7 +180,7 @@ static void core_one(wh_verifier *vf, apr_pool_t *p, const bench_req *r)
     req.now = apr_time_now();
     wh_verdict_init(&v, p);
     if (wh_verify(vf, &req, &v, p) != 200 || !v.ok)
-        die("core rejected a valid request", v.message ? v.message : v.code);
+        bench_die("core rejected a valid request", v.message ? v.message : v.code);
     sink += (unsigned long)v.facts.status_known;
 }
 
@@ -234,11 +202,11 @@ __attribute__((noinline)) static void run_core(wh_verifier *vf, apr_pool_t *p,
 static double rate_floor(double seconds)
 {
     unsigned long n = 0;
-    double t0 = now_sec(), t;
+    double t0 = bench_now(), t;
     do {
         run_floor(64, n);
         n += 64;
-        t = now_sec() - t0;
+        t = bench_now() - t0;
     } while (t < seconds);
     return (double)n / t;
 }
@@ -246,11 +214,11 @@ static double rate_floor(double seconds)
 static double rate_core(wh_verifier *vf, apr_pool_t *p, double seconds)
 {
     unsigned long n = 0;
-    double t0 = now_sec(), t;
+    double t0 = bench_now(), t;
     do {
         run_core(vf, p, 64, n);
         n += 64;
-        t = now_sec() - t0;
+        t = bench_now() - t0;
     } while (t < seconds);
     return (double)n / t;
 }
@@ -284,7 +252,7 @@ static size_t request_heap(wh_verifier *vf)
     before = heap_in_use();
     if (apr_allocator_create(&alloc) != APR_SUCCESS ||
         apr_pool_create_ex(&p, NULL, NULL, alloc) != APR_SUCCESS)
-        die("pool", NULL);
+        bench_die("pool", NULL);
     apr_allocator_owner_set(alloc, p);
     core_one(vf, p, &reqs[7]);
     after = heap_in_use();
@@ -303,7 +271,7 @@ static wh_verifier *make_verifier(apr_pool_t *p, const options *o, apr_int64_t t
     s->key = (const unsigned char *)SECRET;
     s->len = strlen(SECRET);
     if ((err = wh_htpasswd_load(p, o->htpasswd, &cfg->users)) != NULL)
-        die("htpasswd", err);
+        bench_die("htpasswd", err);
     cfg->auth_cache_ttl = ttl;
     return wh_verifier_create(p, cfg, NULL);
 }
@@ -325,10 +293,10 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(k, "--uncached")) o->uncached = atoi(v);
         else if (!strcmp(k, "--only")) o->only = v;
         else if (!strcmp(k, "--iterations")) o->iterations = atoi(v);
-        else die("unknown option", k);
+        else bench_die("unknown option", k);
     }
     if (!o->sample || !o->htpasswd || !o->user || !o->password)
-        die("usage: bench_core --sample F --htpasswd F --user U --password P "
+        bench_die("usage: bench_core --sample F --htpasswd F --user U --password P "
             "[--seconds S] [--rounds R] [--uncached N] [--only floor|cached --iterations N]", NULL);
     if (o->rounds < 1 || o->rounds > MAX_ROUNDS)
         o->rounds = 5;
@@ -351,12 +319,12 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     if (apr_app_initialize(&argc, (const char *const **)&argv, NULL) != APR_SUCCESS ||
         apr_pool_create(&root, NULL) != APR_SUCCESS || apr_pool_create(&rp, root) != APR_SUCCESS)
-        die("APR init failed", NULL);
+        bench_die("APR init failed", NULL);
     mac_impl = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (!mac_impl || !(mac_ctx = EVP_MAC_CTX_new(mac_impl)))
-        die("OpenSSL HMAC unavailable", NULL);
+        bench_die("OpenSSL HMAC unavailable", NULL);
 
-    sample = slurp(root, o.sample, &len);
+    sample = bench_slurp(root, o.sample, &len);
     make_requests(root, sample, len, o.user, o.password);
     cached = make_verifier(root, &o, 60);
     uncached = make_verifier(root, &o, 0);
@@ -376,7 +344,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o.only, "cached"))
             run_core(cached, rp, n, 0);
         else
-            die("--only takes floor or cached", NULL);
+            bench_die("--only takes floor or cached", NULL);
         printf("only %s %lu\n", o.only, n);
         return 0;
     }
@@ -387,18 +355,18 @@ int main(int argc, char **argv)
         core_r[i] = rate_core(cached, rp, o.seconds);
     }
 
-    t0 = now_sec();
+    t0 = bench_now();
     run_core(uncached, rp, (unsigned long)o.uncached, 0);
-    t_unc = (now_sec() - t0) / o.uncached;
+    t_unc = (bench_now() - t0) / o.uncached;
 
     hash = apr_hash_get(wh_verifier_config(cached)->users, o.user, APR_HASH_KEY_STRING);
     if (!hash)
-        die("user not in htpasswd", o.user);
-    t0 = now_sec();
+        bench_die("user not in htpasswd", o.user);
+    t0 = bench_now();
     for (int i = 0; i < o.uncached; i++)
         if (apr_password_validate(o.password, hash) != APR_SUCCESS)
-            die("password does not match the htpasswd hash", NULL);
-    t_bcrypt = (now_sec() - t0) / o.uncached;
+            bench_die("password does not match the htpasswd hash", NULL);
+    t_bcrypt = (bench_now() - t0) / o.uncached;
 
     printf("body_bytes %lu\n", (unsigned long)len);
     printf("floor_ops_per_sec %.0f\n", median(floor_r, o.rounds));

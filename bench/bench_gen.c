@@ -17,6 +17,7 @@
  * DIR/list  N lines "timestamp id datetime signature"
  * The signed URL is "http://" HOST:PORT path, as mod_wirehook and
  * wirehook.cgi rebuild it from the request when SignedUrl is unset. */
+#include "bench_util.h"
 #include "wh_config.h"
 #include "wh_signature.h"
 
@@ -31,39 +32,13 @@
 #define SAMPLE_ID "8cefee42-cb39-4479-b7fd-b8a358aeb002"
 #define MAX_COUNT 5000000L
 
-__attribute__((noreturn)) static void die(const char *msg, const char *detail)
-{
-    fprintf(stderr, "bench_gen: %s%s%s\n", msg, detail ? ": " : "",
-            detail ? detail : "");
-    exit(1);
-}
-
-static char *slurp(apr_pool_t *p, const char *path, apr_size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        die("cannot open", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        die("cannot size", path);
-    buf = apr_palloc(p, (apr_size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        die("cannot read", path);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (apr_size_t)n;
-    return buf;
-}
-
 static void spill(apr_pool_t *p, const char *dir, const char *name,
                   const char *data, apr_size_t len)
 {
     const char *path = apr_pstrcat(p, dir, "/", name, NULL);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0)
-        die("cannot write", path);
+        bench_die("cannot write", path);
 }
 
 int main(int argc, const char *const *argv)
@@ -95,25 +70,25 @@ int main(int argc, const char *const *argv)
         else if (!strcmp(k, "--path")) path = v;
         else if (!strcmp(k, "--count")) count = atol(v);
         else if (!strcmp(k, "--out")) out = v;
-        else die("unknown option", k);
+        else bench_die("unknown option", k);
     }
     if (!sample_path || !secrets_path || !user || !password || !host || !path || !out ||
         count < 1 || count > MAX_COUNT)
-        die("usage: bench_gen --sample F --secrets F --user U --password P "
+        bench_die("usage: bench_gen --sample F --secrets F --user U --password P "
             "--host H:P --path /p --count N --out DIR", NULL);
     if ((err = wh_secrets_load(p, secrets_path, &secrets)) != NULL)
-        die("secrets", err);
+        bench_die("secrets", err);
     key = &APR_ARRAY_IDX(secrets, 0, wh_secret);
 
-    body = slurp(p, sample_path, &len);
+    body = bench_slurp(p, sample_path, &len);
     id_at = strstr(body, SAMPLE_ID);
     dt_key = strstr(body, "\"eventDateTime\"");
     if (!id_at || !dt_key || !(dt_key = strchr(dt_key + 15, '"')))
-        die("sample lacks notificationId/eventDateTime", NULL);
+        bench_die("sample lacks notificationId/eventDateTime", NULL);
     id_off = (apr_size_t)(id_at - body);
     dt_off = (apr_size_t)(dt_key + 1 - body);
     if (dt_off < id_off + 36 || dt_off + 20 > len || body[dt_off + 20] != '"')
-        die("sample layout: expected notificationId before a 20-character eventDateTime", NULL);
+        bench_die("sample layout: expected notificationId before a 20-character eventDateTime", NULL);
 
     plain = apr_pstrcat(p, user, ":", password, NULL);
     auth = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)strlen(plain)));
@@ -137,7 +112,7 @@ int main(int argc, const char *const *argv)
     url = apr_pstrcat(p, "http://", host, path, NULL);
     list = fopen(apr_pstrcat(p, out, "/list", NULL), "w");
     if (!list)
-        die("cannot write", "list");
+        bench_die("cannot write", "list");
     srand((unsigned)now ^ (unsigned)count);
     for (long i = 0; i < count; i++) {
         static const char hex[] = "0123456789abcdef";
@@ -152,12 +127,12 @@ int main(int argc, const char *const *argv)
         memcpy(body + id_off, id, 36);
         memcpy(body + dt_off, datetime, 20);
         if (wh_signature_compute(key->key, key->len, "POST", url, body, len, ts, raw) != 0)
-            die("signing failed", NULL);
+            bench_die("signing failed", NULL);
         wh_signature_hex(raw, sig);
         fprintf(list, "%s %s %s %s\n", ts, id, datetime, sig);
     }
     if (fclose(list) != 0)
-        die("cannot write", "list");
+        bench_die("cannot write", "list");
     printf("generated %ld signed requests for %s (body %lu bytes)\n", count, url,
            (unsigned long)len);
     apr_pool_destroy(p);

@@ -13,6 +13,7 @@
  *       R runs (after one warm-up); prints page_ms and the records returned
  *
  * Output: "key value" lines on stdout (read by bench/run.sh). */
+#include "bench_util.h"
 #include "wh_config.h"
 #include "wh_inbox.h"
 
@@ -36,20 +37,6 @@ typedef struct {
     int writers, limit, repeat;
 } options;
 
-__attribute__((noreturn)) static void die(const char *msg, const char *detail)
-{
-    fprintf(stderr, "bench_inbox: %s%s%s\n", msg, detail ? ": " : "",
-            detail ? detail : "");
-    exit(1);
-}
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void log_sink(void *baton, wh_log_level level, const char *msg)
 {
     (void)baton;
@@ -66,27 +53,8 @@ static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
 
     cfg->inbox_params = db;
     if ((err = wh_inbox_open(p, cfg, &lg, &ib)) != NULL)
-        die("cannot open the inbox", err);
+        bench_die("cannot open the inbox", err);
     return ib;
-}
-
-static char *slurp(apr_pool_t *p, const char *path, apr_size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        die("cannot open", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        die("cannot size", path);
-    buf = apr_palloc(p, (apr_size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        die("cannot read", path);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (apr_size_t)n;
-    return buf;
 }
 
 /* One writer: n stores of the sample with a fresh id each. */
@@ -101,10 +69,10 @@ static int writer(const options *o, int w, long n)
 
     if (apr_pool_create(&root, NULL) != APR_SUCCESS || apr_pool_create(&p, root) != APR_SUCCESS)
         return 1;
-    body = slurp(root, o->sample, &len);
+    body = bench_slurp(root, o->sample, &len);
     id_at = strstr(body, SAMPLE_ID);
     if (!id_at)
-        die("sample lacks the sample notificationId", NULL);
+        bench_die("sample lacks the sample notificationId", NULL);
     ib = open_inbox(root, o->db);
     for (long i = 0; i < n; i++) {
         char id[37];
@@ -145,20 +113,20 @@ static int do_append(const options *o)
     apr_size_t len;
 
     if (per < 1)
-        die("--count must be at least --writers", NULL);
+        bench_die("--count must be at least --writers", NULL);
 
     apr_pool_create(&p, NULL);
-    (void)slurp(p, o->sample, &len);
+    (void)bench_slurp(p, o->sample, &len);
     /* schema first, so the writers do not race to create it; closed again
      * before forking so no child inherits a connection */
     apr_pool_create(&sp, p);
     open_inbox(sp, o->db);
     apr_pool_destroy(sp);
-    t0 = now_sec();
+    t0 = bench_now();
     for (int w = 0; w < o->writers; w++) {
         pids[w] = fork();
         if (pids[w] < 0)
-            die("fork failed", NULL);
+            bench_die("fork failed", NULL);
         if (pids[w] == 0) {
             /* the child starts clean: no connection inherited */
             if (apr_initialize() != APR_SUCCESS)
@@ -171,9 +139,9 @@ static int do_append(const options *o)
         if (waitpid(pids[w], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             failed++;
     }
-    t = now_sec() - t0;
+    t = bench_now() - t0;
     if (failed)
-        die("a writer failed", NULL);
+        bench_die("a writer failed", NULL);
     printf("writers %d\n", o->writers);
     printf("appends %ld\n", per * o->writers);
     printf("seconds %.3f\n", t);
@@ -207,20 +175,20 @@ static int do_page(const options *o)
     for (int i = -1; i < o->repeat; i++) {
         wh_page_query q;
         const char *err;
-        double t0 = now_sec();
+        double t0 = bench_now();
 
         apr_pool_clear(p);
         if ((err = wh_pagination_parse(p, query, cfg, &q)) != NULL)
-            die("pagination", err);
+            bench_die("pagination", err);
         if (wh_inbox_list(ib, p, &q, &json) != WH_INBOX_STORED || !json)
-            die("listing failed", NULL);
+            bench_die("listing failed", NULL);
         if (i >= 0)
-            times[i] = now_sec() - t0;
+            times[i] = bench_now() - t0;
         else {
             /* warm-up run: count what a page holds, outside the timing */
             json_object *root_obj = json_tokener_parse(json), *events;
             if (!root_obj || !json_object_object_get_ex(root_obj, "events", &events))
-                die("listing is not the documented JSON", NULL);
+                bench_die("listing is not the documented JSON", NULL);
             records = (int)json_object_array_length(events);
             json_object_put(root_obj);
         }
@@ -245,7 +213,7 @@ int main(int argc, char **argv)
     o.repeat = 51;
     o.count = 1000;
     if (argc < 2)
-        die("usage: bench_inbox create|append|page --db F [options]", NULL);
+        bench_die("usage: bench_inbox create|append|page --db F [options]", NULL);
     o.mode = argv[1];
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
@@ -256,18 +224,18 @@ int main(int argc, char **argv)
         else if (!strcmp(k, "--offset")) o.offset = atol(v);
         else if (!strcmp(k, "--limit")) o.limit = atoi(v);
         else if (!strcmp(k, "--repeat")) o.repeat = atoi(v);
-        else die("unknown option", k);
+        else bench_die("unknown option", k);
     }
     if (!o.db)
-        die("--db is required", NULL);
+        bench_die("--db is required", NULL);
     if (o.writers < 1 || o.writers > MAX_WRITERS)
-        die("--writers must be 1..64", NULL);
+        bench_die("--writers must be 1..64", NULL);
     if (o.repeat < 1 || o.repeat > MAX_REPEAT)
-        die("--repeat must be 1..1000", NULL);
+        bench_die("--repeat must be 1..1000", NULL);
     if (o.limit < 1 || o.limit > 10000 || o.count < 1 || o.offset < 0)
-        die("bad --limit, --count or --offset", NULL);
+        bench_die("bad --limit, --count or --offset", NULL);
     if (apr_initialize() != APR_SUCCESS)
-        die("APR init failed", NULL);
+        bench_die("APR init failed", NULL);
     if (!strcmp(o.mode, "create")) {
         apr_pool_create(&p, NULL);
         open_inbox(p, o.db);
@@ -276,11 +244,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(o.mode, "append")) {
         if (!o.sample)
-            die("--sample is required", NULL);
+            bench_die("--sample is required", NULL);
         return do_append(&o);
     }
     if (!strcmp(o.mode, "page"))
         return do_page(&o);
-    die("unknown mode", o.mode);
+    bench_die("unknown mode", o.mode);
     return 1;
 }

@@ -10,9 +10,9 @@ BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/be
 
 .PHONY: bench bench-tools
 
-$(BENCH_DIR)/bench_%: bench/bench_%.c $(LIB) $(wildcard shared/*.h)
+$(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h $(LIB) $(wildcard shared/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< bench/bench_util.c $(LIB) $(PKG_LIBS)
 
 $(BENCH_DIR)/min.cgi: bench/min_cgi.c
 	@mkdir -p $(dir $@)
