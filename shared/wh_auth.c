@@ -1,13 +1,12 @@
 #include "wh_auth.h"
+#include "wh_signature.h"   /* wh_hmac_sha256, wh_signature_hex */
 #include <apr_base64.h>
 #include <apr_lib.h>
 #include <apr_md5.h>
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 #include <openssl/sha.h>
 #include <pthread.h>
 #include <string.h>
@@ -41,52 +40,23 @@ struct wh_auth_cache {
     unsigned long password_checks;
 };
 
-/* SHA-256 and HMAC implementations fetched once per process: a fetch by
- * name per call takes OpenSSL's provider-store lock, which every httpd
- * worker thread contends for. */
+/* SHA-256 fetched once per process: a fetch by name per call takes
+ * OpenSSL's provider-store lock, which every httpd worker thread contends
+ * for. (HMAC is wh_signature.c's, which fetches once too.) */
 static EVP_MD *sha256_md;
-static EVP_MAC *hmac_mac;
 static pthread_once_t fetch_once = PTHREAD_ONCE_INIT;
 
-static void fetch_impls(void)
+static void fetch_sha256(void)
 {
     sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
-    hmac_mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 }
 
 static int sha256(const void *data, size_t len, unsigned char out[SHA256_DIGEST_LENGTH])
 {
-    pthread_once(&fetch_once, fetch_impls);
+    pthread_once(&fetch_once, fetch_sha256);
     if (sha256_md)
         return EVP_Digest(data, len, out, NULL, sha256_md, NULL) ? 0 : -1;
     return SHA256(data, len, out) ? 0 : -1;
-}
-
-/* HMAC-SHA256 over up to three parts. */
-static int hmac_sha256(const unsigned char *key, size_t key_len,
-                       const void *a, size_t alen, const void *b, size_t blen,
-                       const void *c, size_t clen,
-                       unsigned char out[SHA256_DIGEST_LENGTH])
-{
-    char digest[] = "SHA256";
-    OSSL_PARAM params[2];
-    EVP_MAC_CTX *ctx;
-    size_t n = 0;
-    int ok;
-
-    pthread_once(&fetch_once, fetch_impls);
-    if (!hmac_mac || !(ctx = EVP_MAC_CTX_new(hmac_mac)))
-        return -1;
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
-    params[1] = OSSL_PARAM_construct_end();
-    ok = EVP_MAC_init(ctx, key, key_len, params)
-         && EVP_MAC_update(ctx, a, alen)
-         && (blen == 0 || EVP_MAC_update(ctx, b, blen))
-         && (clen == 0 || EVP_MAC_update(ctx, c, clen))
-         && EVP_MAC_final(ctx, out, &n, SHA256_DIGEST_LENGTH)
-         && n == SHA256_DIGEST_LENGTH;
-    EVP_MAC_CTX_free(ctx);
-    return ok ? 0 : -1;
 }
 
 wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,
@@ -116,9 +86,8 @@ int wh_auth_cache_set_store(wh_auth_cache *c, const wh_auth_store *store,
 {
     if (!c || !store || !store->lookup || !store->store || !secret)
         return -1;
-    if (hmac_sha256(secret_len ? secret : (const unsigned char *)"", secret_len,
-                    WH_AUTH_STORE_LABEL, sizeof(WH_AUTH_STORE_LABEL) - 1,
-                    NULL, 0, NULL, 0, c->store_key) != 0)
+    const wh_bytes label = { WH_AUTH_STORE_LABEL, sizeof(WH_AUTH_STORE_LABEL) - 1 };
+    if (wh_hmac_sha256(secret, secret_len, &label, 1, c->store_key) != 0)
         return -1;
     c->store = *store;
     c->has_store = 1;
@@ -144,20 +113,18 @@ static void count(wh_auth_cache *c, unsigned long *n)
     }
 }
 
-/* The second-level key for header and the user's htpasswd hash, as hex. */
+/* The second-level key for header and the user's htpasswd hash, as hex
+ * (the NUL keeps "ab"+"c" apart from "a"+"bc"). */
 static int store_key_hex(const wh_auth_cache *c, const char *header,
                          const char *hash, char out[2 * SHA256_DIGEST_LENGTH + 1])
 {
-    static const char digits[] = "0123456789abcdef";
-    unsigned char mac[SHA256_DIGEST_LENGTH];
-    if (hmac_sha256(c->store_key, sizeof(c->store_key), header, strlen(header),
-                    "", 1, hash, strlen(hash), mac) != 0)
+    unsigned char mac[WH_SIG_RAW_LEN];
+    const wh_bytes parts[3] = {
+        { header, strlen(header) }, { "", 1 }, { hash, strlen(hash) },
+    };
+    if (wh_hmac_sha256(c->store_key, sizeof(c->store_key), parts, 3, mac) != 0)
         return -1;
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-        out[2 * i] = digits[mac[i] >> 4];
-        out[2 * i + 1] = digits[mac[i] & 0x0f];
-    }
-    out[2 * SHA256_DIGEST_LENGTH] = '\0';
+    wh_signature_hex(mac, out);
     return 0;
 }
 
@@ -266,24 +233,22 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
     return NULL;
 }
 
-wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
-                             wh_auth_cache *cache, const char *header,
-                             apr_time_t now, const char **user_out)
+/* The check itself; the caller wipes the decoded password whatever way
+ * this returns. */
+static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
+                                        wh_auth_cache *cache, const char *header,
+                                        const char *user, const char *password,
+                                        apr_time_t now, const char **user_out)
 {
-    const char *user = NULL, *password = NULL, *hash;
     unsigned char key[SHA256_DIGEST_LENGTH];
     char skey[2 * SHA256_DIGEST_LENGTH + 1];
     int use_cache = cache_enabled(cache), use_store = 0;
-    wh_auth_result result;
+    const char *hash;
 
-    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
-        return WH_AUTH_MISSING;
     if (use_cache && sha256(header, strlen(header), key) != 0)
         use_cache = 0;
-    if (use_cache && cache_lookup(cache, key, now, p, user_out)) {
-        OPENSSL_cleanse((void *)password, strlen(password));
+    if (use_cache && cache_lookup(cache, key, now, p, user_out))
         return WH_AUTH_OK;
-    }
     hash = (*user && strlen(user) <= WH_AUTH_MAX_USER && users)
                ? apr_hash_get(users, user, APR_HASH_KEY_STRING) : NULL;
     /* The second level only for a user the table knows: its hash is part
@@ -298,22 +263,31 @@ wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
             count(cache, &cache->store_hits);
             cache_store(cache, key, now, user);
             *user_out = user;
-            OPENSSL_cleanse((void *)password, strlen(password));
             return WH_AUTH_OK;
         }
     }
     if (hash && cache)
         count(cache, &cache->password_checks);
-    if (hash && apr_password_validate(password, hash) == APR_SUCCESS) {
-        if (use_cache)
-            cache_store(cache, key, now, user);
-        if (use_store)
-            cache->store.store(cache->store.ctx, p, skey, user, now, now + cache->ttl);
-        *user_out = user;
-        result = WH_AUTH_OK;
-    } else {
-        result = WH_AUTH_FAILED;
-    }
+    if (!hash || apr_password_validate(password, hash) != APR_SUCCESS)
+        return WH_AUTH_FAILED;
+    if (use_cache)
+        cache_store(cache, key, now, user);
+    if (use_store)
+        cache->store.store(cache->store.ctx, p, skey, user, now, now + cache->ttl);
+    *user_out = user;
+    return WH_AUTH_OK;
+}
+
+wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
+                             wh_auth_cache *cache, const char *header,
+                             apr_time_t now, const char **user_out)
+{
+    const char *user = NULL, *password = NULL;
+    wh_auth_result result;
+
+    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
+        return WH_AUTH_MISSING;
+    result = check_credentials(p, users, cache, header, user, password, now, user_out);
     /* The decoded password lives in the pool; do not leave it readable. */
     OPENSSL_cleanse((void *)password, strlen(password));
     return result;

@@ -16,12 +16,9 @@ static void fetch_hmac(void)
     hmac_impl = EVP_MAC_fetch(NULL, "HMAC", NULL);
 }
 
-/* Streams the four parts into the MAC so the body is never copied. */
-int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
-                         const char *method, const char *url,
-                         const char *body, apr_size_t body_len,
-                         const char *timestamp,
-                         unsigned char out[WH_SIG_RAW_LEN])
+int wh_hmac_sha256(const unsigned char *key, apr_size_t key_len,
+                   const wh_bytes *parts, int n,
+                   unsigned char out[WH_SIG_RAW_LEN])
 {
     char digest[] = "SHA256";
     OSSL_PARAM params[2];
@@ -35,15 +32,29 @@ int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
     params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
     params[1] = OSSL_PARAM_construct_end();
     /* An empty key is legal HMAC but OpenSSL wants a non-NULL pointer. */
-    ok = EVP_MAC_init(ctx, key_len ? key : (const unsigned char *)"", key_len, params)
-         && EVP_MAC_update(ctx, (const unsigned char *)method, strlen(method))
-         && EVP_MAC_update(ctx, (const unsigned char *)url, strlen(url))
-         && (body_len == 0 || EVP_MAC_update(ctx, (const unsigned char *)body, body_len))
-         && EVP_MAC_update(ctx, (const unsigned char *)timestamp, strlen(timestamp))
-         && EVP_MAC_final(ctx, out, &out_len, WH_SIG_RAW_LEN)
+    ok = EVP_MAC_init(ctx, key_len ? key : (const unsigned char *)"", key_len, params);
+    for (int i = 0; ok && i < n; i++)
+        ok = parts[i].len == 0
+             || EVP_MAC_update(ctx, parts[i].data, parts[i].len);
+    ok = ok && EVP_MAC_final(ctx, out, &out_len, WH_SIG_RAW_LEN)
          && out_len == WH_SIG_RAW_LEN;
     EVP_MAC_CTX_free(ctx);
     return ok ? 0 : -1;
+}
+
+int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
+                         const char *method, const char *url,
+                         const char *body, apr_size_t body_len,
+                         const char *timestamp,
+                         unsigned char out[WH_SIG_RAW_LEN])
+{
+    const wh_bytes parts[4] = {
+        { method, strlen(method) },
+        { url, strlen(url) },
+        { body, body_len },
+        { timestamp, strlen(timestamp) },
+    };
+    return wh_hmac_sha256(key, key_len, parts, 4, out);
 }
 
 void wh_signature_hex(const unsigned char raw[WH_SIG_RAW_LEN], char out[65])

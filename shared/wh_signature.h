@@ -7,6 +7,18 @@
 #define WH_SIG_HEX_LEN 64
 #define WH_SIG_RAW_LEN 32
 
+/* One part of a message, bytes with an explicit length (may hold NULs). */
+typedef struct {
+    const void *data;
+    apr_size_t len;
+} wh_bytes;
+
+/* HMAC-SHA256(key, parts[0] + ... + parts[n-1]) into out, streamed so no
+ * part is copied. Returns 0 on success. */
+int wh_hmac_sha256(const unsigned char *key, apr_size_t key_len,
+                   const wh_bytes *parts, int n,
+                   unsigned char out[WH_SIG_RAW_LEN]);
+
 /* HMAC-SHA256(key, method + url + body + timestamp) into out (32 bytes).
  * Returns 0 on success. */
 int wh_signature_compute(const unsigned char *key, apr_size_t key_len,
