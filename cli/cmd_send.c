@@ -17,6 +17,7 @@
 #include "wh_signature.h"
 #include "wh_verify.h"
 #include <apr_uri.h>
+#include <apr_uuid.h>
 
 #include <apr_strings.h>
 #include <apr_general.h>
@@ -69,21 +70,13 @@ typedef struct {
 
 /* ------------------------------------------------------------ bodies --- */
 
-static void uuid_v4(char out[37])
+/* A fresh notificationId per request: APR's UUIDs are unique across
+ * processes and time, which is all the replay checks need. */
+static void new_notification_id(char out[APR_UUID_FORMATTED_LENGTH + 1])
 {
-    unsigned char b[16];
-    if (apr_generate_random_bytes(b, sizeof(b)) != APR_SUCCESS) {
-        /* fall back to time + rand: ids must still differ per request */
-        apr_time_t t = apr_time_now();
-        for (int i = 0; i < 16; i++)
-            b[i] = (unsigned char)((t >> (i % 8 * 8)) ^ (unsigned)rand());
-    }
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-             b[10], b[11], b[12], b[13], b[14], b[15]);
+    apr_uuid_t u;
+    apr_uuid_get(&u);
+    apr_uuid_format(out, &u);
 }
 
 static json_object *jstr(const char *s)
@@ -107,10 +100,10 @@ static json_object *address(const char *line, const char *city,
  * given status. Returns malloc'd JSON. */
 static char *sample_body(const char *status, apr_size_t *len)
 {
-    char id[37], when[32];
+    char id[APR_UUID_FORMATTED_LENGTH + 1], when[32];
     apr_time_exp_t tm;
     apr_size_t n;
-    uuid_v4(id);
+    new_notification_id(id);
     apr_time_exp_gmt(&tm, apr_time_now());
     apr_strftime(when, &n, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
