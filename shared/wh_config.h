@@ -30,6 +30,10 @@ typedef enum {
 typedef struct {
     const unsigned char *key;
     apr_size_t len;
+    /* An HMAC context already keyed with this secret (EVP_MAC_CTX, owned
+     * by the pool that loaded the secret), or NULL: wh_signature_match
+     * duplicates it per message instead of keying a new one. */
+    void *keyed;
 } wh_secret;
 
 typedef struct {

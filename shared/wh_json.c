@@ -4,19 +4,25 @@
  * probing showed it accepts single-quoted member names, NaN, Infinity,
  * "-01", "1.", raw control characters inside strings, and its UTF-8 check
  * only looks at byte structure (overlong forms and encoded surrogates pass).
- * So the body goes through three gates: a byte-level pass (NUL, UTF-8),
- * json-c (grammar), then a lexical pass over the bytes json-c accepted that
- * closes the gaps above. The lexical pass also owns the nesting limit,
- * because json-c counts a scalar leaf as a level of its own and would
- * otherwise allow 32 levels of arrays but only 31 of objects.
+ * So the body goes through three gates: a byte-level pass (size, NUL, BOM),
+ * json-c (grammar), then one lexical pass over the bytes json-c accepted
+ * that closes the gaps above and validates UTF-8 (only strings can hold
+ * non-ASCII bytes once json-c has accepted the text). The lexical pass also
+ * owns the nesting limit, because json-c counts a scalar leaf as a level of
+ * its own and would otherwise allow 32 levels of arrays but only 31 of
+ * objects.
+ *
+ * The lexical pass costs about as much per byte as json-c itself if done
+ * naively, so its loops are table-driven: see docs/benchmarks.md.
  *
  * Error messages name an offset and a reason, never body content: they go
  * back to the sender and into logs. */
 #include "wh_json.h"
-#include "wh_schema.h" /* wh_utf8_length */
+#include "wh_utf8.h"
 
 #include <apr_strings.h>
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
 /* RFC 8259 whitespace only: json-c agrees, but \f and \v must not be
@@ -104,26 +110,52 @@ static int is_literal(const char *s, apr_size_t n)
            || is_json_number(s, n);
 }
 
+/* Bytes that end a run of plain string content: the closing quote, an
+ * escape, control characters (invalid) and every non-ASCII byte (its
+ * UTF-8 sequence is validated where the run stops). */
+#define X16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+static const unsigned char string_stop[256] = {
+    X16(1), X16(1),                                 /* 0x00-0x1f */
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20-0x2f: '"' */
+    X16(0), X16(0),                                 /* 0x30-0x4f */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x50-0x5f: '\\' */
+    X16(0), X16(0),                                 /* 0x60-0x7f */
+    X16(1), X16(1), X16(1), X16(1), X16(1), X16(1), X16(1), X16(1)
+};
+#undef X16
+
 /* *pos is on the opening quote; leaves it after the closing one. Escape
  * syntax is json-c's job; this only catches what json-c lets through. */
 static const char *lex_string(lexer *lx, apr_size_t *pos)
 {
-    for (apr_size_t i = *pos + 1; i < lx->end; i++) {
-        unsigned char c = (unsigned char)lx->buf[i];
-        if (c == '"') {
+    const unsigned char *u = (const unsigned char *)lx->buf;
+    apr_size_t i = *pos + 1, n;
+
+    for (;;) {
+        while (i < lx->end && !string_stop[u[i]])
+            i++;
+        if (i >= lx->end)
+            break;
+        if (u[i] == '"') {
             *pos = i + 1;
             return NULL;
         }
-        if (c < 0x20)
+        if (u[i] >= 0x80) {
+            n = wh_utf8_seq_len(u + i, lx->end - i);
+            if (n == 0)
+                return apr_psprintf(lx->p, "invalid UTF-8 at offset %"
+                                    APR_SIZE_T_FMT, i);
+            i += n;
+        } else if (u[i] < 0x20) {
             return apr_psprintf(lx->p, "control character inside a string "
                                 "at offset %" APR_SIZE_T_FMT, i);
-        if (c == '\\') {
+        } else {
             /* A decoded NUL would silently cut the value (or member name)
              * short for every C consumer downstream. */
             if (lx->end - i >= 6 && memcmp(lx->buf + i + 1, "u0000", 5) == 0)
                 return apr_psprintf(lx->p, "\\u0000 escape at offset %"
                                     APR_SIZE_T_FMT, i);
-            i++;
+            i += 2;
         }
     }
     return apr_psprintf(lx->p, "unterminated string at offset %"
@@ -153,7 +185,11 @@ static const char *lex_check(lexer *lx)
 
     while (pos < lx->end && !err) {
         switch (lx->buf[pos]) {
-        case ' ': case '\t': case '\n': case '\r': case ',':
+        case ' ': case '\t': case '\n': case '\r':
+            /* pretty-printed bodies are largely indentation */
+            pos = skip_ws(lx->buf, pos + 1, lx->end);
+            break;
+        case ',':
             pos++;
             break;
         case ':':
@@ -223,22 +259,60 @@ static const char *tokener_error(apr_pool_t *p, enum json_tokener_error err,
     }
 }
 
+/* json-c allocates a tokener of about 1 KB per parse; with glibc's
+ * allocator, taking and returning a block that size on every request
+ * consolidates the heap each time (measured in httpd: 7% of the parse).
+ * So each thread keeps one tokener and resets it per use; it is freed when
+ * the thread exits. */
+static pthread_key_t tokener_key;
+static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
+static int tokener_key_ok;
+
+static void tokener_free(void *tok)
+{
+    json_tokener_free(tok);
+}
+
+static void tokener_key_create(void)
+{
+    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
+}
+
+/* A reset tokener; *kept says whether it belongs to the thread (else the
+ * caller frees it). One extra level: json-c counts the scalar leaf,
+ * lex_check enforces the real container limit. */
+static struct json_tokener *thread_tokener(int *kept)
+{
+    struct json_tokener *tok = NULL;
+
+    pthread_once(&tokener_once, tokener_key_create);
+    *kept = 0;
+    if (tokener_key_ok && (tok = pthread_getspecific(tokener_key)) != NULL) {
+        json_tokener_reset(tok);
+        *kept = 1;
+        return tok;
+    }
+    tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
+    if (tok && tokener_key_ok && pthread_setspecific(tokener_key, tok) == 0)
+        *kept = 1;
+    return tok;
+}
+
 /* Runs json-c over the whole buffer; *end is where the value stopped. */
 static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
                             json_object **out, apr_size_t *end)
 {
     const char *err = NULL;
     enum json_tokener_error jerr;
-    /* One extra level: json-c counts the scalar leaf, lex_check enforces
-     * the real container limit. */
-    struct json_tokener *tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
+    int kept;
+    struct json_tokener *tok = thread_tokener(&kept);
 
     if (!tok)
         return "out of memory while parsing";
     /* Trailing bytes are allowed here only so that they can be reported
      * with their offset below instead of as a generic error. UTF-8 is not
-     * json-c's to check: check_bytes() already validated every byte, more
-     * strictly (overlongs, surrogates), and a second pass costs ~7%. */
+     * json-c's to check: lex_check() validates it more strictly (overlongs,
+     * surrogates) in the pass it makes anyway. */
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT
                                 | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     *out = json_tokener_parse_ex(tok, buf, (int)len);
@@ -256,7 +330,8 @@ static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
         *out = NULL;
         err = tokener_error(p, jerr, *end);
     }
-    json_tokener_free(tok);
+    if (!kept)
+        json_tokener_free(tok);
     return err;
 }
 
@@ -271,8 +346,6 @@ static const char *check_bytes(apr_pool_t *p, const char *buf, apr_size_t len)
     if (nul)
         return apr_psprintf(p, "NUL byte at offset %" APR_SIZE_T_FMT,
                             (apr_size_t)(nul - buf));
-    if (wh_utf8_length(buf, len) < 0)
-        return "invalid UTF-8";
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         return "byte order mark before the JSON value";
     return NULL;

@@ -3,7 +3,7 @@
  * silently ignored a misspelt parameter ("ofset=50") would page from the
  * start and look correct, so anything not understood is a 400. */
 #include "wh_inbox.h"
-#include "wh_schema.h"   /* wh_utf8_length */
+#include "wh_utf8.h"
 #include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>

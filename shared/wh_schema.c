@@ -19,6 +19,7 @@
  * - Lengths count code points, not bytes: the limits are the bank's field
  *   sizes, written in characters. */
 #include "wh_schema.h"
+#include "wh_utf8.h"
 
 #include <apr_strings.h>
 #include <limits.h>
@@ -30,62 +31,6 @@
 static const char *const known_statuses[] = {
     "Review", "Send Ready", "Reject", "Error", "Exception", "Complete", NULL
 };
-
-/* ---- UTF-8 -------------------------------------------------------------- */
-
-/* Length of the well-formed sequence at u (Unicode 15, table 3-7), or 0.
- * The second-byte ranges are what exclude overlong forms, UTF-16
- * surrogates (ED A0..BF) and code points above U+10FFFF. */
-static apr_size_t utf8_seq_len(const unsigned char *u, apr_size_t avail)
-{
-    unsigned char lo = 0x80, hi = 0xBF;
-    apr_size_t n;
-
-    if (u[0] < 0x80)
-        return 1;
-    if (u[0] >= 0xC2 && u[0] <= 0xDF)
-        n = 2;
-    else if (u[0] >= 0xE0 && u[0] <= 0xEF)
-        n = 3;
-    else if (u[0] >= 0xF0 && u[0] <= 0xF4)
-        n = 4;
-    else
-        return 0;
-    if (u[0] == 0xE0)
-        lo = 0xA0;
-    else if (u[0] == 0xED)
-        hi = 0x9F;
-    else if (u[0] == 0xF0)
-        lo = 0x90;
-    else if (u[0] == 0xF4)
-        hi = 0x8F;
-    if (avail < n || u[1] < lo || u[1] > hi)
-        return 0;
-    for (apr_size_t k = 2; k < n; k++)
-        if ((u[k] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
-long wh_utf8_length(const char *s, apr_size_t len)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    apr_size_t i = 0;
-    long count = 0;
-
-    if (!s)
-        return len ? -1 : 0;
-    if (len > (apr_size_t)LONG_MAX)
-        return -1;
-    while (i < len) {
-        apr_size_t n = utf8_seq_len(u + i, len - i);
-        if (n == 0)
-            return -1;
-        i += n;
-        count++;
-    }
-    return count;
-}
 
 /* ---- formats: each returns NULL or the reason the value breaks it ------ */
 
@@ -381,22 +326,29 @@ static const char *type_reason(json_type t)
     }
 }
 
+/* A problem with member key of the object at base: the pointer is only
+ * built here, because valid bodies (nearly all of them) never need it. */
+static void add_member_problem(vctx *c, const char *base, const char *key,
+                               const char *reason)
+{
+    add_problem(c, wh_schema_pointer_append(c->p, base, key), reason);
+}
+
 /* The member if it has type t. NULL when absent, null, or of another type;
  * the last two are problems only where noted in the file comment. */
-static json_object *typed_member(vctx *c, json_object *obj,
-                                 const char *pointer, const char *key,
-                                 presence req, json_type t)
+static json_object *typed_member(vctx *c, json_object *obj, const char *base,
+                                 const char *key, presence req, json_type t)
 {
     json_object *v = NULL;
 
     json_object_object_get_ex(obj, key, &v); /* null comes back as NULL */
     if (!v) {
         if (req == REQUIRED)
-            add_problem(c, pointer, "is required");
+            add_member_problem(c, base, key, "is required");
         return NULL;
     }
     if (!json_object_is_type(v, t)) {
-        add_problem(c, pointer, type_reason(t));
+        add_member_problem(c, base, key, type_reason(t));
         return NULL;
     }
     return v;
@@ -405,8 +357,7 @@ static json_object *typed_member(vctx *c, json_object *obj,
 static void check_string(vctx *c, json_object *obj, const char *base,
                          const str_rule *r)
 {
-    const char *pointer = wh_schema_pointer_append(c->p, base, r->key);
-    json_object *v = typed_member(c, obj, pointer, r->key, r->req,
+    json_object *v = typed_member(c, obj, base, r->key, r->req,
                                   json_type_string);
     const char *s, *why = NULL;
     apr_size_t len;
@@ -417,7 +368,7 @@ static void check_string(vctx *c, json_object *obj, const char *base,
     s = json_object_get_string(v);
     len = (apr_size_t)json_object_get_string_len(v);
     chars = wh_utf8_length(s, len);
-    if (strlen(s) != len)
+    if (memchr(s, '\0', len))
         why = "must not contain NUL characters";
     else if (chars < 0)
         why = "must be valid UTF-8";
@@ -429,7 +380,7 @@ static void check_string(vctx *c, json_object *obj, const char *base,
     else if (r->format)
         why = r->format(s, len);
     if (why)
-        add_problem(c, pointer, why);
+        add_member_problem(c, base, r->key, why);
 }
 
 static void check_node(vctx *c, json_object *obj, const char *pointer,
@@ -453,13 +404,16 @@ static void check_array_items(vctx *c, json_object *arr, const char *pointer,
 static void check_child(vctx *c, json_object *obj, const char *base,
                         const node_rule *r)
 {
-    const char *pointer = wh_schema_pointer_append(c->p, base, r->key);
     json_type t = r->is_array ? json_type_array : json_type_object;
-    json_object *v = typed_member(c, obj, pointer, r->key, r->req, t);
+    json_object *v = typed_member(c, obj, base, r->key, r->req, t);
+    const char *pointer;
 
-    if (v && r->is_array)
+    if (!v)
+        return;
+    pointer = wh_schema_pointer_append(c->p, base, r->key);
+    if (r->is_array)
         check_array_items(c, v, pointer, r);
-    else if (v)
+    else
         check_node(c, v, pointer, r);
 }
 

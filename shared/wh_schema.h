@@ -24,7 +24,4 @@ int wh_schema_status_known(const char *status);
 const char *wh_schema_pointer_append(apr_pool_t *p, const char *base,
                                      const char *name);
 
-/* Counts UTF-8 code points; -1 when s is not valid UTF-8. */
-long wh_utf8_length(const char *s, apr_size_t len);
-
 #endif

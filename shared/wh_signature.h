@@ -40,10 +40,16 @@ int wh_signature_match(const apr_array_header_t *secrets, const char *method,
                        const char *timestamp,
                        const unsigned char given[WH_SIG_RAW_LEN]);
 
+/* Keys an HMAC context for s once (s->keyed, freed with p), so matching
+ * a message only duplicates it. On failure s->keyed stays NULL and
+ * matching keys a context per message instead. */
+void wh_secret_prepare(apr_pool_t *p, wh_secret *s);
+
 /* Reads a secret file: one secret per line, used byte for byte; only the
  * trailing CR/LF is stripped and empty lines are skipped. There is no comment
- * syntax: a bank-issued secret may begin with '#'. Returns NULL or an error
- * that never quotes secret bytes. */
+ * syntax: a bank-issued secret may begin with '#'. Every secret is
+ * prepared (wh_secret_prepare). Returns NULL or an error that never quotes
+ * secret bytes. */
 const char *wh_secrets_load(apr_pool_t *p, const char *path,
                             apr_array_header_t **secrets);
 

@@ -9,6 +9,7 @@
 #include "fuzz_common.h"
 #include "wh_json.h"
 #include "wh_schema.h"
+#include "wh_utf8.h"
 #include "wh_verdict.h"
 
 static void validate(apr_pool_t *p, json_object *root, int reject)

@@ -135,30 +135,41 @@ static void test_length_is_respected(void)
 
 static void test_invalid_utf8_overlong(void)
 {
-    BAD_N("\"\xC0\xAF\"", "invalid UTF-8");
-    BAD_N("\"\xE0\x80\xAF\"", "invalid UTF-8");
-    BAD_N("\"\xF0\x80\x80\xAF\"", "invalid UTF-8");
+    BAD_N("\"\xC0\xAF\"", "invalid UTF-8 at offset 1");
+    BAD_N("\"\xE0\x80\xAF\"", "invalid UTF-8 at offset 1");
+    BAD_N("\"\xF0\x80\x80\xAF\"", "invalid UTF-8 at offset 1");
 }
 
 static void test_invalid_utf8_lone_continuation(void)
 {
-    BAD_N("\"\x80\"", "invalid UTF-8");
-    BAD_N("{\"a\":\"x\xBFy\"}", "invalid UTF-8");
+    BAD_N("\"\x80\"", "invalid UTF-8 at offset 1");
+    BAD_N("{\"a\":\"x\xBFy\"}", "invalid UTF-8 at offset 7");
 }
 
 static void test_invalid_utf8_surrogate(void)
 {
-    BAD_N("\"\xED\xA0\x80\"", "invalid UTF-8");
-    BAD_N("\"\xED\xBF\xBF\"", "invalid UTF-8");
+    BAD_N("\"\xED\xA0\x80\"", "invalid UTF-8 at offset 1");
+    BAD_N("\"\xED\xBF\xBF\"", "invalid UTF-8 at offset 1");
 }
 
 static void test_invalid_utf8_other(void)
 {
-    BAD_N("\"\xF4\x90\x80\x80\"", "invalid UTF-8"); /* above U+10FFFF */
-    BAD_N("\"\xF5\x80\x80\x80\"", "invalid UTF-8");
-    BAD_N("\"\xFF\"", "invalid UTF-8");
-    BAD_N("\"\xC3\"", "invalid UTF-8");              /* cut sequence */
-    BAD_N("\"\xE2\x82\"", "invalid UTF-8");
+    BAD_N("\"\xF4\x90\x80\x80\"", "invalid UTF-8 at offset 1"); /* above U+10FFFF */
+    BAD_N("\"\xF5\x80\x80\x80\"", "invalid UTF-8 at offset 1");
+    BAD_N("\"\xFF\"", "invalid UTF-8 at offset 1");
+    BAD_N("\"\xC3\"", "invalid UTF-8 at offset 1"); /* cut sequence */
+    BAD_N("\"\xE2\x82\"", "invalid UTF-8 at offset 1");
+}
+
+/* Validation resumes after each well-formed sequence, so the offset is
+ * that of the first bad byte; outside strings non-ASCII is a grammar
+ * error json-c reports. */
+static void test_invalid_utf8_offsets(void)
+{
+    BAD_N("[\"\xC3\xA9\xE2\x82\xAC\", \"ok\xED\xA0\x80\"]",
+          "invalid UTF-8 at offset 13");
+    BAD_N("{\"k\xC3\xA9\":\"v\"\xFF}", "invalid JSON at offset 10: "
+          "object value separator ',' expected");
 }
 
 static void test_valid_utf8_kept(void)
@@ -339,6 +350,7 @@ static const wh_test_case json_cases[] = {
     {"invalid UTF-8: lone continuation", test_invalid_utf8_lone_continuation},
     {"invalid UTF-8: encoded surrogate", test_invalid_utf8_surrogate},
     {"invalid UTF-8: other", test_invalid_utf8_other},
+    {"invalid UTF-8: offsets", test_invalid_utf8_offsets},
     {"valid UTF-8 kept", test_valid_utf8_kept},
     {"NUL byte", test_nul_byte},
     {"escaped NUL rejected", test_escaped_nul_rejected},

@@ -3,6 +3,7 @@
  * rule goes silent or starts reporting somewhere else. */
 #include "wh_test.h"
 #include "wh_schema.h"
+#include "wh_utf8.h"
 #include "wh_json.h"
 
 #include <apr_strings.h>
