@@ -17,6 +17,26 @@ LDFLAGS    ?=
 # libldap/liblber): fewer objects to map is a cheaper CGI process start.
 ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 
+# How wirehook.cgi links libcrypto and json-c (the module and the CLI are
+# always dynamic). static, the default: a CGI process starts once per
+# request, and resolving libcrypto.so's symbols at every start costs about
+# a fifth of it; the price is that an OpenSSL update reaches the CGI only
+# with a rebuild (README, "The CGI"). APR stays dynamic in both modes:
+# apr_dbd dlopens its SQLite/PostgreSQL driver, which resolves APR's
+# symbols from the process's global scope. dynamic: everything shared.
+CGI_LINK   ?= static
+ifeq ($(CGI_LINK),static)
+CGI_LIBS    = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null) \
+              $(shell pkg-config --libs-only-L json-c libcrypto 2>/dev/null) \
+              -Wl,-Bstatic -ljson-c -lcrypto -Wl,-Bdynamic -ldl -pthread
+CGI_DEFS    = -DWH_CGI_PRIVATE_LIBCRYPTO
+else ifeq ($(CGI_LINK),dynamic)
+CGI_LIBS    = $(PKG_LIBS)
+CGI_DEFS    =
+else
+$(error CGI_LINK must be static or dynamic, not '$(CGI_LINK)')
+endif
+
 CORE_SRC   := $(wildcard shared/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    := $(wildcard cli/*.c)
@@ -49,8 +69,21 @@ $(LIB): $(CORE_OBJ)
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS) $(CURL_LIBS)
 
-$(CGI): $(CGI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CGI_OBJ) $(LIB) $(PKG_LIBS)
+# Holds the last CGI_LINK, rewritten only when it changes: switching modes
+# relinks the CGI, an unchanged mode leaves it alone.
+$(BUILD)/obj/cgi-link: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CGI_LINK)' | cmp -s - $@ || echo '$(CGI_LINK)' >$@
+FORCE:
+
+$(CGI_OBJ): ALL_CFLAGS += $(CGI_DEFS)
+$(CGI_OBJ): $(BUILD)/obj/cgi-link
+
+$(CGI): $(CGI_OBJ) $(LIB) $(BUILD)/obj/cgi-link
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CGI_OBJ) $(LIB) $(CGI_LIBS) || { \
+	  echo "wirehook.cgi: linking with CGI_LINK=$(CGI_LINK) failed; static needs" \
+	       "libcrypto.a and libjson-c.a (Debian: libssl-dev, libjson-c-dev)," \
+	       "or build with CGI_LINK=dynamic" >&2; exit 1; }
 
 $(UNIT): $(UNIT_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit

@@ -11,12 +11,29 @@
 #include "wh_endpoint.h"
 #include <apr_general.h>
 #include <apr_strings.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* With libcrypto linked into this program (CGI_LINK=static), nothing but
+ * wirehook's own code uses this copy of OpenSSL (a PostgreSQL driver
+ * loaded later brings its own libcrypto.so), and that code only fetches
+ * algorithms from the providers by name (EVP_MAC_fetch, EVP_MD_fetch).
+ * The legacy tables of every cipher and digest, which the first fetch
+ * would otherwise build and copy into the name map, are then never
+ * consulted: skipping them is about a seventh of a request. Legacy lookups
+ * (EVP_get_digestbyname) would find nothing. With a shared libcrypto,
+ * libpq's TLS may need them, so they stay. */
+#ifdef WH_CGI_PRIVATE_LIBCRYPTO
+#define WH_CGI_NO_LEGACY_NAMES \
+    (OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS)
+#else
+#define WH_CGI_NO_LEGACY_NAMES 0
+#endif
 
 static int answer_error(apr_pool_t *p, int status, const char *code,
                         const char *message)
@@ -157,9 +174,27 @@ int main(int argc, const char *const *argv)
     cgi_inbox ci;
     const char *err, *warn, *method;
 
+    /* Before anything touches OpenSSL, whose first use would otherwise
+     * initialize it with the defaults. One process answers one request,
+     * so what the defaults set up for a long life is measurable per
+     * request: the error strings (nothing here prints OpenSSL's errors)
+     * and the exit-time cleanup (exit frees it all at once). openssl.cnf
+     * is still loaded: sites select providers (FIPS) there. */
+    int crypto_ok = OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG
+                                        | OPENSSL_INIT_NO_ATEXIT
+                                        | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS
+                                        | WH_CGI_NO_LEGACY_NAMES, NULL);
+
     if (apr_app_initialize(&argc, &argv, NULL) != APR_SUCCESS)
         return 1;
     apr_pool_create(&p, NULL);
+    if (!crypto_ok) {
+        wh_logf(&wh_cgi_logger, WH_LOG_ERROR,
+                "OpenSSL could not be initialized (check openssl.cnf)");
+        answer_error(p, 500, WH_CODE_INTERNAL, "server misconfigured");
+        wh_cgi_drain_stdin();
+        return 0;
+    }
 
     method = getenv("REQUEST_METHOD");
     if (!method || !*method) {
@@ -200,10 +235,11 @@ int main(int argc, const char *const *argv)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
     wh_cgi_drain_stdin();
     flush_auth_write(&ci, &res);
-    /* Every commit is already durable; skip SQLite's close-time checkpoint
-     * (see wh_inbox_release_for_exit). */
+    /* Every commit is already durable: SQLite's close-time checkpoint is
+     * skipped unless the WAL has grown (see wh_inbox_release_for_exit). */
     wh_inbox_release_for_exit(ci.ib);
-    apr_pool_destroy(p);
-    apr_terminate();
+    apr_pool_destroy(p);   /* closes a PostgreSQL session properly */
+    /* No apr_terminate(): it would unload the database driver and its
+     * library one by one just before exit unmaps everything at once. */
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "wh_inbox.h"
 #include "wh_inbox_sql.h"
 #include <apr_dbd.h>
+#include <apr_file_info.h>
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
 #include <json-c/json.h>
@@ -265,8 +266,9 @@ static wh_conn_status ensure_schema(wh_inbox *ib, apr_pool_t *p, const char **wh
     return WH_CONN_DOWN;
 }
 
-/* Opens a fresh connection, sets it up, makes sure of the schema and
- * prepares the statements. The previous connection, if any, is closed.
+/* Opens a fresh connection, sets it up and makes sure of the schema
+ * (statements are prepared on first use, see prepared()). The previous
+ * connection, if any, is closed.
  * why_out (may be NULL) gets the reason of a failure, in p. */
 static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_out)
 {
@@ -274,7 +276,6 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
     apr_dbd_t *handle = NULL;
     apr_status_t st;
     wh_conn_status cs;
-    int rv;
 
     if (ib->conn && ib->conn->pid != getpid())
         ib->conn->handle = NULL;   /* inherited over fork: abandon, never close */
@@ -304,19 +305,6 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
     }
     if ((cs = ensure_schema(ib, p, &why)) != WH_CONN_OK)
         goto fail;
-    for (int i = 0; i < WH_STMT_COUNT_; i++) {
-        /* No label: PostgreSQL then sends each statement with its values
-         * (unnamed statement), so nothing server-side survives a reconnect
-         * that could go stale. */
-        rv = apr_dbd_prepare(ib->driver, ib->cpool, handle, stmt_sql[i], NULL,
-                             &ib->stmt[i]);
-        if (rv != 0) {
-            why = apr_psprintf(p, "preparing statement %d: %s", i,
-                               db_error(ib, p, rv));
-            cs = WH_CONN_DOWN;
-            goto fail;
-        }
-    }
     ib->broken = 0;
     return WH_CONN_OK;
 
@@ -336,12 +324,50 @@ static int ensure_conn(wh_inbox *ib, apr_pool_t *p)
 {
     if (ib->conn && ib->conn->handle && !ib->broken &&
         ib->conn->pid == getpid()) {
-        if (select_first(ib, p, WH_SQL_PING, NULL) == 0)
+        /* An SQLite "connection" is a file handle that cannot drop, and
+         * SELECT 1 never touches the file: probing it would only parse. */
+        if (ib->is_sqlite || select_first(ib, p, WH_SQL_PING, NULL) == 0)
             return 0;
         wh_logf(&ib->log, WH_LOG_WARN, "inbox: %s connection lost, reconnecting",
                 ib->driver_name);
     }
     return connect_db(ib, p, NULL) == WH_CONN_OK ? 0 : -1;
+}
+
+/* Statement `which` of the current connection, prepared on its first use
+ * there: one CGI process (one connection) runs three or four of the
+ * statements, and each prepare is a parse. In the connection's pool, so a
+ * reconnect starts afresh. 0 or the driver's error. */
+static int prepared(wh_inbox *ib, int which, apr_dbd_prepared_t **out)
+{
+    int rv = 0;
+
+    if (!ib->stmt[which])
+        /* No label: PostgreSQL then sends each statement with its values
+         * (unnamed statement), so nothing server-side survives a reconnect
+         * that could go stale. */
+        rv = apr_dbd_prepare(ib->driver, ib->cpool, ib->conn->handle,
+                             stmt_sql[which], NULL, &ib->stmt[which]);
+    *out = rv == 0 ? ib->stmt[which] : NULL;
+    return rv;
+}
+
+/* apr_dbd_pbquery / apr_dbd_pbselect (random access) on statement
+ * `which`, preparing it first if needed. */
+static int run_stmt(wh_inbox *ib, apr_pool_t *p, int which, int *nrows,
+                    const void **args)
+{
+    apr_dbd_prepared_t *st;
+    int rv = prepared(ib, which, &st);
+    return rv ? rv : apr_dbd_pbquery(ib->driver, p, ib->conn->handle, nrows, st, args);
+}
+
+static int select_stmt(wh_inbox *ib, apr_pool_t *p, int which,
+                       apr_dbd_results_t **res, const void **args)
+{
+    apr_dbd_prepared_t *st;
+    int rv = prepared(ib, which, &st);
+    return rv ? rv : apr_dbd_pbselect(ib->driver, p, ib->conn->handle, res, st, 1, args);
 }
 
 /* ------------------------------------------------------------- public --- */
@@ -413,16 +439,61 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
     return NULL;
 }
 
+/* The size of the open SQLite database's WAL file, or -1. */
+static apr_off_t wal_size(wh_inbox *ib, apr_pool_t *p)
+{
+    const char *file = NULL;
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    apr_finfo_t fi;
+
+    /* The main database's real path: InboxParams may be a file: URI. */
+    if (apr_dbd_select(ib->driver, p, ib->conn->handle, &res,
+                       "PRAGMA database_list", 1) != 0)
+        return -1;
+    while (apr_dbd_get_row(ib->driver, p, res, &row, -1) == 0)
+        if (!file) {
+            const char *name = apr_dbd_get_entry(ib->driver, row, 1);
+            const char *path = apr_dbd_get_entry(ib->driver, row, 2);
+            if (name && path && strcmp(name, "main") == 0)
+                file = apr_pstrdup(p, path);
+        }
+    if (!file || !*file ||
+        apr_stat(&fi, apr_pstrcat(p, file, "-wal", NULL), APR_FINFO_SIZE, p)
+            != APR_SUCCESS)
+        return -1;
+    return fi.size;
+}
+
 void wh_inbox_release_for_exit(wh_inbox *ib)
 {
     if (!ib)
         return;
     apr_thread_mutex_lock(ib->mutex);
-    /* conn_cleanup then has nothing to close: the process exit releases
-     * the file locks and descriptors. See wh_inbox.h for why this is
-     * still durable. */
-    if (ib->is_sqlite && ib->conn && ib->conn->pid == getpid())
-        ib->conn->handle = NULL;
+    if (ib->is_sqlite && ib->conn && ib->conn->handle &&
+        ib->conn->pid == getpid()) {
+        /* The last connection to leave takes with it SQLite's shared
+         * memory, which says how much of the WAL is already in the
+         * database: the next process then re-reads the whole WAL
+         * (recovery), and its automatic checkpoint copies all of it again,
+         * so the WAL would only grow. Past WH_INBOX_EXIT_WAL_MAX the
+         * connection is closed normally: if it is the last one, SQLite
+         * checkpoints and removes the WAL; if others are open, closing
+         * costs nothing and their shared memory lives on. */
+        apr_pool_t *tmp;
+        int close_it = 0;
+        if (!ib->broken && apr_pool_create(&tmp, ib->root) == APR_SUCCESS) {
+            close_it = wal_size(ib, tmp) > WH_INBOX_EXIT_WAL_MAX;
+            apr_pool_destroy(tmp);
+        }
+        if (close_it)
+            disconnect(ib);
+        else
+            /* conn_cleanup then has nothing to close: the process exit
+             * releases the file locks and descriptors. See wh_inbox.h for
+             * why this is still durable. */
+            ib->conn->handle = NULL;
+    }
     apr_thread_mutex_unlock(ib->mutex);
 }
 
@@ -445,14 +516,12 @@ static int next_number(wh_inbox *ib, apr_pool_t *p, int which,
     const char *v = NULL;
     int nrows = 0, rv;
 
-    rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
-                         ib->stmt[WH_STMT_BUMP], args);
+    rv = run_stmt(ib, p, WH_STMT_BUMP, &nrows, args);
     if (rv != 0)
         return rv;
     if (nrows != 1)
         return -1;   /* counter row missing: schema damaged */
-    rv = apr_dbd_pbselect(ib->driver, p, ib->conn->handle, &res,
-                          ib->stmt[WH_STMT_COUNTER], 1, args);
+    rv = select_stmt(ib, p, WH_STMT_COUNTER, &res, args);
     if (rv != 0)
         return rv;
     while (apr_dbd_get_row(ib->driver, p, res, &row, -1) == 0)
@@ -522,8 +591,7 @@ wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
     args[5] = facts->status;
     args[6] = &received;
     args[7] = text;
-    rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
-                         ib->stmt[WH_STMT_INSERT], args);
+    rv = run_stmt(ib, p, WH_STMT_INSERT, &nrows, args);
     if (rv != 0) {
         r = fail_op(ib, p, "INSERT", rv, 1);
         goto out;
@@ -608,8 +676,7 @@ wh_inbox_result wh_inbox_quarantine(wh_inbox *ib, apr_pool_t *p,
         goto out;
     }
     args[0] = &id;
-    rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
-                         ib->stmt[WH_STMT_QUARANTINE], args);
+    rv = run_stmt(ib, p, WH_STMT_QUARANTINE, &nrows, args);
     if (rv != 0 || nrows != 1) {
         r = fail_op(ib, p, "quarantine INSERT", rv ? rv : -1, 1);
         goto out;
@@ -672,8 +739,7 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
         apr_thread_mutex_unlock(ib->mutex);
         return WH_INBOX_UNAVAILABLE;
     }
-    rv = apr_dbd_pbselect(ib->driver, p, ib->conn->handle, &res, ib->stmt[stmt],
-                          1, args);
+    rv = select_stmt(ib, p, stmt, &res, args);
     if (rv != 0) {
         wh_inbox_result r = fail_op(ib, p, "listing", rv, 0);
         apr_thread_mutex_unlock(ib->mutex);
@@ -735,8 +801,7 @@ int wh_inbox_auth_lookup(wh_inbox *ib, apr_pool_t *p, const char *key,
         apr_thread_mutex_unlock(ib->mutex);
         return 0;
     }
-    rv = apr_dbd_pbselect(ib->driver, p, ib->conn->handle, &res,
-                          ib->stmt[WH_STMT_AUTH_GET], 1, args);
+    rv = select_stmt(ib, p, WH_STMT_AUTH_GET, &res, args);
     if (rv != 0) {
         (void)fail_op(ib, p, "auth cache lookup", rv, 0);
         apr_thread_mutex_unlock(ib->mutex);
@@ -778,16 +843,14 @@ int wh_inbox_auth_store(wh_inbox *ib, apr_pool_t *p, const char *key,
         goto fail;
     }
     args[0] = &at;
-    if ((rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
-                              ib->stmt[WH_STMT_AUTH_PURGE], args)) != 0) {
+    if ((rv = run_stmt(ib, p, WH_STMT_AUTH_PURGE, &nrows, args)) != 0) {
         (void)fail_op(ib, p, "auth cache purge", rv, 1);
         goto fail;
     }
     args[0] = key;
     args[1] = user;
     args[2] = &until;
-    if ((rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &nrows,
-                              ib->stmt[WH_STMT_AUTH_PUT], args)) != 0) {
+    if ((rv = run_stmt(ib, p, WH_STMT_AUTH_PUT, &nrows, args)) != 0) {
         (void)fail_op(ib, p, "auth cache store", rv, 1);
         goto fail;
     }

@@ -59,8 +59,11 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
  * with a directory fsync, every request) is skipped. Durability is
  * unchanged: every commit was already fsynced to the WAL
  * (synchronous=FULL), and the next connection recovers the WAL exactly as
- * after a crash; the WAL is checkpointed by SQLite's automatic checkpoint
- * (wal_autocheckpoint) during commits instead. Other drivers close
+ * after a crash. That recovery reads the whole WAL, so once the WAL has
+ * grown past WH_INBOX_EXIT_WAL_MAX the connection is closed normally
+ * instead: as the last connection, SQLite checkpoints the WAL into the
+ * database and removes it; with others open (the module sharing the file),
+ * it just closes and they keep the WAL in check. Other drivers close
  * normally. The inbox must not be used afterwards. */
 void wh_inbox_release_for_exit(wh_inbox *ib);
 

@@ -27,6 +27,8 @@ ib_cgi_location /cgi/unknownenv "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHO
 ib_cgi_location /cgi/badvalue "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_MAXBODYSIZE lots"
 ib_cgi_location /cgi/authcache "SetEnv WIREHOOK_CONFIG $WH_CONF" \
     "SetEnv WIREHOOK_INBOXPARAMS $T/data/authcache.db"
+ib_cgi_location /cgi/walcap "SetEnv WIREHOOK_CONFIG $WH_CONF" \
+    "SetEnv WIREHOOK_INBOXPARAMS $T/data/walcap.db"
 wh_write_config "$T/etc/noinbox.conf"
 ib_cgi_location /cgi/noinbox "SetEnv WIREHOOK_CONFIG $T/etc/noinbox.conf"
 # no CGIPassAuth: httpd withholds Authorization from the script
@@ -248,6 +250,29 @@ key=$(asq 'SELECT cache_key FROM wh_auth_cache')
 plain=$(printf 'Basic %s' "$(printf '%s:%s' "$WH_USER" "$WH_PASSWD" | base64 -w0)" | sha256sum | cut -c1-64)
 assert_ne "$plain" "$key" "[$MPM] auth cache: key is not the SHA-256 of the header"
 assert_not_contains "$(asq 'SELECT * FROM wh_auth_cache')" "$WH_PASSWD" "[$MPM] auth cache: no password in the table"
+
+# ------------------------------------------------------ the WAL size ---
+# One process per request, none holding the database between requests:
+# each one would re-read the whole WAL, so a process that leaves it past
+# WH_INBOX_EXIT_WAL_MAX lets SQLite checkpoint it away. 40 events write
+# several times that.
+walmax=$(( $(sed -n 's/^#define WH_INBOX_EXIT_WAL_MAX //p' "$WH_TOP/shared/wh_inbox_sql.h") ))
+W="$WH_URL/cgi/walcap"
+wal_largest=0 wal_gone=0 ok=0
+for _ in $(seq 1 40); do
+    wh_post "$W" "$(wh_body Review)"
+    [ "$WH_STATUS" = 200 ] && ok=$((ok + 1))
+    size=$(stat -c %s "$T/data/walcap.db-wal" 2>/dev/null || echo 0)
+    [ "$size" -gt "$wal_largest" ] && wal_largest=$size
+    [ "$size" -eq 0 ] && wal_gone=$((wal_gone + 1))
+done
+assert_eq 40 "$ok" "[$MPM] WAL cap: 40 events accepted"
+assert_eq 40 "$(sqlite3 -cmd '.timeout 5000' "$T/data/walcap.db" 'SELECT count(*) FROM wh_events')" \
+    "[$MPM] WAL cap: all 40 stored"
+assert_true "[$MPM] WAL cap: the WAL never stays past $walmax bytes (largest $wal_largest)" \
+    test "$wal_largest" -gt 0 -a "$wal_largest" -le "$walmax"
+assert_true "[$MPM] WAL cap: checkpointed away along the way ($wal_gone times)" \
+    test "$wal_gone" -ge 1
 
 # ------------------------------------------------- clean CGI answers ---
 curl -sS -i -u "$WH_USER:$WH_PASSWD" "$C?limit=1" | tr -d '\r' >"$T/raw.txt"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# How wirehook.cgi is linked and initializes OpenSSL (Makefile CGI_LINK,
+# cgi/main.c), checked on the binaries and by running the CGI directly:
+# libcrypto and json-c inside the CGI unless CGI_LINK=dynamic, APR always
+# shared, the module and the CLI always shared; the linked-in libcrypto is
+# not exported (a PostgreSQL driver's libcrypto.so must not bind to it);
+# openssl.cnf is still honoured (sites restrict algorithms to FIPS there).
+. "$(dirname "$0")/lib.sh"
+wh_init
+CGI="$WH_BUILD/wirehook.cgi"
+[ -x "$CGI" ] || { echo "no $CGI: build first" >&2; exit 1; }
+MODE=${CGI_LINK:-static}
+
+needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
+
+cgi_needs=$(needed "$CGI")
+assert_contains "$cgi_needs" "libapr-1" "CGI: APR is a shared library ($MODE)"
+assert_contains "$cgi_needs" "libaprutil-1" "CGI: APR-util is a shared library ($MODE)"
+if [ "$MODE" = static ]; then
+    assert_not_contains "$cgi_needs" "libcrypto" "CGI_LINK=static: libcrypto linked in"
+    assert_not_contains "$cgi_needs" "libjson-c" "CGI_LINK=static: json-c linked in"
+    exported=$(nm -D --defined-only "$CGI" 2>/dev/null | grep -cE ' (EVP|OPENSSL|CRYPTO)_')
+    assert_eq 0 "$exported" "CGI_LINK=static: no OpenSSL symbol exported to loaded drivers"
+else
+    assert_contains "$cgi_needs" "libcrypto" "CGI_LINK=dynamic: libcrypto shared"
+    assert_contains "$cgi_needs" "libjson-c" "CGI_LINK=dynamic: json-c shared"
+fi
+assert_contains "$(needed "$WH_MOD_SO")" "libcrypto" "the module links libcrypto dynamically"
+assert_contains "$(needed "$WIREHOOK")" "libcrypto" "the CLI links libcrypto dynamically"
+
+# cgi_post [ENV=VALUE...] -- one signed POST straight into the CGI; the
+# answer in $T/cgi.out, its log lines in $T/cgi.err
+cgi_post() {
+    local body ts sig url="http://127.0.0.1/cgi/link"
+    body=$(wh_body Complete)
+    ts=$(date +%s)
+    sig=$(wh_sign "$WH_SECRETS" POST "$url" "$body" "$ts")
+    env "$@" REQUEST_METHOD=POST REQUEST_SCHEME=http HTTP_HOST=127.0.0.1 \
+        REQUEST_URI=/cgi/link CONTENT_TYPE=application/json \
+        CONTENT_LENGTH="$(stat -c %s "$body")" HTTP_X_TIMESTAMP="$ts" HTTP_X_SIGNATURE="$sig" \
+        HTTP_AUTHORIZATION="Basic $(printf '%s:%s' "$WH_USER" "$WH_PASSWD" | base64 -w0)" \
+        WIREHOOK_CONFIG="$WH_CONF" "$CGI" <"$body" >"$T/cgi.out" 2>"$T/cgi.err"
+}
+
+cgi_post
+assert_eq "Status: 200 OK" "$(head -n 1 "$T/cgi.out" | tr -d '\r')" "CGI run directly: stores ($MODE)"
+assert_contains "$(cat "$T/cgi.out")" '"accepted"' "CGI run directly: accepted"
+
+# An openssl.cnf that allows only FIPS algorithms, with no FIPS provider
+# installed: HMAC cannot be fetched, so nothing verifies. Proof that the
+# CGI reads the site's openssl.cnf, and fails closed under it.
+cat >"$T/etc/fips-only.cnf" <<'EOF'
+openssl_conf = openssl_init
+[openssl_init]
+alg_section = evp_properties
+[evp_properties]
+default_properties = fips=yes
+EOF
+cgi_post OPENSSL_CONF="$T/etc/fips-only.cnf"
+assert_not_contains "$(head -n 1 "$T/cgi.out")" "200" "openssl.cnf honoured: FIPS-only without a FIPS provider refuses"
+assert_eq 1 "$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')" \
+    "openssl.cnf honoured: nothing stored under it"
+
+wh_done
