@@ -6,7 +6,7 @@
 BENCH_DIR     = $(BUILD)/bench
 BENCH_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ishared $(PKG_CFLAGS)
 BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/bench_gen \
-                $(BENCH_DIR)/min.cgi $(BENCH_DIR)/mod_benchok.so
+                $(BENCH_DIR)/min.cgi $(BENCH_DIR)/floor.cgi $(BENCH_DIR)/mod_benchok.so
 
 .PHONY: bench bench-tools
 
@@ -18,13 +18,17 @@ $(BENCH_DIR)/min.cgi: bench/min_cgi.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
+$(BENCH_DIR)/floor.cgi: bench/floor_cgi.c $(BUILD)/obj/cgi-link
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< $(filter-out -lapr-1 -laprutil-1,$(CGI_LIBS)) -lsqlite3
+
 # apxs builds in place: compile a copy in the bench dir
 $(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c
 	@test -n "$(APXS)" || { echo "apxs not found: run make deps" >&2; exit 1; }
 	@mkdir -p $(BENCH_DIR)/mod
 	cp $< $(BENCH_DIR)/mod/
 	cd $(BENCH_DIR)/mod && $(APXS) -c -o mod_benchok.la -Wc,-std=c11 \
-	  $(foreach w,$(WARN),-Wc,$(w)) -Wc,-Wno-strict-prototypes mod_benchok.c >apxs.log 2>&1 \
+	  $(foreach w,$(WARN),-Wc,$(w)) -Wc,-Wno-strict-prototypes mod_benchok.c -lcrypto -ljson-c >apxs.log 2>&1 \
 	  || { cat apxs.log >&2; exit 1; }
 	cp $(BENCH_DIR)/mod/.libs/mod_benchok.so $@
 
