@@ -21,8 +21,9 @@
 #include <apr_strings.h>
 #include <json-c/json.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
+
+#include "floor_mac.h"
 
 #define BENCHOK_READ 8192
 #define BENCHFLOOR_MAX (64 * 1024)
@@ -105,42 +106,16 @@ static long read_body(request_rec *r, char *buf, long max)
     }
 }
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static int floor_verify(request_rec *r, floor_conf *fc, const char *body, long len)
 {
-    const char *ts = apr_table_get(r->headers_in, "X-Timestamp");
-    const char *sig = apr_table_get(r->headers_in, "X-Signature");
     const char *host = apr_table_get(r->headers_in, "Host");
     const char *url = apr_pstrcat(r->pool, "http://", host ? host : "",
                                   r->unparsed_uri, NULL);
-    unsigned char mac[32], given[32];
-    size_t mac_len = 0;
-    EVP_MAC_CTX *ctx;
-    int ok;
 
-    if (!ts || !sig || strlen(sig) != 64 || !fc->keyed)
-        return 0;
-    for (int i = 0; i < 32; i++) {
-        int hi = hexval(sig[2 * i]), lo = hexval(sig[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return 0;
-        given[i] = (unsigned char)(hi << 4 | lo);
-    }
-    if (!(ctx = EVP_MAC_CTX_dup(fc->keyed)))
-        return 0;
-    ok = EVP_MAC_update(ctx, (const unsigned char *)r->method, strlen(r->method))
-         && EVP_MAC_update(ctx, (const unsigned char *)url, strlen(url))
-         && EVP_MAC_update(ctx, (const unsigned char *)body, (size_t)len)
-         && EVP_MAC_update(ctx, (const unsigned char *)ts, strlen(ts))
-         && EVP_MAC_final(ctx, mac, &mac_len, sizeof mac) && mac_len == 32;
-    EVP_MAC_CTX_free(ctx);
-    return ok && CRYPTO_memcmp(mac, given, 32) == 0;
+    return fc->keyed
+           && floor_mac_matches(EVP_MAC_CTX_dup(fc->keyed), r->method, url, body,
+                                (size_t)len, apr_table_get(r->headers_in, "X-Timestamp"),
+                                apr_table_get(r->headers_in, "X-Signature"));
 }
 
 static int benchok_handler(request_rec *r)

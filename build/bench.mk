@@ -18,15 +18,15 @@ $(BENCH_DIR)/min.cgi: bench/min_cgi.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
-$(BENCH_DIR)/floor.cgi: bench/floor_cgi.c $(BUILD)/obj/cgi-link
+$(BENCH_DIR)/floor.cgi: bench/floor_cgi.c bench/floor_mac.h $(BUILD)/obj/cgi-link
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< $(filter-out -lapr-1 -laprutil-1,$(CGI_LIBS)) -lsqlite3
 
 # apxs builds in place: compile a copy in the bench dir
-$(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c
+$(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h
 	@test -n "$(APXS)" || { echo "apxs not found: run make deps" >&2; exit 1; }
 	@mkdir -p $(BENCH_DIR)/mod
-	cp $< $(BENCH_DIR)/mod/
+	cp $< bench/floor_mac.h $(BENCH_DIR)/mod/
 	cd $(BENCH_DIR)/mod && $(APXS) -c -o mod_benchok.la -Wc,-std=c11 \
 	  $(foreach w,$(WARN),-Wc,$(w)) -Wc,-Wno-strict-prototypes mod_benchok.c -lcrypto -ljson-c >apxs.log 2>&1 \
 	  || { cat apxs.log >&2; exit 1; }
