@@ -24,18 +24,20 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 # with a rebuild (README, "The CGI"). APR stays dynamic in both modes:
 # apr_dbd dlopens its SQLite/PostgreSQL driver, which resolves APR's
 # symbols from the process's global scope. dynamic: everything shared.
+# CGI_CRYPTO_LIBS is the mode's libcrypto + json-c part (bench/floor_cgi.c
+# links it too, so the CGI floor starts as the CGI does).
 CGI_LINK   ?= static
 ifeq ($(CGI_LINK),static)
-CGI_LIBS    = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null) \
-              $(shell pkg-config --libs-only-L json-c libcrypto 2>/dev/null) \
+CGI_CRYPTO_LIBS = $(shell pkg-config --libs-only-L json-c libcrypto 2>/dev/null) \
               -Wl,-Bstatic -ljson-c -lcrypto -Wl,-Bdynamic -ldl -pthread
 CGI_DEFS    = -DWH_CGI_PRIVATE_LIBCRYPTO
 else ifeq ($(CGI_LINK),dynamic)
-CGI_LIBS    = $(PKG_LIBS)
+CGI_CRYPTO_LIBS = $(shell pkg-config --libs json-c libcrypto 2>/dev/null)
 CGI_DEFS    =
 else
 $(error CGI_LINK must be static or dynamic, not '$(CGI_LINK)')
 endif
+CGI_LIBS    = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null) $(CGI_CRYPTO_LIBS)
 
 CORE_SRC   := $(wildcard shared/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)

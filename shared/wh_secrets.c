@@ -45,7 +45,6 @@ static void secret_line(void *vctx, unsigned lineno, char *line,
     /* NUL-terminated for convenience only; len is authoritative. */
     s->key = (const unsigned char *)apr_pstrmemdup(ctx->p, line, len);
     s->len = len;
-    s->keyed = NULL;
     wh_secret_prepare(ctx->p, s);
 }
 

@@ -148,6 +148,25 @@ static void test_match_detects_any_changed_part(void)
     CU_ASSERT_EQUAL(wh_signature_match(NULL, "POST", "/w", "{}", 2, "1", sig), -1);
 }
 
+/* wh_secrets_load prepares every secret (a keyed context duplicated per
+ * message): matching must not depend on whether a secret was prepared. */
+static void test_prepared_secrets_match_alike(void)
+{
+    unsigned char sig[WH_SIG_RAW_LEN];
+    apr_array_header_t *s = secrets_of("old", "new");
+    for (int i = 0; i < s->nelts; i++)
+        wh_secret_prepare(wh_test_pool(), &APR_ARRAY_IDX(s, i, wh_secret));
+    CU_ASSERT_PTR_NOT_NULL(APR_ARRAY_IDX(s, 0, wh_secret).keyed);
+    CU_ASSERT_PTR_NOT_NULL(APR_ARRAY_IDX(s, 1, wh_secret).keyed);
+    wh_signature_compute((const unsigned char *)"new", 3, "POST", "/w", "{}", 2, "1", sig);
+    /* twice: the keyed context is duplicated, never used up */
+    CU_ASSERT_EQUAL(wh_signature_match(s, "POST", "/w", "{}", 2, "1", sig), 1);
+    CU_ASSERT_EQUAL(wh_signature_match(s, "POST", "/w", "{}", 2, "1", sig), 1);
+    CU_ASSERT_EQUAL(wh_signature_match(s, "POST", "/w", "{ }", 3, "1", sig), -1);
+    wh_signature_compute((const unsigned char *)"old", 3, "POST", "/w", "{}", 2, "1", sig);
+    CU_ASSERT_EQUAL(wh_signature_match(s, "POST", "/w", "{}", 2, "1", sig), 0);
+}
+
 static void test_agrees_with_openssl_oneshot(void)
 {
     const char *text = "POST/w{\"a\":1}1700000000";
@@ -169,6 +188,7 @@ static const wh_test_case cases[] = {
     { "hex decode: bad lengths and digits", test_decode_rejects_bad_lengths_and_digits },
     { "rotation: every secret tried", test_match_tries_every_secret },
     { "any changed part breaks the match", test_match_detects_any_changed_part },
+    { "prepared secrets match alike", test_prepared_secrets_match_alike },
     { "agrees with OpenSSL HMAC()", test_agrees_with_openssl_oneshot },
     { NULL, NULL }
 };
