@@ -43,6 +43,11 @@
 
 #define WH_SITES_KEY "wirehook-sites"
 
+/* A number listed twice in the log-tag registry is a duplicate enumerator:
+ * the module does not compile. */
+#define WH_LOGTAG_ENUM(n, what) WH_LOGTAG_N##n,
+enum wh_logtag_registry { WH_LOGTAGS(WH_LOGTAG_ENUM) WH_LOGTAG_COUNT_ };
+
 /* ------------------------------------------------------------ config --- */
 
 /* A hash kept as userdata of pool p under key, created on first use. */
@@ -79,6 +84,24 @@ static void *merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     return conf;
 }
 
+/* Fails closed with every problem of the file on a line of its own in the
+ * startup log (the core collects them all, joined by '\n', each as
+ * "file:line: Key: rule"), and a one-line summary that httpd prints with
+ * the httpd.conf line of the directive. */
+static const char *config_errors(cmd_parms *cmd, const char *path,
+                                 const char *err)
+{
+    char *lines = apr_pstrdup(cmd->temp_pool, err), *state = NULL;
+    int n = 0;
+    for (char *l = apr_strtok(lines, "\n", &state); l;
+         l = apr_strtok(NULL, "\n", &state), n++)
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_ERR, 0, cmd->server,
+                     WHLOGNO(00954) "WirehookConfig %s: %s", path, l);
+    return apr_psprintf(cmd->pool, "WirehookConfig %s: %d error%s in the "
+                        "configuration file (each logged above)", path, n,
+                        n == 1 ? "" : "s");
+}
+
 static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
                                        const char *arg)
 {
@@ -102,10 +125,7 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
         wh_config *cfg = NULL;
         err = wh_config_load(cmd->pool, path, &cfg);
         if (err)
-            /* fail closed: httpd reports this with the httpd.conf line,
-             * the core's messages carry the wirehook config's file:line */
-            return apr_pstrcat(cmd->pool, "WirehookConfig ", path, ":\n",
-                               err, NULL);
+            return config_errors(cmd, path, err);
         site = apr_pcalloc(cmd->pool, sizeof(*site));
         site->path = path;
         site->cfg = cfg;
@@ -145,7 +165,7 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         /* one log line per file: the core joins its warnings with '\n' */
         for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;
              l = apr_strtok(NULL, "\n", &state))
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, APLOGNO(10901)
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00901)
                          "WirehookConfig %s: %s", site->path, l);
     }
     return OK;
@@ -163,7 +183,7 @@ static void wh_child_init(apr_pool_t *pchild, server_rec *s)
                                     APR_THREAD_MUTEX_DEFAULT, pchild)
             != APR_SUCCESS) {
             site->inbox_mutex = NULL;
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, APLOGNO(10902)
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, WHLOGNO(00902)
                          "WirehookConfig %s: cannot create the inbox mutex",
                          site->path);
         }
@@ -320,7 +340,7 @@ static int wh_log_transaction(request_rec *r)
     if (st == NULL || !st->replay_recorded || !st->verified)
         return DECLINED;
     if (last->status >= 500 && last->status <= 599) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10904)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)
                       "application answered %d for notificationId=%s: "
                       "removed from the replay cache so a retry is delivered",
                       last->status, st->verdict.facts.notification_id);

@@ -25,11 +25,7 @@
 #include "wh_response.h"
 #include "wh_inbox.h"
 
-/* For static analysers run without the httpd include path (make cppcheck):
- * http_log.h defines it in a real build. */
-#ifndef APLOGNO
-#define APLOGNO(n) "AH" #n ": "
-#endif
+#include "wh_mod_logtags.h"
 
 /* mod_wirehook.c gets it from AP_DECLARE_MODULE */
 #ifndef WH_MOD_MAIN

@@ -52,7 +52,7 @@ wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
         if (rv != APR_SUCCESS) {
             apr_brigade_destroy(bb);
             *status = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, APLOGNO(10920)
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, WHLOGNO(00920)
                           "reading the request body failed (answer %d)",
                           *status);
             return WH_BODY_ERROR;
@@ -75,7 +75,7 @@ wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
             }
             if ((apr_int64_t)(used + n) > max) {
                 apr_brigade_destroy(bb);
-                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, APLOGNO(10921)
+                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00921)
                               "body exceeds MaxBodySize %" APR_INT64_T_FMT
                               ": stopped reading", max);
                 return WH_BODY_OVERFLOW;

@@ -34,7 +34,7 @@ static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
                                          : r->server->process->pool;
         const char *err = wh_inbox_open(p, site->cfg, &wh_mod_logger, &ib);
         if (err || ib == NULL)
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10950)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00950)
                           "WirehookConfig %s: cannot open the inbox: %s",
                           site->path, err ? err : "unknown error");
         else
@@ -53,7 +53,7 @@ static int inbox_handler(request_rec *r)
         ap_get_module_config(r->per_dir_config, &wirehook_module);
     wh_mod_site *site = dconf ? dconf->site : NULL;
     if (site == NULL) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10951)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00951)
                       "SetHandler wirehook needs WirehookConfig in the same "
                       "context");
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
@@ -66,7 +66,7 @@ static int inbox_handler(request_rec *r)
     if (r->method_number == M_POST && st == NULL) {
         /* fixups did not verify this POST (cannot happen unless the handler
          * was set after fixups): refuse rather than store unverified */
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10952)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
@@ -91,7 +91,7 @@ static int inbox_handler(request_rec *r)
     wh_mod_log_bind(NULL);
 
     if (r->method_number == M_POST && st->verdict.ok)
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10953)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00953)
                       "inbox: notificationId=%s answered %d",
                       st->verdict.facts.notification_id
                           ? st->verdict.facts.notification_id : "-",

@@ -46,7 +46,7 @@ static int replay_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     apr_status_t rv = ap_mutex_register(pconf, WH_MOD_MUTEX_TYPE, NULL,
                                         APR_LOCK_DEFAULT, 0);
     if (rv != APR_SUCCESS) {
-        ap_log_perror(APLOG_MARK, APLOG_CRIT, rv, plog, APLOGNO(10930)
+        ap_log_perror(APLOG_MARK, APLOG_CRIT, rv, plog, WHLOGNO(00930)
                       "failed to register the %s mutex", WH_MOD_MUTEX_TYPE);
         return 500;
     }
@@ -72,7 +72,7 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
         const char *name = spec_provider(site->cfg);
         if (ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
                                AP_SOCACHE_PROVIDER_VERSION) == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, APLOGNO(10931)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00931)
                          "WirehookConfig %s: ReplayCache provider '%s' is not "
                          "available: load its module (LoadModule "
                          "socache_%s_module .../mod_socache_%s.so)",
@@ -125,7 +125,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         rp->provider = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
                                           AP_SOCACHE_PROVIDER_VERSION);
         if (rp->provider == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, APLOGNO(10932)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00932)
                          "WirehookConfig %s: ReplayCache provider '%s' is not "
                          "loaded", site->path, name);
             return HTTP_INTERNAL_SERVER_ERROR;
@@ -133,7 +133,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         const char *err = rp->provider->create(&rp->instance, rp->args,
                                                ptemp, pconf);
         if (err) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, APLOGNO(10933)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00933)
                          "WirehookConfig %s: ReplayCache %s: %s",
                          site->path, cfg->replay_cache ? cfg->replay_cache
                                                        : name, err);
@@ -144,7 +144,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                                  WH_MOD_MUTEX_TYPE, id, s,
                                                  pconf, 0);
         if (rv != APR_SUCCESS) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, APLOGNO(10934)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00934)
                          "WirehookConfig %s: cannot create the replay mutex",
                          site->path);
             return HTTP_INTERNAL_SERVER_ERROR;
@@ -158,7 +158,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
          * order its own configuration lists its ReplayCache specs in. */
         rv = rp->provider->init(rp->instance, "wirehook-replay", &hints, s, pconf);
         if (rv != APR_SUCCESS) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, APLOGNO(10935)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00935)
                          "WirehookConfig %s: cannot initialise ReplayCache %s",
                          site->path, rp->spec);
             return HTTP_INTERNAL_SERVER_ERROR;
@@ -201,7 +201,7 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
         apr_status_t rv = apr_global_mutex_child_init(
             &rp->mutex, apr_global_mutex_lockfile(rp->mutex), pchild);
         if (rv != APR_SUCCESS)
-            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, APLOGNO(10936)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00936)
                          "cannot re-attach the replay mutex %s", rp->spec);
         /* Without it (never in practice) the global mutex alone still
          * serializes correctly, only with more contention. */
@@ -215,7 +215,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                      const wh_config *cfg, const char *id)
 {
     if (rp == NULL || rp->instance == NULL || id == NULL || *id == '\0') {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10937)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00937)
                       "replay cache not initialised");
         return WH_REPLAY_UNAVAILABLE;
     }
@@ -228,7 +228,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
 
     apr_status_t rv = replay_lock(rp);
     if (rv != APR_SUCCESS) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, APLOGNO(10938)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00938)
                       "replay cache: cannot lock the mutex");
         return WH_REPLAY_UNAVAILABLE;
     }
@@ -245,22 +245,22 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                  1, r->pool);
         res = rv == APR_SUCCESS ? WH_REPLAY_FIRST : WH_REPLAY_UNAVAILABLE;
         if (rv != APR_SUCCESS)
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, APLOGNO(10939)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00939)
                           "replay cache %s: store failed for "
                           "notificationId=%s", rp->spec, id);
     }
     else {
         res = WH_REPLAY_UNAVAILABLE;
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, APLOGNO(10940)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00940)
                       "replay cache %s: lookup failed for notificationId=%s",
                       rp->spec, id);
     }
     apr_status_t urv = replay_unlock(rp);
     if (urv != APR_SUCCESS)
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, urv, r, APLOGNO(10941)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, urv, r, WHLOGNO(00941)
                       "replay cache: cannot unlock the mutex");
     if (res == WH_REPLAY_DUPLICATE)
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10942)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00942)
                       "duplicate: notificationId=%s code=duplicate "
                       "(seen within ReplayWindow, not delivered)", id);
     return res;
@@ -277,7 +277,7 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
                                            (unsigned int)strlen(id), r->pool);
     replay_unlock(rp);
     if (rv != APR_SUCCESS && rv != APR_NOTFOUND)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, APLOGNO(10943)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, WHLOGNO(00943)
                       "replay cache %s: cannot remove notificationId=%s",
                       rp->spec, id);
 }

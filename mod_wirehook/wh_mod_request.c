@@ -31,9 +31,9 @@ static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
     default:           lvl = APLOG_DEBUG; break;
     }
     if (wh_log_r)
-        ap_log_rerror(APLOG_MARK, lvl, 0, wh_log_r, APLOGNO(10910) "%s", msg);
+        ap_log_rerror(APLOG_MARK, lvl, 0, wh_log_r, WHLOGNO(00910) "%s", msg);
     else
-        ap_log_error(APLOG_MARK, lvl, 0, NULL, APLOGNO(10910) "%s", msg);
+        ap_log_error(APLOG_MARK, lvl, 0, NULL, WHLOGNO(00913) "%s", msg);
 }
 
 const wh_logger wh_mod_logger = { wh_mod_log_sink, NULL };
@@ -50,7 +50,7 @@ static const char *nz(const char *s)
 void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
 {
     if (v->ok) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10911)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00911)
                       "accepted: notificationId=%s code=%s user=%s "
                       "eventType=%s status=%s",
                       nz(v->facts.notification_id), nz(v->code),
@@ -58,7 +58,7 @@ void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
                       nz(v->facts.status));
         return;
     }
-    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, APLOGNO(10912)
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00912)
                   "rejected: notificationId=%s code=%s status=%d reason=%s",
                   nz(v->facts.notification_id), nz(v->code), v->status,
                   nz(v->message));
@@ -158,7 +158,7 @@ void wh_mod_strip_client_headers(request_rec *r)
     apr_table_do(collect_prefixed, names, r->headers_in, NULL);
     for (int i = 0; i < names->nelts; i++) {
         const char *name = APR_ARRAY_IDX(names, i, const char *);
-        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, APLOGNO(10914)
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
                       "removed client-sent request header %s", name);
         apr_table_unset(r->headers_in, name);
     }

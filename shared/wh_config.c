@@ -9,9 +9,10 @@
  * are errors, and every error of a file is collected ("path:line: msg")
  * so an operator fixes them in one round instead of one per restart.
  *
- * No message ever repeats a value or an unknown key: a value may be a
- * conninfo with a password, and a line that is not a key at all may be a
- * secret pasted into the wrong file. Line numbers identify the culprit. */
+ * No message ever repeats a value: it may be a conninfo with a password.
+ * An unknown key is named only when it is shaped like a key name, since a
+ * line that is not a key at all may be a secret pasted into the wrong
+ * file. Line numbers identify the culprit. */
 #include "wh_config.h"
 #include "wh_auth.h"
 #include "wh_parse.h"
@@ -322,12 +323,31 @@ static apr_size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* The unknown key itself is not echoed (see top of file), so point at the
- * closest canonical key instead when there is a plausible one. */
+/* Key names are words of letters, and short. Anything else (digits,
+ * punctuation, length) may be a secret or a password pasted into the wrong
+ * file and is never echoed (see top of file) — unless it is a near miss of
+ * a real key name, which a random secret is not. */
+#define WH_KEY_ECHO_MAX 40
+
+static int looks_like_key(const char *name)
+{
+    apr_size_t n = strlen(name);
+
+    if (n == 0 || n > WH_KEY_ECHO_MAX)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!apr_isalpha(*c))
+            return 0;
+    return 1;
+}
+
+/* Names the unknown key when it is shaped like one, and points at the
+ * closest canonical key when there is a plausible one. */
 static const char *unknown_key_error(apr_pool_t *p, const char *name)
 {
     apr_size_t i, best = WH_SUGGEST_DISTANCE + 1;
     const char *match = NULL;
+    const char *what;
 
     if (strlen(name) <= WH_KEY_NAME_MAX) {
         for (i = 0; i < WH_KEY_COUNT; i++) {
@@ -338,9 +358,12 @@ static const char *unknown_key_error(apr_pool_t *p, const char *name)
             }
         }
     }
+    what = match || looks_like_key(name)
+           ? apr_psprintf(p, "unknown key '%s'", name)
+           : "unknown key (not shown: it does not look like a key name)";
     if (match)
-        return apr_psprintf(p, "unknown key (did you mean %s?)", match);
-    return "unknown key";
+        return apr_psprintf(p, "%s (did you mean %s?)", what, match);
+    return what;
 }
 
 /* ---- setting one key ----------------------------------------------- */

@@ -286,7 +286,7 @@ assert_true "60 bcrypt requests in under 20 s (auth cache): ${ms} ms" test "$ms"
 
 # ------------------------------------------------------------ logging ---
 log=$(wh_errlog)
-assert_contains "$log" "AH10911" "accepted verdicts logged at info"
+assert_contains "$log" "WH00911" "accepted verdicts logged at info"
 assert_contains "$log" "code=signature_mismatch" "rejections logged with their code"
 assert_contains "$log" "signed text was method=POST url=$W timestamp=" "debug explains a mismatch (URL, timestamp)"
 assert_contains "$log" "body_length=" "debug explains a mismatch (body length)"

@@ -339,16 +339,28 @@ static void test_unknown_key(void)
     wh_config *c = NULL;
     const char *path;
     const char *err = parse("SigningSecretFile /s\nSigningSecretFlie /x\n"
-                            SECRET_MARK " value\n", &c, &path);
+                            SECRET_MARK " value\n"
+                            "q7Zx9Kp2Lm4Nv8Rt value\n"
+                            "Frobnicate 1\n"
+                            "Timestamp_Tolerance 5\n", &c, &path);
+    /* A key-shaped word is named, with the closest real key. */
     CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 2), " unknown key "
-                                        "(did you mean SigningSecretFile?)",
-                                        NULL)));
-    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " unknown key",
-                                        NULL)));
-    /* The unknown word itself is never echoed: it may be a pasted secret. */
+                                        "'SigningSecretFlie' (did you mean "
+                                        "SigningSecretFile?)", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 5), " unknown key "
+                                        "'Frobnicate'", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 6), " unknown key "
+                                        "'Timestamp_Tolerance' (did you mean "
+                                        "TimestampTolerance?)", NULL)));
+    /* What is not shaped like a key (digits, punctuation, length) may be a
+     * pasted secret and is never echoed. */
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " unknown key "
+                                        "(not shown", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 4), " unknown key "
+                                        "(not shown", NULL)));
     CU_ASSERT(!contains(err, SECRET_MARK));
-    CU_ASSERT(!contains(err, "Flie"));
-    CU_ASSERT(contains(set1("Nope", "1"), "unknown key"));
+    CU_ASSERT(!contains(err, "q7Zx9Kp2Lm4Nv8Rt"));
+    CU_ASSERT(contains(set1("Nope", "1"), "unknown key 'Nope'"));
 }
 
 static void test_duplicate_key(void)
