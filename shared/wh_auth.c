@@ -38,6 +38,7 @@ struct wh_auth_cache {
     unsigned char store_key[SHA256_DIGEST_LENGTH];
     unsigned long store_hits;
     unsigned long password_checks;
+    unsigned long decoy_checks;
 };
 
 /* SHA-256 fetched once per process: a fetch by name per call takes
@@ -102,6 +103,11 @@ unsigned long wh_auth_cache_store_hits(const wh_auth_cache *c)
 unsigned long wh_auth_cache_password_checks(const wh_auth_cache *c)
 {
     return c ? c->password_checks : 0;
+}
+
+unsigned long wh_auth_cache_decoy_checks(const wh_auth_cache *c)
+{
+    return c ? c->decoy_checks : 0;
 }
 
 static void count(wh_auth_cache *c, unsigned long *n)
@@ -266,9 +272,20 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
             return WH_AUTH_OK;
         }
     }
-    if (hash && cache)
+    if (cache)
         count(cache, &cache->password_checks);
-    if (!hash || apr_password_validate(password, hash) != APR_SUCCESS)
+    if (!hash) {
+        /* The same work as a wrong password for a real user, whose result
+         * cannot matter: the name is unknown. */
+        const char *decoy = wh_htpasswd_decoy(users);
+        if (decoy) {
+            (void)apr_password_validate(password, decoy);
+            if (cache)
+                count(cache, &cache->decoy_checks);
+        }
+        return WH_AUTH_FAILED;
+    }
+    if (apr_password_validate(password, hash) != APR_SUCCESS)
         return WH_AUTH_FAILED;
     if (use_cache)
         cache_store(cache, key, now, user);
