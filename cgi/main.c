@@ -172,7 +172,8 @@ int main(int argc, const char *const *argv)
     wh_request req;
     wh_response res;
     cgi_inbox ci;
-    const char *err, *warn, *method;
+    wh_route route;
+    const char *err, *warn, *method, *sub_path;
 
     /* Before anything touches OpenSSL, whose first use would otherwise
      * initialize it with the defaults. One process answers one request,
@@ -222,14 +223,20 @@ int main(int argc, const char *const *argv)
     wh_cgi_request(p, cfg, &req);
     memset(&res, 0, sizeof(res));
 
-    if (strcmp(method, "POST") == 0) {
+    /* The resource comes from PATH_INFO (/payments, /payments/ID): a
+     * request for anything but the inbox itself is decided before its body
+     * is read. */
+    sub_path = getenv("PATH_INFO");
+    wh_endpoint_route(p, sub_path, &route);
+    if (route.kind == WH_ROUTE_INBOX && strcmp(method, "POST") == 0) {
         handle_post(&ci, cfg, vf, &req, &res);
-    } else if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
+    } else if (route.kind != WH_ROUTE_UNKNOWN &&
+               (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
         /* opened before the auth check runs; a listing needs it anyway */
         wh_inbox *ib = open_inbox(&ci);
-        wh_endpoint_list(vf, ib, &req, getenv("QUERY_STRING"), p, &res);
+        wh_endpoint_handle(vf, ib, &req, sub_path, getenv("QUERY_STRING"), p, &res);
     } else {
-        wh_endpoint_handle(vf, NULL, &req, NULL, p, &res);   /* 405 */
+        wh_endpoint_handle(vf, NULL, &req, sub_path, NULL, p, &res);   /* 404, 405 */
     }
     if (wh_cgi_write(&res) != 0)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");

@@ -86,7 +86,7 @@ static int inbox_handler(request_rec *r)
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
     else
         /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
-        wh_endpoint_handle(site->vf, ib, &req, r->args ? r->args : "",
+        wh_endpoint_handle(site->vf, ib, &req, NULL, r->args ? r->args : "",
                            r->pool, &resp);
     wh_mod_log_bind(NULL);
 

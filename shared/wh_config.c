@@ -15,6 +15,7 @@
  * file. Line numbers identify the culprit. */
 #include "wh_config.h"
 #include "wh_auth.h"
+#include "wh_forward_parse.h"
 #include "wh_parse.h"
 #include "wh_signature.h"
 
@@ -42,6 +43,16 @@
  * window must span both directions. */
 #define WH_REPLAY_FACTOR 2
 #define WH_REPLAY_WINDOW_MAX (7 * 86400)
+
+/* Forwarding defaults and bounds (docs/forwarding.md explains the
+ * schedule they make: about 17 hours of retries before an event is dead). */
+#define WH_MS_DAY APR_INT64_C(86400000)
+#define WH_DEF_FWD_ATTEMPTS 100
+#define WH_DEF_FWD_MAX_AGE WH_MS_DAY
+#define WH_DEF_FWD_TIMEOUT APR_INT64_C(30000)
+#define WH_DEF_FWD_CONCURRENCY 32
+#define WH_DEF_FWD_BACKOFF_MIN APR_INT64_C(1000)
+#define WH_DEF_FWD_BACKOFF_MAX APR_INT64_C(900000)
 
 typedef const char *(*wh_key_setter)(apr_pool_t *p, wh_config *cfg,
                                      const char *value);
@@ -231,6 +242,62 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     return wh_parse_int64(p, v, 1, WH_REPLAY_WINDOW_MAX, &cfg->replay_window);
 }
 
+static const char *set_forward_url(apr_pool_t *p, wh_config *cfg,
+                                   const char *v)
+{
+    return wh_parse_forward_url(p, v, &cfg->forward_url);
+}
+
+static const char *set_forward_secret_file(apr_pool_t *p, wh_config *cfg,
+                                           const char *v)
+{
+    return parse_resolved_path(p, cfg, v, &cfg->forward_secret_file);
+}
+
+static const char *set_forward_max_attempts(apr_pool_t *p, wh_config *cfg,
+                                            const char *v)
+{
+    return wh_parse_int(p, v, 1, 10000, &cfg->forward_max_attempts);
+}
+
+static const char *set_forward_max_age(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return wh_parse_duration_ms(p, v, 1000, 30 * WH_MS_DAY,
+                                &cfg->forward_max_age);
+}
+
+static const char *set_forward_timeout(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return wh_parse_duration_ms(p, v, 100, 600000, &cfg->forward_timeout);
+}
+
+static const char *set_forward_concurrency(apr_pool_t *p, wh_config *cfg,
+                                           const char *v)
+{
+    return wh_parse_int(p, v, 1, 1000, &cfg->forward_concurrency);
+}
+
+static const char *set_forward_ca_file(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return parse_resolved_path(p, cfg, v, &cfg->forward_ca_file);
+}
+
+/* Min <= max is checked in wh_config_finalize(): either may come first. */
+static const char *set_forward_backoff_min(apr_pool_t *p, wh_config *cfg,
+                                           const char *v)
+{
+    return wh_parse_duration_ms(p, v, 10, 3600000, &cfg->forward_backoff_min);
+}
+
+static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
+                                           const char *v)
+{
+    return wh_parse_duration_ms(p, v, 10, WH_MS_DAY, &cfg->forward_backoff_max);
+}
+
 /* ---- the key table ------------------------------------------------- */
 
 /* One list feeds both the table and wh_config_keys(), so they cannot
@@ -271,7 +338,25 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     X("ReplayCache", set_replay_cache,                                       \
       "SPEC: provider[:args] of the replay cache (shmcb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
-      "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")
+      "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")          \
+    X("ForwardUrl", set_forward_url,                                         \
+      "URL: where wirehook forward POSTs stored events (unset)")             \
+    X("ForwardSecretFile", set_forward_secret_file,                          \
+      "PATH: secret that signs forwarded events (with ForwardUrl)")          \
+    X("ForwardMaxAttempts", set_forward_max_attempts,                        \
+      "N: attempts before an event is dead, 1..10000 (100)")                 \
+    X("ForwardMaxAge", set_forward_max_age,                                  \
+      "DURATION: retrying stops this long after the first attempt (1d)")     \
+    X("ForwardTimeout", set_forward_timeout,                                 \
+      "DURATION: one delivery attempt, 100ms..10m (30s)")                    \
+    X("ForwardConcurrency", set_forward_concurrency,                         \
+      "N: deliveries in flight at once, 1..1000 (32)")                       \
+    X("ForwardCAFile", set_forward_ca_file,                                  \
+      "PATH: CA bundle for an https ForwardUrl (system CAs)")                \
+    X("ForwardBackoffMin", set_forward_backoff_min,                          \
+      "DURATION: delay before the first retry, 10ms..1h (1s)")               \
+    X("ForwardBackoffMax", set_forward_backoff_max,                          \
+      "DURATION: longest delay between retries, 10ms..1d (15m)")
 
 #define WH_KEY_ROW(name, fn, doc) {name, fn, doc},
 #define WH_KEY_NAME(name, fn, doc) name,
@@ -437,6 +522,12 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->replay_cache_provider = "shmcb";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
+    cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;
+    cfg->forward_max_age = WH_DEF_FWD_MAX_AGE;
+    cfg->forward_timeout = WH_DEF_FWD_TIMEOUT;
+    cfg->forward_concurrency = WH_DEF_FWD_CONCURRENCY;
+    cfg->forward_backoff_min = WH_DEF_FWD_BACKOFF_MIN;
+    cfg->forward_backoff_max = WH_DEF_FWD_BACKOFF_MAX;
     cfg->seen = apr_hash_make(p);
     return cfg;
 }
@@ -664,6 +755,28 @@ static void check_replay_window(apr_pool_t *p, wh_config *cfg,
                                 cfg->replay_window, minimum));
 }
 
+/* A URL without a secret could not be signed, and a secret without a URL
+ * says forwarding was meant but is not configured: both or neither. */
+static void check_forward(apr_pool_t *p, const wh_config *cfg,
+                          apr_array_header_t *errs)
+{
+    int url = was_set(cfg, "forwardurl"), secret = was_set(cfg, "forwardsecretfile");
+
+    if (url && !secret)
+        push(errs, apr_psprintf(p, "%sForwardUrl needs ForwardSecretFile (the "
+                                "secret that signs forwarded events)",
+                                where(p, cfg, "forwardurl")));
+    else if (secret && !url)
+        push(errs, apr_psprintf(p, "%sForwardSecretFile is set without "
+                                "ForwardUrl", where(p, cfg, "forwardsecretfile")));
+    if (cfg->forward_backoff_min > cfg->forward_backoff_max)
+        push(errs, apr_psprintf(p, "%sForwardBackoffMin must not exceed "
+                                "ForwardBackoffMax",
+                                where(p, cfg, was_set(cfg, "forwardbackoffmin")
+                                              ? "forwardbackoffmin"
+                                              : "forwardbackoffmax")));
+}
+
 /* sqlite3's ":memory:" is a name, not a file, and stays as written. */
 static void resolve_inbox(apr_pool_t *p, wh_config *cfg,
                           apr_array_header_t *errs)
@@ -712,6 +825,7 @@ const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg)
     check_required(p, cfg, cfg->basic_auth_file, "BasicAuthFile", errs);
     check_list_limits(p, cfg, errs);
     check_replay_window(p, cfg, errs);
+    check_forward(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
     load_files(p, cfg, errs);
     return join_errors(p, errs);

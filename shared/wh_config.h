@@ -64,6 +64,19 @@ typedef struct {
     apr_int64_t replay_window;         /* ReplayWindow seconds; default and
                                           minimum 2 * timestamp_tolerance */
 
+    /* wirehook forward (docs/forwarding.md); durations in milliseconds. */
+    const char *forward_url;           /* ForwardUrl; NULL: no forwarding */
+    const char *forward_secret_file;   /* ForwardSecretFile, loaded by the
+                                          forwarder only (the module and
+                                          the CGI never need it) */
+    int forward_max_attempts;          /* ForwardMaxAttempts, 100 */
+    apr_int64_t forward_max_age;       /* ForwardMaxAge, 1d */
+    apr_int64_t forward_timeout;       /* ForwardTimeout, 30s */
+    int forward_concurrency;           /* ForwardConcurrency, 32 */
+    const char *forward_ca_file;       /* ForwardCAFile; NULL: system CAs */
+    apr_int64_t forward_backoff_min;   /* ForwardBackoffMin, 1s */
+    apr_int64_t forward_backoff_max;   /* ForwardBackoffMax, 15m */
+
     /* Loaded by wh_config_finalize(): */
     apr_array_header_t *secrets;       /* of wh_secret, at least one */
     apr_hash_t *users;                 /* user -> htpasswd hash string */

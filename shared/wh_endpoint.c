@@ -2,10 +2,13 @@
  * Host-neutral: the request comes in as a wh_request and the answer goes
  * out as a wh_response the host copies onto the wire. */
 #include "wh_endpoint.h"
+#include "wh_pagination.h"
 #include <apr_strings.h>
 #include <string.h>
 
 #define WH_ALLOW_INBOX "GET, HEAD, POST"
+#define WH_ALLOW_VIEW "GET, HEAD"
+#define WH_PAYMENTS_PATH "/payments"
 
 static void unavailable(apr_pool_t *p, wh_response *out)
 {
@@ -75,21 +78,71 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
     out->body = json;
 }
 
+void wh_endpoint_route(apr_pool_t *p, const char *sub_path, wh_route *out)
+{
+    const apr_size_t n = sizeof(WH_PAYMENTS_PATH) - 1;
+    const char *id;
+
+    out->kind = WH_ROUTE_UNKNOWN;
+    out->payment_id = NULL;
+    if (!sub_path || !*sub_path || strcmp(sub_path, "/") == 0) {
+        out->kind = WH_ROUTE_INBOX;
+        return;
+    }
+    if (strncmp(sub_path, WH_PAYMENTS_PATH, n) != 0)
+        return;
+    if (sub_path[n] == '\0') {
+        out->kind = WH_ROUTE_PAYMENTS;
+        return;
+    }
+    /* One more segment, the id: a payment id no store could hold (empty,
+     * too long, not UTF-8, a control character, another '/') names no
+     * resource. */
+    if (sub_path[n] != '/' || strchr(sub_path + n + 1, '/') ||
+        wh_page_filter_value(p, "paymentId", sub_path + n + 1, &id) != NULL)
+        return;
+    out->kind = WH_ROUTE_PAYMENT;
+    out->payment_id = id;
+}
+
+static void not_found(apr_pool_t *p, wh_response *out)
+{
+    wh_response_error(p, 404, WH_CODE_NOT_FOUND,
+                      "no such resource under the inbox (known: the inbox "
+                      "itself, /payments, /payments/{paymentId})", out);
+}
+
+static void not_allowed(apr_pool_t *p, const char *allow, wh_response *out)
+{
+    wh_response_error(p, 405, WH_CODE_METHOD_NOT_ALLOWED,
+                      apr_pstrcat(p, "allowed methods: ", allow, NULL), out);
+    out->allow = allow;
+}
+
 void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                        const char *query, apr_pool_t *p, wh_response *out)
+                        const char *sub_path, const char *query, apr_pool_t *p,
+                        wh_response *out)
 {
     const char *m = req->method ? req->method : "";
+    int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    wh_route r;
 
-    if (strcmp(m, "POST") == 0) {
-        wh_verdict v;
-        wh_verdict_init(&v, p);
-        wh_verify(vf, req, &v, p);
-        wh_endpoint_store(ib, req, &v, p, out);
-    } else if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
-        wh_endpoint_list(vf, ib, req, query, p, out);
-    } else {
-        wh_response_error(p, 405, WH_CODE_METHOD_NOT_ALLOWED,
-                          "allowed methods: GET, HEAD, POST", out);
-        out->allow = WH_ALLOW_INBOX;
+    wh_endpoint_route(p, sub_path, &r);
+    switch (r.kind) {
+    case WH_ROUTE_INBOX:
+        if (strcmp(m, "POST") == 0) {
+            wh_verdict v;
+            wh_verdict_init(&v, p);
+            wh_verify(vf, req, &v, p);
+            wh_endpoint_store(ib, req, &v, p, out);
+        } else if (get) {
+            wh_endpoint_list(vf, ib, req, query, p, out);
+        } else {
+            not_allowed(p, WH_ALLOW_INBOX, out);
+        }
+        break;
+    default:
+        not_found(p, out);
+        break;
     }
 }

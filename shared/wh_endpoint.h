@@ -5,7 +5,30 @@
 #include "wh_response.h"
 
 /* The inbox endpoint, host-neutral: both the module's `SetHandler
- * wirehook` and wirehook.cgi call these and copy the wh_response out. */
+ * wirehook` and wirehook.cgi call these and copy the wh_response out.
+ *
+ * Its resources, by sub-path (the part of the request path after the
+ * inbox's own URL, %-decoded as httpd gives PATH_INFO):
+ *   "" or "/"             POST: store a notification; GET/HEAD: the listing
+ *   "/payments"           GET/HEAD: payments by current status (paginated)
+ *   "/payments/{id}"      GET/HEAD: one payment, its status and history
+ * anything else is 404 not_found. */
+
+typedef enum {
+    WH_ROUTE_INBOX = 0,
+    WH_ROUTE_PAYMENTS,
+    WH_ROUTE_PAYMENT,
+    WH_ROUTE_UNKNOWN
+} wh_route_kind;
+
+typedef struct {
+    wh_route_kind kind;
+    const char *payment_id;      /* WH_ROUTE_PAYMENT: the id, else NULL */
+} wh_route;
+
+/* Which resource sub_path names (NULL is the inbox itself). A host that
+ * must decide before reading a body (the CGI) asks this first. */
+void wh_endpoint_route(apr_pool_t *p, const char *sub_path, wh_route *out);
 
 /* POST whose verdict is already known: stores accepted notifications
  * (200 accepted / 200 duplicate), quarantines authentic bodies that failed
@@ -18,9 +41,14 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
 void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
                       const char *query, apr_pool_t *p, wh_response *out);
 
-/* Dispatch by method: POST -> wh_verify + wh_endpoint_store, GET/HEAD ->
- * wh_endpoint_list, anything else 405 with Allow: GET, HEAD, POST. */
+/* Dispatch by sub-path and method: an unknown sub-path is 404 not_found
+ * (whatever the method); on the inbox itself POST -> wh_verify +
+ * wh_endpoint_store, GET/HEAD -> wh_endpoint_list, anything else 405 with
+ * Allow: GET, HEAD, POST; on the payment views GET/HEAD (Basic auth, the
+ * listing's users) or 405 with Allow: GET, HEAD. query is the raw query
+ * string or NULL. */
 void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                        const char *query, apr_pool_t *p, wh_response *out);
+                        const char *sub_path, const char *query, apr_pool_t *p,
+                        wh_response *out);
 
 #endif

@@ -2,7 +2,7 @@
  * convention plus two filters). Strict on purpose: a list call that
  * silently ignored a misspelt parameter ("ofset=50") would page from the
  * start and look correct, so anything not understood is a 400. */
-#include "wh_inbox.h"
+#include "wh_pagination.h"
 #include "wh_utf8.h"
 #include <apr_escape.h>
 #include <apr_strings.h>
@@ -92,8 +92,8 @@ static const char *echo_name(apr_pool_t *p, const char *name)
     return s;
 }
 
-static const char *filter_value(apr_pool_t *p, const char *name,
-                                const char *value, const char **out)
+const char *wh_page_filter_value(apr_pool_t *p, const char *name,
+                                 const char *value, const char **out)
 {
     apr_size_t n = strlen(value);
     if (n == 0 || n > WH_PAGE_MAX_FILTER)
@@ -106,8 +106,24 @@ static const char *filter_value(apr_pool_t *p, const char *name,
     return NULL;
 }
 
+/* "offset, limit, paymentId, status" as far as `allowed` goes. */
+static const char *known_names(apr_pool_t *p, unsigned allowed)
+{
+    return apr_pstrcat(p, "offset, limit",
+                       allowed & WH_PAGE_PAYMENT_ID ? ", paymentId" : "",
+                       allowed & WH_PAGE_STATUS ? ", status" : "", NULL);
+}
+
 const char *wh_pagination_parse(apr_pool_t *p, const char *query,
                                  const wh_config *cfg, wh_page_query *out)
+{
+    return wh_pagination_parse_filters(p, query, cfg,
+                                       WH_PAGE_PAYMENT_ID | WH_PAGE_STATUS, out);
+}
+
+const char *wh_pagination_parse_filters(apr_pool_t *p, const char *query,
+                                         const wh_config *cfg, unsigned allowed,
+                                         wh_page_query *out)
 {
     int seen_offset = 0, seen_limit = 0, max_limit;
     const char *s, *end;
@@ -156,22 +172,21 @@ const char *wh_pagination_parse(apr_pool_t *p, const char *query,
                 return apr_psprintf(p, "limit must be a whole number from 1 "
                                     "to %d", max_limit);
             out->limit = (int)v;
-        } else if (strcmp(name, "paymentId") == 0) {
+        } else if ((allowed & WH_PAGE_PAYMENT_ID) && strcmp(name, "paymentId") == 0) {
             const char *err;
             if (out->payment_id)
                 return "paymentId is given more than once";
-            if ((err = filter_value(p, "paymentId", value, &out->payment_id)))
+            if ((err = wh_page_filter_value(p, "paymentId", value, &out->payment_id)))
                 return err;
-        } else if (strcmp(name, "status") == 0) {
+        } else if ((allowed & WH_PAGE_STATUS) && strcmp(name, "status") == 0) {
             const char *err;
             if (out->status)
                 return "status is given more than once";
-            if ((err = filter_value(p, "status", value, &out->status)))
+            if ((err = wh_page_filter_value(p, "status", value, &out->status)))
                 return err;
         } else {
-            return apr_psprintf(p, "unknown query parameter '%s' (known: "
-                                "offset, limit, paymentId, status)",
-                                echo_name(p, name));
+            return apr_psprintf(p, "unknown query parameter '%s' (known: %s)",
+                                echo_name(p, name), known_names(p, allowed));
         }
     }
     return NULL;

@@ -26,6 +26,7 @@
 #define WH_CODE_INVALID_PAGINATION   "invalid_pagination"
 #define WH_CODE_BAD_REQUEST          "bad_request"
 #define WH_CODE_INTERNAL             "internal_error"
+#define WH_CODE_NOT_FOUND            "not_found"
 
 /* One schema (or other field-level) problem. field is a JSON pointer
  * (RFC 6901) into the body, "" for the document itself. */

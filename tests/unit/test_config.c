@@ -149,7 +149,10 @@ static void test_keys_table(void)
                           "SignedUrlForm", "MaxBodySize", "UnknownStatus", "AuthRealm",
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
-                          "ReplayWindow", NULL};
+                          "ReplayWindow", "ForwardUrl", "ForwardSecretFile",
+                          "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
+                          "ForwardConcurrency", "ForwardCAFile",
+                          "ForwardBackoffMin", "ForwardBackoffMax", NULL};
     const char *const *keys = wh_config_keys();
     int n = 0;
     for (; keys[n]; n++) {
@@ -157,7 +160,7 @@ static void test_keys_table(void)
          * is not valid for it: the error must not be "unknown key"). */
         CU_ASSERT(!contains(set1(keys[n], "1"), "unknown key"));
     }
-    CU_ASSERT_EQUAL(n, 18);
+    CU_ASSERT_EQUAL(n, 27);
     for (int i = 0; want[i]; i++) {
         int found = 0;
         for (int j = 0; keys[j]; j++)

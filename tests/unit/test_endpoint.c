@@ -122,7 +122,7 @@ static fx *make(int with_inbox)
 static void handle(fx *f, const char *query)
 {
     memset(&f->res, 0, sizeof(f->res));
-    wh_endpoint_handle(f->vf, f->ib, &f->req, query, wh_test_pool(), &f->res);
+    wh_endpoint_handle(f->vf, f->ib, &f->req, NULL, query, wh_test_pool(), &f->res);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->res.body);
     CU_ASSERT_STRING_EQUAL(f->res.content_type, "application/json");
 }

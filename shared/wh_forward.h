@@ -1,0 +1,92 @@
+#ifndef WH_FORWARD_H
+#define WH_FORWARD_H
+/* wirehook forward: the parts of delivery that are decisions, not I/O.
+ * What an answer means (delivered, retry, rejected), when to try again,
+ * when to give up, and the exact request an event becomes. The HTTP
+ * client (cli/forward_http.c) and the delivery state in the inbox
+ * database (wh_delivery.c) build on these. */
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_time.h>
+#include "wh_config.h"
+
+/* What one delivery attempt came to. */
+typedef enum {
+    WH_FWD_DELIVERED = 0,        /* 2xx */
+    WH_FWD_RETRY,                /* 408, 429, 5xx, 1xx/3xx, no answer */
+    WH_FWD_REJECTED              /* any other 4xx: dead at once */
+} wh_fwd_class;
+
+/* answered: an HTTP status line arrived (status is its code); otherwise
+ * the connection failed or timed out before one did. */
+wh_fwd_class wh_forward_classify(int answered, long status);
+
+/* Delay before the retry that follows failed attempt number `attempt`
+ * (1 for the first): d = min(max_ms, min_ms * 2^(attempt-1)), jittered
+ * uniformly into [d/2, d] by rnd (any 64-bit random value), so retries
+ * of many events spread out but never come sooner than half the
+ * schedule. */
+apr_int64_t wh_forward_backoff_ms(int attempt, apr_int64_t min_ms,
+                                  apr_int64_t max_ms, apr_uint64_t rnd);
+
+/* A Retry-After value (RFC 9110 10.2.3): delta-seconds, or an HTTP-date
+ * (IMF-fixdate, RFC 850 or asctime form). 0 with *delay_ms >= 0 (a date
+ * in the past is 0), or -1 when the value is neither. Values beyond
+ * WH_FWD_RETRY_AFTER_MAX_S are clamped to it. */
+#define WH_FWD_RETRY_AFTER_MAX_S (30 * 86400)
+int wh_forward_retry_after(const char *value, apr_time_t now,
+                           apr_int64_t *delay_ms);
+
+/* What happens to an event after an attempt that was not delivered. */
+typedef struct {
+    int dead;                    /* 1: give up (dead letter) */
+    apr_time_t next_at;          /* when dead == 0: the next attempt */
+    const char *reason;          /* when dead == 1: why, for the operator */
+} wh_fwd_plan;
+
+/* attempts: attempts made so far, this one included; first_at: when the
+ * first attempt started; retry_after_ms: the answer's Retry-After, or -1.
+ * Dead when rejected, when attempts reached ForwardMaxAttempts, or when
+ * the next attempt would start later than first_at + ForwardMaxAge. A
+ * Retry-After longer than the backoff is waited for in full. */
+void wh_forward_plan(apr_pool_t *p, const wh_config *cfg, wh_fwd_class c,
+                     int attempts, apr_time_t first_at, apr_time_t now,
+                     apr_int64_t retry_after_ms, apr_uint64_t rnd,
+                     wh_fwd_plan *out);
+
+/* The lease on an event being delivered: longer than any one attempt can
+ * take (ForwardTimeout) plus a margin for writing its result, so that no
+ * other forwarder claims it while its request may still be in flight. */
+#define WH_FWD_LEASE_MARGIN_MS 10000
+apr_int64_t wh_forward_lease_ms(const wh_config *cfg);
+
+/* One stored event, as delivery needs it. */
+typedef struct {
+    apr_int64_t id;              /* wh_events.id */
+    const char *notification_id;
+    const char *event_type;
+    const char *event_time;
+    const char *payment_id;      /* NULL for events without one */
+    const char *status;
+    const char *body;            /* exactly as received */
+    apr_size_t body_len;
+    int attempt;                 /* this attempt's number, from 1 */
+} wh_fwd_event;
+
+/* The request headers of one delivery attempt as "Name: value" strings
+ * (in p): Content-Type, the Wirehook-* facts the module hands an
+ * application, Idempotency-Key (the notificationId), Wirehook-Attempt,
+ * and TimestampHeader/SignatureHeader signed with `secret` over
+ * "POST" + ForwardUrl + body + timestamp, the bank's own scheme. The
+ * timestamp is `now` in TimestampUnit (milliseconds when so configured,
+ * else seconds). Control characters in a fact become '?'. NULL when the
+ * signature cannot be computed. */
+apr_array_header_t *wh_forward_headers(apr_pool_t *p, const wh_config *cfg,
+                                       const wh_secret *secret,
+                                       const wh_fwd_event *ev, apr_time_t now);
+
+/* Loads ForwardSecretFile (the first secret signs). NULL or an error. */
+const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,
+                                   const wh_secret **out);
+
+#endif
