@@ -12,6 +12,8 @@
 #   $(MANDIR)/man1/wirehook.1           $(PREFIX)/share/man
 #   $(MANDIR)/man8/mod_wirehook.8
 #   $(DOCDIR)/*.md                      $(PREFIX)/share/doc/wirehook
+#   $(SYSTEMDUNITDIR)/wirehook-forward@.service   $(PREFIX)/lib/systemd/system
+#                                       (examples/forward's, naming $(BINDIR))
 #   Debian layout only:
 #   $(APACHE_CONFDIR)/mods-available/wirehook.load   LoadModule + "# Depends:"
 #   $(APACHE_CONFDIR)/mods-available/wirehook.conf   a commented example
@@ -43,6 +45,7 @@ DATAROOTDIR    ?= $(PREFIX)/share
 PKGDATADIR     ?= $(DATAROOTDIR)/wirehook
 MANDIR         ?= $(DATAROOTDIR)/man
 DOCDIR         ?= $(DATAROOTDIR)/doc/wirehook
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DEBIAN_LAYOUT  ?= auto
 INSTALL        ?= install
 
@@ -59,6 +62,7 @@ WH_INST_MAN8     = $(wildcard man/*.8)
 WH_INST_CGI      = $(if $(CGI_SRC),$(CGI))
 WH_INST_MOD      = $(if $(MOD_SRC),$(MOD))
 WH_MODAVAIL      = $(APACHE_CONFDIR)/mods-available
+WH_UNIT          = wirehook-forward@.service
 # yes/no, decided once per make run
 WH_DEBIAN        = $(eval WH_DEBIAN := $(call wh_debian_layout))$(WH_DEBIAN)
 wh_debian_layout = $(strip $(if $(filter yes no,$(DEBIAN_LAYOUT)),$(DEBIAN_LAYOUT),\
@@ -100,6 +104,11 @@ ifneq ($(strip $(WH_INST_DOCS)),)
 	$(INSTALL) -d '$(DESTDIR)$(DOCDIR)'
 	$(INSTALL) -m 644 $(WH_INST_DOCS) '$(DESTDIR)$(DOCDIR)/'
 endif
+	@set -e; $(INSTALL) -d '$(DESTDIR)$(SYSTEMDUNITDIR)'; \
+	tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
+	sed 's|/usr/local/bin/wirehook |$(BINDIR)/wirehook |' 'examples/forward/$(WH_UNIT)' >"$$tmp"; \
+	$(INSTALL) -m 644 "$$tmp" '$(DESTDIR)$(SYSTEMDUNITDIR)/$(WH_UNIT)'; \
+	echo "  $(SYSTEMDUNITDIR)/$(WH_UNIT)"
 	@set -e; if [ "$(WH_DEBIAN)" = yes ]; then \
 	  $(INSTALL) -d '$(DESTDIR)$(WH_MODAVAIL)'; \
 	  tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
@@ -123,6 +132,7 @@ endif
 
 uninstall: install-check-dirs
 	rm -f '$(DESTDIR)$(BINDIR)/wirehook'
+	rm -f '$(DESTDIR)$(SYSTEMDUNITDIR)/$(WH_UNIT)'
 	rm -f '$(DESTDIR)$(MODULEDIR)/mod_wirehook.so'
 	rm -f '$(DESTDIR)$(PKGDATADIR)/wirehook.cgi'
 	@set -e; for f in $(WH_INST_EXAMPLES); do rm -f '$(DESTDIR)$(PKGDATADIR)'/"$$f"; done; \

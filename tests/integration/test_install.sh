@@ -39,6 +39,7 @@ expected_files() {
         for f in "${EXAMPLES[@]}"; do echo "$prefix/share/wirehook/$f"; done
         for f in "${DOCS[@]}"; do echo "$prefix/share/doc/wirehook/$(basename "$f")"; done
         for f in "${MANS[@]}"; do echo "$prefix/share/man/man${f##*.}/$(basename "$f")"; done
+        echo "$prefix/lib/systemd/system/wirehook-forward@.service"
         if [ -n "$confdir" ]; then
             echo "$confdir/mods-available/wirehook.conf"
             echo "$confdir/mods-available/wirehook.load"
@@ -77,6 +78,9 @@ for f in "${EXAMPLES[@]}"; do
     [ "$(mode_of "$S/usr/local/share/wirehook/$f")" = "$want" ] || bad="$bad $f(mode)"
 done
 assert_eq "" "$bad" "every example installed byte for byte, executables stay executable"
+assert_eq "ExecStart=/usr/local/bin/wirehook forward --config /etc/wirehook/%i.conf --interval 60" \
+    "$(grep '^ExecStart=' "$S/usr/local/lib/systemd/system/wirehook-forward@.service")" \
+    "the forwarder's systemd unit runs the installed wirehook"
 for f in "${MANS[@]}"; do
     w=$(MANWIDTH=80 man -l --warnings "$S/usr/local/share/man/man${f##*.}/$(basename "$f")" 2>&1 >/dev/null)
     assert_eq "" "$w" "installed $(basename "$f") renders without warnings"
@@ -123,6 +127,8 @@ S2="$T/stage2"
 out=$(mk DESTDIR="$S2" PREFIX=/opt/wirehook DEBIAN_LAYOUT=no install 2>&1)
 assert_eq 0 $? "make install PREFIX=/opt/wirehook DEBIAN_LAYOUT=no"
 assert_eq "$(expected_files /opt/wirehook "$MODDIR" "")" "$(tree_files "$S2")" "PREFIX honoured, no mods-available files"
+assert_true "the systemd unit names BINDIR under another PREFIX" \
+    grep -q '^ExecStart=/opt/wirehook/bin/wirehook forward ' "$S2/opt/wirehook/lib/systemd/system/wirehook-forward@.service"
 assert_contains "$out" "LoadModule wirehook_module $MODDIR/mod_wirehook.so" "install prints the LoadModule line to add"
 mk DESTDIR="$S2" PREFIX=/opt/wirehook DEBIAN_LAYOUT=no uninstall >/dev/null 2>&1
 assert_eq "" "$(tree_files "$S2")" "uninstall with the same PREFIX leaves nothing"

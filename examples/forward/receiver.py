@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""A minimal application behind `wirehook forward`: checks each delivery
+exactly as it would check the bank (HMAC-SHA256 over METHOD + URL + BODY +
+TIMESTAMP, the timestamp no older than 5 minutes), handles each
+notificationId once (Idempotency-Key), and answers 2xx only once the event
+is safely handled: anything else makes the forwarder retry.
+
+    FORWARD_SECRET_FILE=/etc/wirehook/forward.secret \
+    FORWARD_URL=http://127.0.0.1:8080/wires  python3 receiver.py
+
+FORWARD_URL must be ForwardUrl exactly as configured: it is part of the
+signed text."""
+import hashlib
+import hmac
+import json
+import os
+import sqlite3
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = open(os.environ["FORWARD_SECRET_FILE"], "rb").readline().rstrip(b"\r\n")
+URL = os.environ["FORWARD_URL"]
+TOLERANCE = 300
+DB = os.environ.get("RECEIVER_DB", "received.db")
+
+
+def authentic(headers, body):
+    ts = headers.get("X-Timestamp", "")
+    sig = headers.get("X-Signature", "")
+    if not ts.isdigit() or abs(time.time() - int(ts)) > TOLERANCE:
+        return False
+    want = hmac.new(SECRET, b"POST" + URL.encode() + body + ts.encode(),
+                    hashlib.sha256).hexdigest()
+    return hmac.compare_digest(want, sig.lower())
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def reply(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if not authentic(self.headers, body):
+            self.reply(401, {"error": "not signed by the forwarder"})
+            return
+        key = self.headers["Idempotency-Key"]
+        event = json.loads(body)
+        db = sqlite3.connect(DB)
+        with db:
+            db.execute("CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY,"
+                       " payment TEXT, status TEXT, at TEXT)")
+            # a second delivery of the same event is a no-op
+            db.execute("INSERT OR IGNORE INTO seen VALUES (?, ?, ?, ?)",
+                       (key, self.headers.get("Wirehook-Payment-Id"),
+                        self.headers.get("Wirehook-Status"), event["eventDateTime"]))
+        db.close()
+        self.reply(200, {"ok": True})
+
+
+if __name__ == "__main__":
+    ThreadingHTTPServer(("127.0.0.1", 8080), Handler).serve_forever()
