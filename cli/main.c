@@ -17,6 +17,7 @@ static const command commands[] = {
     { "configtest", wh_cmd_configtest, "check a configuration file" },
     { "send", wh_cmd_send, "sign and POST notifications as the bank would" },
     { "pull", wh_cmd_pull, "walk an offset/limit list endpoint, print NDJSON" },
+    { "forward", wh_cmd_forward, "deliver what the inbox stores to an application" },
     { NULL, NULL, NULL }
 };
 

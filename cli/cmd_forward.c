@@ -1,0 +1,484 @@
+/* wirehook forward --config FILE: pushes every event the inbox stores to
+ * the application at ForwardUrl, with retries, dead letters and
+ * per-payment ordering (docs/forwarding.md).
+ *
+ * One thread: libcurl's multi interface carries up to ForwardConcurrency
+ * requests while the loop here turns their answers into outcomes and
+ * writes them, together with the next claims, in one transaction per
+ * cycle (wh_delivery_cycle). An event is marked delivered only after its
+ * 2xx arrived; a forwarder killed at any moment leaves at most its
+ * in-flight events to be delivered again once their leases run out. */
+#include "commands.h"
+#include "cli_util.h"
+#include "forward_http.h"
+#include "wh_config.h"
+#include "wh_delivery.h"
+#include "wh_fwd_db.h"
+#include "wh_forward.h"
+#include "wh_forward_parse.h"
+#include "wh_inbox.h"
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include <curl/curl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FORWARD_USAGE                                                          \
+    "forward --config F [--drain] [--interval S] [--verbose] [--quiet]"
+
+/* How often an idle forwarder looks for newly stored events: the most a
+ * new event waits before its first attempt starts. */
+#define FWD_IDLE_POLL_MS 100
+/* Outcomes are written at the latest this long after the first of them
+ * arrived (sooner when half the slots are waiting for them). */
+#define FWD_FLUSH_MS 50
+/* After a database failure, the next try comes this much later. */
+#define FWD_DB_RETRY_MS 1000
+/* How long a stopping forwarder keeps trying to write its last outcomes. */
+#define FWD_STOP_WRITE_TRIES 10
+#define FWD_NID_MAX 64
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_signals++;
+    if (stop_signals > 1)
+        _exit(1);     /* a second signal: leave now, leases run out */
+}
+
+/* One in-flight attempt: what its outcome needs. */
+typedef struct {
+    int used;
+    apr_int64_t event_id;
+    int attempt;
+    apr_time_t first_at;
+    char nid[FWD_NID_MAX + 1];
+} slot;
+
+typedef struct {
+    apr_pool_t *p;
+    const wh_config *cfg;
+    wh_inbox *ib;
+    wh_delivery *dlv;
+    wh_fwd_http *http;
+    slot *slots;
+    int nslots;
+    int verbose;
+    apr_uint64_t rng;
+
+    apr_pool_t *opool;           /* pending outcomes; cleared once written */
+    apr_array_header_t *outcomes;
+    apr_time_t first_outcome;    /* when the oldest pending one arrived */
+
+    /* for the status line */
+    apr_int64_t delivered, delivered_total, retried, died, lost;
+    apr_time_t interval_start;
+} fwd;
+
+static void logline(const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void logline(const char *level, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    apr_vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "wirehook forward: %s: %s\n", level, buf);
+}
+
+static void inbox_log(void *baton, wh_log_level level, const char *msg)
+{
+    static const char *const names[] = { "error", "warn", "info", "debug" };
+    (void)baton;
+    if (level <= WH_LOG_INFO)
+        logline(names[level], "%s", msg);
+}
+
+static apr_uint64_t next_random(fwd *f)
+{
+    /* xorshift64*: jitter only needs spread, not secrecy */
+    f->rng ^= f->rng >> 12;
+    f->rng ^= f->rng << 25;
+    f->rng ^= f->rng >> 27;
+    return f->rng * APR_UINT64_C(2685821657736338717);
+}
+
+/* Control characters never reach the log (an answer is the
+ * application's text). */
+static const char *printable(apr_pool_t *p, const char *s, apr_size_t n)
+{
+    char *o = apr_pstrmemdup(p, s, n);
+    for (char *c = o; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+            *c = ' ';
+    return o;
+}
+
+static const char *answer_text(apr_pool_t *p, const wh_fwd_result *r)
+{
+    if (!r->answered)
+        return apr_pstrcat(p, "no answer: ", r->error ? r->error : "?", NULL);
+    return apr_psprintf(p, "HTTP %ld%s%s", r->status, r->body_len ? ": " : "",
+                        printable(p, r->body, r->body_len));
+}
+
+static void on_done(void *ctx, const wh_fwd_result *r)
+{
+    fwd *f = ctx;
+    slot *s = r->baton;
+    wh_dlv_outcome *o;
+    wh_fwd_class c = wh_forward_classify(r->answered, r->status);
+    apr_time_t now = apr_time_now();
+
+    if (!f->outcomes->nelts)
+        f->first_outcome = now;
+    o = apr_array_push(f->outcomes);
+    memset(o, 0, sizeof(*o));
+    o->event_id = s->event_id;
+    o->attempt = s->attempt;
+    o->http_status = r->answered ? (int)r->status : 0;
+    o->answer = answer_text(f->opool, r);
+    if (c == WH_FWD_DELIVERED) {
+        o->state = WH_DLV_DELIVERED;
+        f->delivered++;
+        f->delivered_total++;
+        if (f->verbose > 1)
+            logline("info", "delivered %s (attempt %d, HTTP %ld, %" APR_INT64_T_FMT " ms)",
+                    s->nid, s->attempt, r->status, r->elapsed_ms);
+    } else {
+        wh_fwd_plan pl;
+        wh_forward_plan(f->opool, f->cfg, c, s->attempt, s->first_at, now,
+                        r->retry_after_ms, next_random(f), &pl);
+        if (pl.dead) {
+            o->state = WH_DLV_DEAD;
+            o->reason = pl.reason;
+            f->died++;
+            logline("warn", "dead letter: notificationId %s after attempt %d: %s (%s)",
+                    s->nid, s->attempt, o->answer, pl.reason);
+        } else {
+            o->state = WH_DLV_READY;
+            o->next_at = pl.next_at;
+            f->retried++;
+            if (f->verbose)
+                logline("info", "retry: notificationId %s attempt %d: %s; next in %"
+                        APR_INT64_T_FMT " ms%s", s->nid, s->attempt, o->answer,
+                        apr_time_as_msec(pl.next_at - now),
+                        r->retry_after_ms >= 0 ? " (Retry-After)" : "");
+        }
+    }
+    s->used = 0;
+}
+
+static slot *free_slot(fwd *f)
+{
+    for (int i = 0; i < f->nslots; i++)
+        if (!f->slots[i].used)
+            return &f->slots[i];
+    return NULL;
+}
+
+static void start_claims(fwd *f, const apr_array_header_t *claims)
+{
+    for (int i = 0; i < claims->nelts; i++) {
+        const wh_dlv_claim *c = &APR_ARRAY_IDX(claims, i, wh_dlv_claim);
+        slot *s = free_slot(f);
+        if (!s)
+            break;   /* cannot happen: claims never exceed the free slots */
+        s->used = 1;
+        s->event_id = c->ev.id;
+        s->attempt = c->ev.attempt;
+        s->first_at = c->first_at;
+        apr_cpystrn(s->nid, c->ev.notification_id ? c->ev.notification_id : "-",
+                    sizeof(s->nid));
+        if (wh_fwd_http_start(f->http, &c->ev, s) != 0) {
+            /* The request could not even be built: an attempt that failed. */
+            wh_fwd_result r;
+            memset(&r, 0, sizeof(r));
+            r.baton = s;
+            r.error = "the request could not be built";
+            r.retry_after_ms = -1;
+            on_done(f, &r);
+        }
+    }
+}
+
+static void status_line(fwd *f, apr_pool_t *p, apr_time_t now)
+{
+    wh_dlv_stats st;
+    double secs = (double)(now - f->interval_start) / APR_USEC_PER_SEC;
+    const char *lag = "0s";
+    apr_time_exp_t tm;
+    char when[32];
+    apr_size_t n;
+
+    if (wh_delivery_stats(f->dlv, p, &st) != 0) {
+        printf("status unavailable: the inbox database did not answer\n");
+        fflush(stdout);
+        return;
+    }
+    if (st.oldest)
+        lag = apr_psprintf(p, "%.1fs", (double)(now - st.oldest) / APR_USEC_PER_SEC);
+    apr_time_exp_gmt(&tm, now);
+    apr_strftime(when, &n, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    printf("%s delivered=%" APR_INT64_T_FMT " rate=%.1f/s retrying=%" APR_INT64_T_FMT
+           " dead=%" APR_INT64_T_FMT " lag=%s inflight=%d queued=%" APR_INT64_T_FMT
+           " unqueued=%" APR_INT64_T_FMT "\n", when, f->delivered,
+           secs > 0 ? (double)f->delivered / secs : 0.0, st.retrying, st.dead, lag,
+           wh_fwd_http_inflight(f->http), st.waiting + st.ready, st.unqueued);
+    fflush(stdout);
+    f->delivered = 0;
+    f->interval_start = now;
+}
+
+/* Writes the pending outcomes and claims up to claim_max: one
+ * transaction. On failure everything stays pending for the next try. */
+static int cycle(fwd *f, apr_pool_t *cp, int claim_max, wh_dlv_cycle *out)
+{
+    apr_time_t now = apr_time_now();
+
+    if (wh_delivery_cycle(f->dlv, cp, f->outcomes, claim_max,
+                          wh_forward_lease_ms(f->cfg), now, out) != 0)
+        return -1;
+    if (out->lost) {
+        f->lost += out->lost;
+        logline("warn", "%d outcome(s) not recorded: their lease had run out and "
+                "another forwarder took the event", out->lost);
+    }
+    apr_array_clear(f->outcomes);
+    apr_pool_clear(f->opool);
+    f->outcomes = apr_array_make(f->opool, 64, sizeof(wh_dlv_outcome));
+    start_claims(f, out->claims);
+    return 0;
+}
+
+static int run(fwd *f, int drain, apr_int64_t interval_ms)
+{
+    apr_pool_t *cp;
+    apr_time_t next_due = 0, next_peek = 0, db_retry_at = 0;
+    apr_time_t next_status = apr_time_now() + apr_time_from_msec(interval_ms);
+    apr_time_t started = apr_time_now();
+    int more = 1, new_events = 1, stop_tries = 0, db_down = 0;
+    const int conc = f->nslots;
+
+    apr_pool_create(&cp, f->p);
+    for (;;) {
+        apr_time_t now = apr_time_now();
+        int inflight = wh_fwd_http_inflight(f->http);
+        int free_n = conc - inflight;
+        int stopping = stop_signals > 0;
+        int pending = f->outcomes->nelts;
+        int flush = pending && (inflight == 0 || pending >= (conc + 1) / 2 ||
+                                now - f->first_outcome >= apr_time_from_msec(FWD_FLUSH_MS));
+        int claim = !stopping && free_n > 0 &&
+                    (free_n >= (conc + 1) / 2 || inflight == 0) &&
+                    (more || new_events || (next_due && next_due <= now));
+        apr_int64_t wait_ms;
+
+        if ((flush || claim) && now >= db_retry_at) {
+            wh_dlv_cycle c;
+            apr_pool_clear(cp);
+            if (cycle(f, cp, claim ? free_n : 0, &c) != 0) {
+                if (!db_down)
+                    logline("error", "the inbox database failed; retrying every %d ms "
+                            "(requests in flight go on)", FWD_DB_RETRY_MS);
+                db_down = 1;
+                db_retry_at = now + apr_time_from_msec(FWD_DB_RETRY_MS);
+                if (stopping && inflight == 0 && ++stop_tries >= FWD_STOP_WRITE_TRIES) {
+                    logline("error", "stopping with %d outcome(s) unwritten: those "
+                            "events will be delivered again", f->outcomes->nelts);
+                    return 1;
+                }
+            } else {
+                if (db_down)
+                    logline("info", "the inbox database is back");
+                db_down = 0;
+                if (claim) {
+                    more = c.claims->nelts == free_n;
+                    new_events = c.ingested == WH_DLV_INGEST_BATCH;
+                    next_due = c.next_due;
+                }
+                if (c.ingested)
+                    more = 1;
+            }
+            continue;
+        }
+        if (stopping && inflight == 0 && f->outcomes->nelts == 0)
+            break;
+        /* Nothing to write or claim now: look for new events now and then. */
+        if (!stopping && !more && !db_down && now >= next_peek) {
+            int fresh = 0;
+            apr_time_t due = 0;
+            apr_pool_clear(cp);
+            next_peek = now + apr_time_from_msec(FWD_IDLE_POLL_MS);
+            if (wh_delivery_peek(f->dlv, cp, &fresh, &due) == 0) {
+                new_events = fresh;
+                next_due = due;
+                if (drain && !fresh && !due && inflight == 0 && f->outcomes->nelts == 0)
+                    break;
+                if (fresh || (due && due <= now))
+                    continue;
+            }
+        }
+        if (interval_ms > 0 && now >= next_status) {
+            apr_pool_clear(cp);
+            status_line(f, cp, now);
+            next_status = now + apr_time_from_msec(interval_ms);
+        }
+        /* Sleep in curl until an answer comes, or until the next thing
+         * due: a retry, a peek, a flush, a status line. */
+        wait_ms = FWD_IDLE_POLL_MS;
+        if (next_due && next_due > now && apr_time_as_msec(next_due - now) < wait_ms)
+            wait_ms = apr_time_as_msec(next_due - now) + 1;
+        if (f->outcomes->nelts)
+            wait_ms = wait_ms < FWD_FLUSH_MS ? wait_ms : FWD_FLUSH_MS;
+        if (more && !db_down && free_n > 0 && !stopping)
+            wait_ms = 1;
+        wh_fwd_http_run(f->http, (int)wait_ms, on_done, f);
+    }
+    if (drain)
+        printf("drained: delivered=%" APR_INT64_T_FMT " retries=%" APR_INT64_T_FMT
+               " dead=%" APR_INT64_T_FMT " in %.1fs\n", f->delivered_total, f->retried,
+               f->died, (double)(apr_time_now() - started) / APR_USEC_PER_SEC);
+    else
+        logline("info", "stopped: delivered=%" APR_INT64_T_FMT " in this run",
+                f->delivered_total);
+    fflush(stdout);
+    return 0;
+}
+
+static const char *owner_id(apr_pool_t *p)
+{
+    char host[256] = "localhost";
+    unsigned char r[6];
+
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    if (apr_generate_random_bytes(r, sizeof(r)) != APR_SUCCESS)
+        memset(r, 0, sizeof(r));
+    return apr_psprintf(p, "%.64s:%ld:%02x%02x%02x%02x%02x%02x", host, (long)getpid(),
+                        r[0], r[1], r[2], r[3], r[4], r[5]);
+}
+
+int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
+{
+    static const apr_getopt_option_t opts[] = {
+        { "config", 'c', 1, "wirehook configuration file" },
+        { "drain", 'd', 0, "exit once every stored event is delivered or dead" },
+        { "once", 'o', 0, "the same as --drain" },
+        { "interval", 'i', 1, "seconds between status lines, 0: none (10)" },
+        { "verbose", 'v', 0, "log every retry; twice: every delivery" },
+        { "quiet", 'q', 0, "no status lines" },
+        { NULL, 0, 0, NULL }
+    };
+    const char *config = NULL, *arg, *err;
+    apr_int64_t interval_ms = 10000;
+    int drain = 0, ch, rc;
+    apr_getopt_t *os;
+    apr_status_t rv;
+    wh_config *cfg = NULL;
+    const wh_secret *secret = NULL;
+    wh_logger lg = { inbox_log, NULL };
+    fwd f;
+
+    if (wh_cli_wants_help(argc, argv)) {
+        printf("usage: wirehook " FORWARD_USAGE "\n\n"
+               "Delivers every notification the inbox (InboxParams) stores to\n"
+               "ForwardUrl: POST of the body exactly as received, the verified facts\n"
+               "as Wirehook-* headers, Idempotency-Key: the notificationId, and a\n"
+               "signature by ForwardSecretFile in the bank's scheme (TimestampHeader,\n"
+               "SignatureHeader). 2xx: delivered. 408, 429, 5xx and no answer:\n"
+               "retried with jittered exponential backoff (ForwardBackoffMin..Max,\n"
+               "Retry-After honoured). Other 4xx: dead at once. ForwardMaxAttempts\n"
+               "and ForwardMaxAge: dead. Events of one paymentId go in arrival order,\n"
+               "one at a time; other payments are not held up.\n\n"
+               "  --config F     the configuration file (InboxParams, ForwardUrl, ...)\n"
+               "  --drain        exit once nothing is left to deliver (delivered or\n"
+               "                 dead); prints a summary line (--once: the same)\n"
+               "  --interval S   a status line every S seconds on stdout (default 10,\n"
+               "                 0: none): delivered, rate, retrying, dead, lag, ...\n"
+               "  --verbose      log every retry on stderr; twice: every delivery\n"
+               "  --quiet        no status lines\n\n"
+               "SIGTERM/SIGINT: stop claiming, wait for the requests in flight, write\n"
+               "their outcomes, exit 0. Exit 1 on errors, 2 on usage errors.\n"
+               "See wirehook inbox dead ... for the dead letters.\n");
+        return 0;
+    }
+    memset(&f, 0, sizeof(f));
+    if (!(os = wh_cli_getopt(p, argc, argv, opts)))
+        return 1;
+    while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS) {
+        switch (ch) {
+        case 'c': config = arg; break;
+        case 'd': case 'o': drain = 1; break;
+        case 'v': f.verbose++; break;
+        case 'q': interval_ms = 0; break;
+        case 'i':
+            if (wh_parse_duration_ms(p, arg, 0, 86400000, &interval_ms) != NULL)
+                return wh_cli_usage(FORWARD_USAGE);
+            break;
+        }
+    }
+    if (rv != APR_EOF || !config || os->ind != os->argc)
+        return wh_cli_usage(FORWARD_USAGE);
+
+    if ((err = wh_config_load(p, config, &cfg)) != NULL) {
+        fprintf(stderr, "wirehook forward: %s\n", err);
+        return 1;
+    }
+    if (!cfg->forward_url || !cfg->inbox_params) {
+        fprintf(stderr, "wirehook forward: %s: %s\n", config,
+                !cfg->inbox_params ? "InboxParams is not set: there is no inbox to "
+                                     "forward from"
+                                   : "ForwardUrl is not set: nowhere to forward to");
+        return 1;
+    }
+    if ((err = wh_forward_secret_load(p, cfg, &secret)) != NULL) {
+        fprintf(stderr, "wirehook forward: %s\n", err);
+        return 1;
+    }
+    if ((err = wh_inbox_open(p, cfg, &lg, &f.ib)) != NULL ||
+        (err = wh_fwd_db_bind(p, f.ib, cfg, &lg)) != NULL ||
+        (err = wh_delivery_open(p, f.ib, cfg, owner_id(p), &f.dlv)) != NULL) {
+        fprintf(stderr, "wirehook forward: %s\n", err);
+        return 1;
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "wirehook forward: cannot initialise libcurl\n");
+        return 1;
+    }
+    f.p = p;
+    f.cfg = cfg;
+    f.nslots = cfg->forward_concurrency;
+    f.slots = apr_pcalloc(p, sizeof(slot) * (apr_size_t)f.nslots);
+    if (apr_generate_random_bytes((unsigned char *)&f.rng, sizeof(f.rng)) != APR_SUCCESS
+        || f.rng == 0)
+        f.rng = (apr_uint64_t)apr_time_now() | 1;
+    apr_pool_create(&f.opool, p);
+    f.outcomes = apr_array_make(f.opool, 64, sizeof(wh_dlv_outcome));
+    f.interval_start = apr_time_now();
+    if (!(f.http = wh_fwd_http_create(p, cfg, secret, &err))) {
+        fprintf(stderr, "wirehook forward: %s\n", err);
+        curl_global_cleanup();
+        return 1;
+    }
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    logline("info", "forwarding %s to %s (%d at once)%s",
+            cfg->inbox_driver_name, cfg->forward_url, f.nslots,
+            drain ? ", until drained" : "");
+    rc = run(&f, drain, interval_ms);
+    wh_fwd_http_destroy(f.http);
+    curl_global_cleanup();
+    return rc;
+}

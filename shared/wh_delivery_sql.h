@@ -1,0 +1,191 @@
+#ifndef WH_DELIVERY_SQL_H
+#define WH_DELIVERY_SQL_H
+/* The delivery state's SQL (wh_delivery.c), the same text on SQLite and
+ * PostgreSQL except where a _PG variant says otherwise: row locks with
+ * SKIP LOCKED, JSON arrays of ids (json_each vs json_array_elements),
+ * and the cursor's row lock.
+ *
+ * States are literals, not parameters, so that each engine can prove a
+ * query matches a partial index's predicate. Times are apr_time_t
+ * (microseconds since the epoch). */
+
+/* Not part of the inbox's versioned schema (wh_meta): the forwarder and
+ * `wirehook inbox` create them when missing, in one transaction. */
+#define WH_DLV_SQL_SCHEMA                                                     \
+    "CREATE TABLE IF NOT EXISTS wh_forward_cursor ("                          \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " last_seq BIGINT NOT NULL)",                                             \
+    "INSERT INTO wh_forward_cursor (id, last_seq) VALUES (1, 0)"              \
+    " ON CONFLICT (id) DO NOTHING",                                           \
+    "CREATE TABLE IF NOT EXISTS wh_delivery ("                                \
+    " event_id BIGINT NOT NULL PRIMARY KEY,"                                  \
+    " seq BIGINT NOT NULL,"                                                   \
+    " payment_id TEXT,"                                                       \
+    " state INTEGER NOT NULL,"                                                \
+    " attempts INTEGER NOT NULL,"                                             \
+    " next_at BIGINT NOT NULL,"                                               \
+    " lease_owner TEXT,"                                                      \
+    " first_at BIGINT,"                                                       \
+    " received_at BIGINT NOT NULL,"                                           \
+    " done_at BIGINT,"                                                        \
+    " http_status INTEGER,"                                                   \
+    " answer TEXT,"                                                           \
+    " reason TEXT)",                                                          \
+    /* Only what is still open is indexed for the hot queries: the ready    \
+     * events by due time (claims), the open events of a payment in order  \
+     * (who is next), the dead letters by id (listing them). */            \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_due ON wh_delivery (next_at)"     \
+    " WHERE state = 1",                                                       \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_open"                             \
+    " ON wh_delivery (payment_id, seq) WHERE state < 3",                      \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_dead ON wh_delivery (event_id)"   \
+    " WHERE state = 4"
+
+/* The cursor, read under a lock that orders every change of states:
+ * SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row. */
+#define WH_DLV_SQL_CURSOR \
+    "SELECT last_seq FROM wh_forward_cursor WHERE id = 1"
+#define WH_DLV_SQL_CURSOR_PG WH_DLV_SQL_CURSOR " FOR UPDATE"
+#define WH_DLV_SQL_CURSOR_SET                                                 \
+    "UPDATE wh_forward_cursor SET last_seq = %lld"                            \
+    " WHERE id = 1 AND last_seq = %lld"
+
+#define WH_DLV_SQL_INBOX_HEAD "SELECT max(seq) FROM wh_order"
+
+/* Events (last, upto] into the queue. An event is ready when it has no
+ * paymentId, or when it is its payment's first in this batch and no
+ * earlier event of the payment is still open; else it waits. (A row
+ * inserted by this statement is not seen by its own NOT EXISTS, hence the
+ * row_number within the batch.) "WHERE 1 = 1" keeps SQLite from reading
+ * ON CONFLICT as a join constraint. */
+#define WH_DLV_SQL_INGEST                                                     \
+    "INSERT INTO wh_delivery (event_id, seq, payment_id, state, attempts,"    \
+    " next_at, received_at)"                                                  \
+    " SELECT b.event_id, b.seq, b.payment_id,"                                \
+    "  CASE WHEN b.payment_id IS NULL THEN 1"                                 \
+    "   WHEN b.rn = 1 AND NOT EXISTS (SELECT 1 FROM wh_delivery x"            \
+    "    WHERE x.payment_id = b.payment_id AND x.state < 3) THEN 1"           \
+    "   ELSE 0 END,"                                                          \
+    "  0, %lld, b.received_at"                                                \
+    " FROM (SELECT o.event_id, o.seq, o.payment_id, e.received_at,"           \
+    "  row_number() OVER (PARTITION BY o.payment_id ORDER BY o.seq) AS rn"    \
+    "  FROM wh_order o JOIN wh_events e ON e.id = o.event_id"                 \
+    "  WHERE o.seq > %lld AND o.seq <= %lld) b"                               \
+    " WHERE 1 = 1"                                                            \
+    " ON CONFLICT (event_id) DO NOTHING"
+
+/* The due ready events, with what their requests need. */
+#define WH_DLV_SQL_DUE                                                        \
+    "SELECT d.event_id, d.attempts, d.first_at, d.received_at,"               \
+    " e.notification_id, e.event_type, e.event_time, e.payment_id,"           \
+    " e.status, e.body"                                                       \
+    " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
+    " WHERE d.state = 1 AND d.next_at <= %lld"                                \
+    " ORDER BY d.next_at LIMIT %d"
+/* Another forwarder's claim in progress is passed over, never waited for. */
+#define WH_DLV_SQL_DUE_PG WH_DLV_SQL_DUE " FOR UPDATE OF d SKIP LOCKED"
+
+/* A JSON array of ids, as rows: [3,5,8]. */
+#define WH_DLV_IDS "SELECT value FROM json_each(%s)"
+#define WH_DLV_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
+/* A JSON array of [id, attempt] pairs, as rows. */
+#define WH_DLV_PAIRS                                                          \
+    "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')"         \
+    " FROM json_each(%s)"
+#define WH_DLV_PAIRS_PG                                                       \
+    "SELECT (v->>0)::bigint, (v->>1)::int FROM json_array_elements(%s::json) v"
+
+/* The lease: attempts + 1 is the new attempt, and (lease_owner, attempts)
+ * its token; next_at is when the lease ends. */
+#define WH_DLV_CLAIM(ids)                                                     \
+    "UPDATE wh_delivery SET attempts = attempts + 1,"                         \
+    " first_at = coalesce(first_at, %lld), lease_owner = %s, next_at = %lld"  \
+    " WHERE state = 1 AND event_id IN (" ids ")"
+#define WH_DLV_SQL_CLAIM WH_DLV_CLAIM(WH_DLV_IDS)
+#define WH_DLV_SQL_CLAIM_PG WH_DLV_CLAIM(WH_DLV_IDS_PG)
+
+/* Delivered, in one statement for a batch; only events still leased to
+ * this forwarder for that attempt. */
+#define WH_DLV_MARK_DELIVERED(pairs)                                               \
+    "UPDATE wh_delivery SET state = 3, done_at = %lld, next_at = 0,"          \
+    " lease_owner = NULL, http_status = NULL, answer = NULL"                  \
+    " WHERE state = 1 AND lease_owner = %s"                                   \
+    " AND (event_id, attempts) IN (" pairs ")"
+#define WH_DLV_SQL_DELIVERED WH_DLV_MARK_DELIVERED(WH_DLV_PAIRS)
+#define WH_DLV_SQL_DELIVERED_PG WH_DLV_MARK_DELIVERED(WH_DLV_PAIRS_PG)
+
+/* A failed attempt that will be retried: due again at next_at. */
+#define WH_DLV_SQL_RETRY                                                      \
+    "UPDATE wh_delivery SET next_at = %lld, lease_owner = NULL,"              \
+    " http_status = %d, answer = %s"                                          \
+    " WHERE event_id = %lld AND attempts = %d AND lease_owner = %s"           \
+    " AND state = 1"
+
+#define WH_DLV_SQL_DEAD                                                       \
+    "UPDATE wh_delivery SET state = 4, done_at = %lld, next_at = 0,"          \
+    " lease_owner = NULL, http_status = %d, answer = %s, reason = %s"         \
+    " WHERE event_id = %lld AND attempts = %d AND lease_owner = %s"           \
+    " AND state = 1"
+
+/* The next waiting event of every payment whose ready event finished in
+ * this batch (ids), when no other of its events is ready. */
+#define WH_DLV_PROMOTE(ids)                                                   \
+    "UPDATE wh_delivery SET state = 1, next_at = %lld"                        \
+    " WHERE state = 0 AND payment_id IN (SELECT f.payment_id FROM wh_delivery f" \
+    "  WHERE f.event_id IN (" ids ") AND f.state > 2)"                        \
+    " AND seq = (SELECT min(w.seq) FROM wh_delivery w"                        \
+    "  WHERE w.payment_id = wh_delivery.payment_id AND w.state < 3)"
+#define WH_DLV_SQL_PROMOTE WH_DLV_PROMOTE(WH_DLV_IDS)
+#define WH_DLV_SQL_PROMOTE_PG WH_DLV_PROMOTE(WH_DLV_IDS_PG)
+
+#define WH_DLV_SQL_NEXT_DUE "SELECT min(next_at) FROM wh_delivery WHERE state = 1"
+
+#define WH_DLV_SQL_PEEK                                                       \
+    "SELECT (SELECT max(seq) FROM wh_order),"                                 \
+    " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1),"                 \
+    " (SELECT min(next_at) FROM wh_delivery WHERE state = 1)"
+
+#define WH_DLV_SQL_STATS                                                      \
+    "SELECT (SELECT count(*) FROM wh_delivery WHERE state = 0),"              \
+    " (SELECT count(*) FROM wh_delivery WHERE state = 1),"                    \
+    " (SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"     \
+    "   AND lease_owner IS NULL),"                                            \
+    " (SELECT count(*) FROM wh_delivery WHERE state = 4),"                    \
+    " (SELECT min(received_at) FROM wh_delivery WHERE state < 3),"            \
+    " (SELECT max(seq) FROM wh_order),"                                       \
+    " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1)"
+
+/* ---- dead letters ---------------------------------------------------- */
+
+#define WH_DLV_DEAD_COLS                                                      \
+    "SELECT d.event_id, d.seq, e.notification_id, e.payment_id, e.status,"    \
+    " e.event_time, d.attempts, d.received_at, d.first_at, d.done_at,"        \
+    " d.http_status, d.answer, d.reason"
+#define WH_DLV_SQL_DEAD_LIST                                                  \
+    WH_DLV_DEAD_COLS                                                          \
+    " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
+    " WHERE d.state = 4 AND d.event_id > %lld ORDER BY d.event_id LIMIT %d"
+#define WH_DLV_SQL_DEAD_BY_ID                                                 \
+    WH_DLV_DEAD_COLS ", e.body"                                               \
+    " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
+    " WHERE d.state = 4 AND d.event_id = %lld"
+#define WH_DLV_SQL_DEAD_BY_NID                                                \
+    WH_DLV_DEAD_COLS ", e.body"                                               \
+    " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
+    " WHERE d.state = 4 AND e.notification_id = %s"
+#define WH_DLV_SQL_DEAD_IDS                                                   \
+    "SELECT event_id FROM wh_delivery WHERE state = 4 ORDER BY seq LIMIT %d"
+
+/* Back in the queue with a fresh count: ready, unless an event of its
+ * payment is still open (then it waits; being earlier, it is next). One
+ * row per statement, in seq order, so each sees the ones before it. */
+#define WH_DLV_SQL_REVIVE                                                     \
+    "UPDATE wh_delivery SET state = CASE WHEN payment_id IS NOT NULL"         \
+    "  AND EXISTS (SELECT 1 FROM wh_delivery x"                               \
+    "   WHERE x.payment_id = wh_delivery.payment_id AND x.state < 3)"         \
+    "  THEN 0 ELSE 1 END,"                                                    \
+    " attempts = 0, first_at = NULL, next_at = %lld, done_at = NULL,"         \
+    " lease_owner = NULL, reason = NULL"                                      \
+    " WHERE event_id = %lld AND state = 4"
+
+#endif
