@@ -286,6 +286,7 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
 
         if ((flush || claim) && now >= db_retry_at) {
             wh_dlv_cycle c;
+            memset(&c, 0, sizeof(c));
             apr_pool_clear(cp);
             if (cycle(f, cp, claim ? free_n : 0, &c) != 0) {
                 if (!db_down)
