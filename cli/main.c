@@ -1,5 +1,5 @@
-/* wirehook: sign, check, send and pull wire-status webhooks, and test a
- * configuration file. */
+/* wirehook: sign, check, send and pull wire-status webhooks, test a
+ * configuration file, forward what an inbox stores and look after it. */
 #include "commands.h"
 #include <apr_general.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@ static const command commands[] = {
     { "send", wh_cmd_send, "sign and POST notifications as the bank would" },
     { "pull", wh_cmd_pull, "walk an offset/limit list endpoint, print NDJSON" },
     { "forward", wh_cmd_forward, "deliver what the inbox stores to an application" },
+    { "inbox", wh_cmd_inbox, "dead letters, quarantine, payment views of an inbox" },
     { NULL, NULL, NULL }
 };
 

@@ -3,6 +3,7 @@
  * out as a wh_response the host copies onto the wire. */
 #include "wh_endpoint.h"
 #include "wh_pagination.h"
+#include "wh_payments.h"
 #include <apr_strings.h>
 #include <string.h>
 
@@ -14,6 +15,14 @@ static void unavailable(apr_pool_t *p, wh_response *out)
 {
     wh_response_error(p, 503, WH_CODE_INBOX_UNAVAILABLE,
                       "the inbox is unavailable; retry later", out);
+}
+
+static void json_ok(const char *json, wh_response *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->status = 200;
+    out->content_type = "application/json";
+    out->body = json;
 }
 
 void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
@@ -72,10 +81,7 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         unavailable(p, out);
         return;
     }
-    memset(out, 0, sizeof(*out));
-    out->status = 200;
-    out->content_type = "application/json";
-    out->body = json;
+    json_ok(json, out);
 }
 
 void wh_endpoint_route(apr_pool_t *p, const char *sub_path, wh_route *out)
@@ -119,6 +125,47 @@ static void not_allowed(apr_pool_t *p, const char *allow, wh_response *out)
     out->allow = allow;
 }
 
+/* GET on a payment view: the listing's users, then the view. */
+static void payments(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
+                     const wh_route *r, const char *query, apr_pool_t *p,
+                     wh_response *out)
+{
+    const char *err, *json = NULL;
+    wh_verdict auth;
+    wh_page_query q;
+    wh_pay_result res;
+
+    wh_verdict_init(&auth, p);
+    if (wh_verify_auth(vf, req, &auth, p) != 0) {
+        wh_response_from_verdict(p, &auth, out);
+        return;
+    }
+    if (r->kind == WH_ROUTE_PAYMENT) {
+        /* one payment has no query: anything there is a mistake */
+        if (query && *query) {
+            wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION,
+                              "a payment takes no query parameters", out);
+            return;
+        }
+        res = wh_payments_get(ib, p, r->payment_id, &json);
+    } else {
+        err = wh_pagination_parse_filters(p, query, wh_verifier_config(vf),
+                                          WH_PAGE_STATUS, &q);
+        if (err) {
+            wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION, err, out);
+            return;
+        }
+        res = wh_payments_list(ib, p, &q, &json);
+    }
+    if (res == WH_PAY_NOT_FOUND)
+        wh_response_error(p, 404, WH_CODE_NOT_FOUND,
+                          "the inbox holds no event of this payment", out);
+    else if (res != WH_PAY_OK)
+        unavailable(p, out);
+    else
+        json_ok(json, out);
+}
+
 void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
                         const char *sub_path, const char *query, apr_pool_t *p,
                         wh_response *out)
@@ -140,6 +187,13 @@ void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         } else {
             not_allowed(p, WH_ALLOW_INBOX, out);
         }
+        break;
+    case WH_ROUTE_PAYMENTS:
+    case WH_ROUTE_PAYMENT:
+        if (get)
+            payments(vf, ib, req, &r, query, p, out);
+        else
+            not_allowed(p, WH_ALLOW_VIEW, out);
         break;
     default:
         not_found(p, out);

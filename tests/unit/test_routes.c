@@ -95,6 +95,31 @@ static void test_handle_unknown_is_404(void)
     }
 }
 
+static void test_handle_views_are_read_only(void)
+{
+    const char *subs[] = { "/payments", "/payments/WP-1", NULL };
+    for (int i = 0; subs[i]; i++) {
+        wh_response r = handle("POST", subs[i]);
+        CU_ASSERT_EQUAL(r.status, 405);
+        ASSERT_STR(r.allow, "GET, HEAD");
+        r = handle("DELETE", subs[i]);
+        CU_ASSERT_EQUAL(r.status, 405);
+    }
+    wh_response r = handle("PUT", "/");
+    CU_ASSERT_EQUAL(r.status, 405);
+    ASSERT_STR(r.allow, "GET, HEAD, POST");
+}
+
+static void test_handle_views_need_auth(void)
+{
+    /* credentials are checked before anything is said about a payment */
+    wh_response r = handle("GET", "/payments/WP-1");
+    CU_ASSERT_EQUAL(r.status, 401);
+    CU_ASSERT(contains(r.body, "auth_required"));
+    r = handle("GET", "/payments");
+    CU_ASSERT_EQUAL(r.status, 401);
+}
+
 /* ---- the payments query ------------------------------------------- */
 
 static void test_payments_query(void)
@@ -214,6 +239,8 @@ static const wh_test_case cases[] = {
     { "route: /payments and /payments/{id}", test_route_payments },
     { "route: anything else is unknown", test_route_unknown },
     { "handle: unknown sub-path is 404 not_found", test_handle_unknown_is_404 },
+    { "handle: views answer 405 to writes", test_handle_views_are_read_only },
+    { "handle: views need Basic auth", test_handle_views_need_auth },
     { "payments query: offset, limit, status only", test_payments_query },
     { "payment JSON: current status and history", test_payment_json },
     { "payments page JSON: records and pagination", test_payments_page_json },

@@ -1,0 +1,178 @@
+/* wirehook inbox --config F <dead|quarantine|payment|payments> ...: an
+ * operator's view of the inbox database, read and changed directly (the
+ * same database the module, the CGI and the forwarder use). */
+#include "commands.h"
+#include "cli_util.h"
+#include "inbox_cmd.h"
+#include "wh_fwd_db.h"
+#include "wh_payments.h"
+
+#include <apr_strings.h>
+#include <stdio.h>
+#include <string.h>
+
+#define INBOX_USAGE                                                            \
+    "inbox --config F dead list [--after ID] [--limit N]\n"                    \
+    "       wirehook inbox --config F dead show ID|NOTIFICATION_ID\n"          \
+    "       wirehook inbox --config F dead retry ID|NOTIFICATION_ID|--all\n"   \
+    "       wirehook inbox --config F quarantine list [--after ID] [--limit N]\n" \
+    "       wirehook inbox --config F quarantine show ID [--raw]\n"            \
+    "       wirehook inbox --config F quarantine release ID\n"                 \
+    "       wirehook inbox --config F payment PAYMENT_ID\n"                    \
+    "       wirehook inbox --config F payments [--status S] [--offset N] [--limit N]"
+
+int wh_inbox_usage(void)
+{
+    return wh_cli_usage(INBOX_USAGE);
+}
+
+const char *wh_inbox_time(apr_pool_t *p, apr_time_t t)
+{
+    return t ? wh_time_rfc3339(p, t) : "-";
+}
+
+static void inbox_log(void *baton, wh_log_level level, const char *msg)
+{
+    (void)baton;
+    if (level <= WH_LOG_WARN)
+        fprintf(stderr, "wirehook inbox: %s\n", msg);
+}
+
+static int number(const char *name, const char *arg, apr_int64_t min, apr_int64_t max,
+                  apr_int64_t *out)
+{
+    apr_int64_t v = 0;
+
+    if (!*arg || strlen(arg) > 18)
+        goto bad;
+    for (const char *s = arg; *s; s++) {
+        if (*s < '0' || *s > '9')
+            goto bad;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < min || v > max)
+        goto bad;
+    *out = v;
+    return 0;
+bad:
+    fprintf(stderr, "wirehook inbox: --%s must be a whole number from %" APR_INT64_T_FMT
+            " to %" APR_INT64_T_FMT "\n", name, min, max);
+    return -1;
+}
+
+int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
+{
+    static const apr_getopt_option_t opts[] = {
+        { "config", 'c', 1, "wirehook configuration file (InboxParams)" },
+        { "limit", 'l', 1, "at most N rows" },
+        { "after", 'a', 1, "list: rows after this id" },
+        { "offset", 'o', 1, "payments: records to skip" },
+        { "status", 's', 1, "payments: only this current status" },
+        { "all", 'A', 0, "dead retry: every dead letter" },
+        { "raw", 'r', 0, "quarantine show: the body's bytes unescaped" },
+        { NULL, 0, 0, NULL }
+    };
+    static const struct {
+        const char *name;
+        int (*run)(wh_inbox_args *);
+        int min_ops, max_ops;
+    } groups[] = {
+        { "dead", wh_inbox_cmd_dead, 2, 3 },
+        { "quarantine", wh_inbox_cmd_quarantine, 2, 3 },
+        { "payment", wh_inbox_cmd_payment, 2, 2 },
+        { "payments", wh_inbox_cmd_payments, 1, 1 },
+    };
+    wh_inbox_args a;
+    const char *config = NULL, *arg, *err;
+    apr_int64_t v;
+    apr_getopt_t *os;
+    apr_status_t rv;
+    wh_config *cfg = NULL;
+    wh_logger lg = { inbox_log, NULL };
+    int ch, nops;
+
+    if (wh_cli_wants_help(argc, argv)) {
+        printf("usage: wirehook " INBOX_USAGE "\n\n"
+               "Reads and maintains the inbox database named by the configuration\n"
+               "(InboxDriver, InboxParams): the same data the module, the CGI and\n"
+               "wirehook forward use.\n\n"
+               "  dead list         dead letters of wirehook forward: id, notificationId,\n"
+               "                    paymentId, attempts, when it died, the last answer\n"
+               "  dead show X       everything kept about one (id or notificationId),\n"
+               "                    the body included\n"
+               "  dead retry X      put it back in the delivery queue with a fresh count;\n"
+               "                    --all: every dead letter (each payment's in order)\n"
+               "  quarantine list   authentic notifications refused as invalid JSON or\n"
+               "                    schema violations: id, received, code, released?\n"
+               "  quarantine show ID   why it was refused (every problem) and the body\n"
+               "                    (control bytes escaped as \\xNN; --raw: as stored)\n"
+               "  quarantine release ID   checks the body again (JSON and schema) with\n"
+               "                    this configuration; if it passes it is stored as a\n"
+               "                    new event and marked released, else the problems are\n"
+               "                    printed and the exit status is 1\n"
+               "  payment ID        the payment's current status and history, as JSON\n"
+               "                    (GET <inbox>/payments/ID)\n"
+               "  payments          payments by current status (--status S), --offset and\n"
+               "                    --limit, as JSON (GET <inbox>/payments)\n\n"
+               "  --config F  --limit N  --after ID  --offset N  --status S  --all  --raw\n\n"
+               "Exit 0 on success, 1 on failure or when nothing matches, 2 on usage errors.\n");
+        return 0;
+    }
+    memset(&a, 0, sizeof(a));
+    a.p = p;
+    if (!(os = wh_cli_getopt(p, argc, argv, opts)))
+        return 1;
+    while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS) {
+        switch (ch) {
+        case 'c': config = arg; break;
+        case 'A': a.all = 1; break;
+        case 'r': a.raw = 1; break;
+        case 's': a.status = arg; break;
+        case 'l':
+            if (number("limit", arg, 1, 100000, &v) != 0)
+                return 2;
+            a.limit = (int)v;
+            break;
+        case 'a':
+            if (number("after", arg, 0, APR_INT64_C(999999999999999999), &a.after) != 0)
+                return 2;
+            break;
+        case 'o':
+            if (number("offset", arg, 0, APR_INT64_C(9007199254740991), &a.offset) != 0)
+                return 2;
+            break;
+        }
+    }
+    nops = os->argc - os->ind;
+    if (rv != APR_EOF || !config || nops < 1)
+        return wh_inbox_usage();
+    for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+        if (strcmp(os->argv[os->ind], groups[g].name) != 0)
+            continue;
+        if (nops < groups[g].min_ops || nops > groups[g].max_ops)
+            return wh_inbox_usage();
+        if (groups[g].min_ops == 2 && groups[g].max_ops == 2)
+            a.id = os->argv[os->ind + 1];          /* payment ID */
+        else if (nops >= 2)
+            a.verb = os->argv[os->ind + 1];
+        if (nops == 3)
+            a.id = os->argv[os->ind + 2];
+        if ((err = wh_config_load(p, config, &cfg)) != NULL) {
+            fprintf(stderr, "wirehook inbox: %s\n", err);
+            return 1;
+        }
+        if (!cfg->inbox_params) {
+            fprintf(stderr, "wirehook inbox: %s: InboxParams is not set\n", config);
+            return 1;
+        }
+        a.cfg = cfg;
+        if ((err = wh_inbox_open(p, cfg, &lg, &a.ib)) != NULL ||
+            (err = wh_fwd_db_bind(p, a.ib, cfg, &lg)) != NULL) {
+            fprintf(stderr, "wirehook inbox: %s\n", err);
+            return 1;
+        }
+        return groups[g].run(&a);
+    }
+    fprintf(stderr, "wirehook inbox: unknown part '%s'\n", os->argv[os->ind]);
+    return wh_inbox_usage();
+}

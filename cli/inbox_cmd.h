@@ -1,0 +1,34 @@
+#ifndef WH_CLI_INBOX_CMD_H
+#define WH_CLI_INBOX_CMD_H
+/* wirehook inbox: the parts, one file per group of subcommands. */
+#include <apr_pools.h>
+#include "wh_config.h"
+#include "wh_inbox.h"
+
+typedef struct {
+    apr_pool_t *p;
+    const wh_config *cfg;
+    wh_inbox *ib;
+    const char *verb;            /* list, show, retry, release; NULL */
+    const char *id;              /* the operand after the verb, or NULL */
+    int limit;                   /* --limit, 0: the command's default */
+    apr_int64_t after;           /* --after */
+    apr_int64_t offset;          /* --offset */
+    const char *status;          /* --status */
+    int all;                     /* --all */
+    int raw;                     /* --raw */
+} wh_inbox_args;
+
+/* Each prints its result on stdout, problems on stderr, and returns the
+ * exit status (0, 1 failure or not found, 2 usage). */
+int wh_inbox_cmd_dead(wh_inbox_args *a);
+int wh_inbox_cmd_quarantine(wh_inbox_args *a);
+int wh_inbox_cmd_payment(wh_inbox_args *a);
+int wh_inbox_cmd_payments(wh_inbox_args *a);
+
+/* "2026-11-22T14:05:09.123Z", or "-" for 0. */
+const char *wh_inbox_time(apr_pool_t *p, apr_time_t t);
+/* A usage line for `wirehook inbox ...` on stderr; returns 2. */
+int wh_inbox_usage(void);
+
+#endif

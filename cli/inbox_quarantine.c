@@ -1,0 +1,136 @@
+/* wirehook inbox quarantine list|show|release. */
+#include "inbox_cmd.h"
+#include "wh_quarantine_ops.h"
+
+#include <apr_strings.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#define Q_LIST_DEFAULT 100
+
+static const char *or_dash(const char *s)
+{
+    return s && *s ? s : "-";
+}
+
+static int parse_id(const char *s, apr_int64_t *out)
+{
+    apr_int64_t v = 0;
+
+    if (!s || !*s || strlen(s) > 18)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int list(wh_inbox_args *a)
+{
+    apr_array_header_t *rows;
+
+    if (wh_quarantine_list(a->ib, a->p, a->after, a->limit ? a->limit : Q_LIST_DEFAULT,
+                           &rows) != 0) {
+        fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
+        return 1;
+    }
+    printf("%-10s %-24s %-17s %-36s %s\n", "ID", "RECEIVED", "CODE", "NOTIFICATION",
+           "RELEASED");
+    for (int i = 0; i < rows->nelts; i++) {
+        const wh_quarantined *q = &APR_ARRAY_IDX(rows, i, wh_quarantined);
+        printf("%-10" APR_INT64_T_FMT " %-24s %-17s %-36s %s\n", q->id,
+               wh_inbox_time(a->p, q->received_at), or_dash(q->code),
+               or_dash(q->notification_id),
+               q->released_at ? apr_psprintf(a->p, "%s as event %" APR_INT64_T_FMT,
+                                             wh_inbox_time(a->p, q->released_at),
+                                             q->released_event_id)
+                              : "no");
+    }
+    return 0;
+}
+
+/* A body that failed the JSON checks may hold any bytes: a terminal gets
+ * them escaped, so no control sequence of the sender's reaches it. */
+static void print_body(const char *b, apr_size_t n, int raw)
+{
+    if (raw) {
+        fwrite(b, 1, n, stdout);
+        return;
+    }
+    for (apr_size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)b[i];
+        if (c == '\\')
+            fputs("\\\\", stdout);
+        else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            printf("\\x%02x", c);
+        else
+            putchar(c);
+    }
+    putchar('\n');
+}
+
+static void print_problems(const char *details)
+{
+    json_object *arr = details ? json_tokener_parse(details) : NULL;
+    size_t n = arr && json_object_is_type(arr, json_type_array)
+                   ? json_object_array_length(arr) : 0;
+
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *f = NULL, *pr = NULL;
+        json_object_object_get_ex(o, "field", &f);
+        json_object_object_get_ex(o, "problem", &pr);
+        printf("  %s: %s\n", f && *json_object_get_string(f) ? json_object_get_string(f) : "/",
+               pr ? json_object_get_string(pr) : "?");
+    }
+    if (arr)
+        json_object_put(arr);
+}
+
+static int show(wh_inbox_args *a)
+{
+    wh_quarantined q;
+    apr_int64_t id;
+    int found;
+
+    if (parse_id(a->id, &id) != 0)
+        return wh_inbox_usage();
+    found = wh_quarantine_get(a->ib, a->p, id, &q);
+    if (found < 0) {
+        fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
+        return 1;
+    }
+    if (!found) {
+        fprintf(stderr, "wirehook inbox: no quarantined notification %s\n", a->id);
+        return 1;
+    }
+    printf("id:             %" APR_INT64_T_FMT "\n", q.id);
+    printf("received:       %s\n", wh_inbox_time(a->p, q.received_at));
+    printf("code:           %s\n", or_dash(q.code));
+    printf("message:        %s\n", or_dash(q.message));
+    printf("notificationId: %s\n", or_dash(q.notification_id));
+    if (q.released_at)
+        printf("released:       %s as event %" APR_INT64_T_FMT "\n",
+               wh_inbox_time(a->p, q.released_at), q.released_event_id);
+    else
+        printf("released:       no\n");
+    printf("problems:\n");
+    print_problems(q.details);
+    printf("body (%" APR_SIZE_T_FMT " bytes):\n", q.body_len);
+    print_body(q.body, q.body_len, a->raw);
+    return 0;
+}
+
+int wh_inbox_cmd_quarantine(wh_inbox_args *a)
+{
+    if (!a->verb)
+        return wh_inbox_usage();
+    if (strcmp(a->verb, "list") == 0 && !a->id)
+        return list(a);
+    if (strcmp(a->verb, "show") == 0 && a->id)
+        return show(a);
+    return wh_inbox_usage();
+}

@@ -1,0 +1,140 @@
+/* Reading the quarantine, and checking a quarantined body again with the
+ * configuration of today. */
+#include "wh_quarantine_ops.h"
+#include "wh_fwd_db.h"
+#include "wh_json.h"
+#include "wh_schema.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#define WH_Q_COLS                                                             \
+    "SELECT id, received_at, code, message, details, notification_id,"        \
+    " released_at, released_event_id"
+#define WH_Q_SQL_LIST                                                         \
+    WH_Q_COLS " FROM wh_quarantine WHERE id > %lld ORDER BY id LIMIT %d"
+/* The body is a blob: as hex, the one form both engines give as text. */
+#define WH_Q_SQL_GET WH_Q_COLS ", hex(body) FROM wh_quarantine WHERE id = %lld"
+#define WH_Q_SQL_GET_PG                                                       \
+    WH_Q_COLS ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
+
+static apr_int64_t num(const char *s)
+{
+    return s ? apr_atoi64(s) : 0;
+}
+
+static void row(const char **r, wh_quarantined *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->id = num(r[0]);
+    q->received_at = (apr_time_t)num(r[1]);
+    q->code = r[2];
+    q->message = r[3];
+    q->details = r[4];
+    q->notification_id = r[5];
+    q->released_at = (apr_time_t)num(r[6]);
+    q->released_event_id = num(r[7]);
+}
+
+typedef struct {
+    apr_int64_t after, id;
+    int limit;
+    apr_array_header_t *rows;
+} q_ctx;
+
+static int read_list(wh_fwd_db *db, apr_pool_t *p, void *baton)
+{
+    q_ctx *c = baton;
+    const void *args[2] = { &c->after, &c->limit };
+    return wh_fwd_db_select(db, p, WH_Q_SQL_LIST, args, 8, &c->rows);
+}
+
+int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int limit,
+                       apr_array_header_t **rows)
+{
+    q_ctx c = { after_id, 0, limit, NULL };
+
+    *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
+    if (wh_fwd_db_read(ib, p, read_list, &c) != 0)
+        return -1;
+    for (int i = 0; i < c.rows->nelts; i++)
+        row(APR_ARRAY_IDX(c.rows, i, const char **), apr_array_push(*rows));
+    return 0;
+}
+
+static int read_one(wh_fwd_db *db, apr_pool_t *p, void *baton)
+{
+    q_ctx *c = baton;
+    const void *args[1] = { &c->id };
+    return wh_fwd_db_select(db, p, wh_fwd_db_pg(db) ? WH_Q_SQL_GET_PG : WH_Q_SQL_GET,
+                            args, 9, &c->rows);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* NUL-terminated for convenience; len counts the bytes, NULs included. */
+static int unhex(apr_pool_t *p, const char *hex, const char **out, apr_size_t *len)
+{
+    apr_size_t n = hex ? strlen(hex) : 0;
+    char *b = apr_palloc(p, n / 2 + 1);
+
+    if (n % 2)
+        return -1;
+    for (apr_size_t i = 0; i < n / 2; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        b[i] = (char)(hi << 4 | lo);
+    }
+    b[n / 2] = '\0';
+    *out = b;
+    *len = n / 2;
+    return 0;
+}
+
+int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
+                      wh_quarantined *out)
+{
+    q_ctx c = { 0, id, 0, NULL };
+    const char **r;
+
+    if (wh_fwd_db_read(ib, p, read_one, &c) != 0)
+        return -1;
+    if (!c.rows->nelts)
+        return 0;
+    r = APR_ARRAY_IDX(c.rows, 0, const char **);
+    row(r, out);
+    return unhex(p, r[8], &out->body, &out->body_len) == 0 ? 1 : -1;
+}
+
+void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
+                         apr_size_t len, wh_verdict *v)
+{
+    wh_schema_opts opts = { cfg->unknown_status_reject };
+    json_object *root = NULL;
+    const char *why;
+
+    wh_verdict_init(v, p);
+    why = wh_json_parse(p, body ? body : "", len, &root);
+    if (why) {
+        wh_verdict_fail(v, 400, WH_CODE_INVALID_JSON, why);
+        return;
+    }
+    if (wh_schema_validate(p, root, &opts, v->details, &v->facts) > 0) {
+        wh_verdict_fail(v, 400, WH_CODE_SCHEMA_VIOLATION,
+                        "the notification does not match the schema");
+        return;
+    }
+    v->ok = 1;
+    v->status = 200;
+    v->code = WH_CODE_ACCEPTED;
+}
