@@ -55,9 +55,13 @@ void wh_forward_plan(apr_pool_t *p, const wh_config *cfg, wh_fwd_class c,
                      wh_fwd_plan *out);
 
 /* The lease on an event being delivered: longer than any one attempt can
- * take (ForwardTimeout) plus a margin for writing its result, so that no
- * other forwarder claims it while its request may still be in flight. */
-#define WH_FWD_LEASE_MARGIN_MS 10000
+ * take (ForwardTimeout), so that no other forwarder claims it while its
+ * request may still be in flight, plus a margin for writing its outcome
+ * (ForwardTimeout again, at least 1 s and at most 10 s): an outcome
+ * written after the lease passed on is dropped, and the event is sent
+ * once more. */
+#define WH_FWD_LEASE_MARGIN_MIN_MS 1000
+#define WH_FWD_LEASE_MARGIN_MAX_MS 10000
 apr_int64_t wh_forward_lease_ms(const wh_config *cfg);
 
 /* One stored event, as delivery needs it. */

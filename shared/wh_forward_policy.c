@@ -109,5 +109,11 @@ void wh_forward_plan(apr_pool_t *p, const wh_config *cfg, wh_fwd_class c,
 
 apr_int64_t wh_forward_lease_ms(const wh_config *cfg)
 {
-    return cfg->forward_timeout + WH_FWD_LEASE_MARGIN_MS;
+    apr_int64_t margin = cfg->forward_timeout;
+
+    if (margin < WH_FWD_LEASE_MARGIN_MIN_MS)
+        margin = WH_FWD_LEASE_MARGIN_MIN_MS;
+    if (margin > WH_FWD_LEASE_MARGIN_MAX_MS)
+        margin = WH_FWD_LEASE_MARGIN_MAX_MS;
+    return cfg->forward_timeout + margin;
 }

@@ -373,7 +373,13 @@ static void test_lease_covers_a_request(void)
 {
     wh_config *cfg = wh_config_create(P());
     cfg->forward_timeout = 5000;
-    CU_ASSERT(wh_forward_lease_ms(cfg) > cfg->forward_timeout);
+    CU_ASSERT_EQUAL(wh_forward_lease_ms(cfg), 10000);
+    cfg->forward_timeout = 30000;
+    CU_ASSERT_EQUAL(wh_forward_lease_ms(cfg), 40000);
+    cfg->forward_timeout = 100;
+    CU_ASSERT_EQUAL(wh_forward_lease_ms(cfg), 1100);
+    cfg->forward_timeout = 600000;
+    CU_ASSERT_EQUAL(wh_forward_lease_ms(cfg), 610000);
 }
 
 /* ---- the request --------------------------------------------------- */

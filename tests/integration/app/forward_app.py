@@ -12,7 +12,8 @@ usage: forward_app.py --port P --control-port C --secret-file F --url URL
 Every delivery appends one line to DIR/deliveries.log:
     <seq> <notificationId> <paymentId> <status> <attempt> <answer> <sha256-of-body>
 (answer is the HTTP status it gave; 401 means the signature or the headers
-did not check out, and the reason goes to DIR/app.log).
+did not check out, and the reason goes to DIR/app.log). The last
+delivery's headers and body are kept in DIR/last.json.
 
 Control (POST JSON to http://127.0.0.1:C/control):
     {"down": N}         close the listening socket for N seconds (refused
@@ -20,10 +21,11 @@ Control (POST JSON to http://127.0.0.1:C/control):
                         {"up": true}
     {"up": true}        listen again now
     {"rules": [{"payment": "WP-1" | "*", "answer": 500, "times": 2,
-                "retry_after": "1", "body": "..."}]}
-                        answers for matching deliveries, first match wins,
-                        "times" counts down (absent: for ever); replaces the
-                        rules
+                "retry_after": "1", "body": "..."},
+               {"nid": "8cefee42-...", "answer": 400}]}
+                        answers for matching deliveries (by paymentId, or by
+                        notificationId), first match wins, "times" counts
+                        down (absent: for ever); replaces the rules
     {"delay_ms": N}     wait N ms before each answer
 GET http://127.0.0.1:C/stats gives {"deliveries": n, "listening": bool}."""
 import argparse
@@ -31,6 +33,8 @@ import hashlib
 import hmac
 import json
 import os
+import socket
+import socketserver
 import sys
 import threading
 import time
@@ -45,6 +49,8 @@ class State:
         self.rules = []
         self.delay_ms = 0
         self.seq = 0
+        self.active = {}         # paymentId -> requests being answered
+        self.conns = set()       # open connections, cut when going down
         self.server = None
         self.up_timer = None
         os.makedirs(a.out, exist_ok=True)
@@ -59,10 +65,13 @@ class State:
                 (status or "-").replace(" ", "_"), attempt or "-", answer,
                 hashlib.sha256(body).hexdigest()))
 
-    def decide(self, pay):
+    def decide(self, pay, nid):
         with self.lock:
             for r in self.rules:
-                if r.get("payment") not in ("*", pay):
+                if "nid" in r:
+                    if r["nid"] != nid:
+                        continue
+                elif r.get("payment") not in ("*", pay):
                     continue
                 if "times" in r:
                     if r["times"] <= 0:
@@ -109,6 +118,16 @@ def app_handler(st):
         def log_message(self, *args):
             pass
 
+        def setup(self):
+            super().setup()
+            with st.lock:
+                st.conns.add(self.connection)
+
+        def finish(self):
+            with st.lock:
+                st.conns.discard(self.connection)
+            super().finish()
+
         def answer(self, code, text, headers=()):
             data = text.encode()
             self.send_response(code)
@@ -126,15 +145,33 @@ def app_handler(st):
             nid = self.headers.get("Wirehook-Notification-Id")
             status = self.headers.get("Wirehook-Status")
             attempt = self.headers.get("Wirehook-Attempt")
-            if st.delay_ms:
-                time.sleep(st.delay_ms / 1000.0)
+            with st.lock:
+                with open(os.path.join(st.a.out, "last.json"), "w") as f:
+                    json.dump({"headers": dict(self.headers.items()),
+                               "body": body.decode("utf-8", "replace")}, f)
+                # two requests of one payment at once: the forwarder broke
+                # its promise of one event at a time per payment
+                if pay and st.active.get(pay):
+                    st.applog.write("OVERLAP %s %s\n" % (pay, nid))
+                if pay:
+                    st.active[pay] = st.active.get(pay, 0) + 1
+            try:
+                if st.delay_ms:
+                    time.sleep(st.delay_ms / 1000.0)
+                self.handle_delivery(body, pay, nid, status, attempt)
+            finally:
+                if pay:
+                    with st.lock:
+                        st.active[pay] -= 1
+
+        def handle_delivery(self, body, pay, nid, status, attempt):
             why = check(st, self, body)
             if why:
                 st.applog.write("refused %s: %s\n" % (nid, why))
                 st.record(nid, pay, status, attempt, 401, body)
                 self.answer(401, json.dumps({"error": why}))
                 return
-            r = st.decide(pay)
+            r = st.decide(pay, nid)
             if r:
                 code = int(r.get("answer", 500))
                 hdrs = [("Retry-After", str(r["retry_after"]))] if "retry_after" in r else []
@@ -146,22 +183,39 @@ def app_handler(st):
     return H
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def server_bind(self):
+        # HTTPServer's own looks the host name up (getfqdn), which can take
+        # seconds where reverse DNS is slow; loopback needs no name.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
 def listen(st):
     with st.lock:
         if st.server is not None:
             return
-        srv = ThreadingHTTPServer(("127.0.0.1", st.a.port), app_handler(st))
+        srv = Server(("127.0.0.1", st.a.port), app_handler(st))
         srv.daemon_threads = True
         st.server = srv
     threading.Thread(target=srv.serve_forever, daemon=True).start()
 
 
 def close(st):
+    """Down means down: no listener, and the kept-alive connections cut."""
     with st.lock:
         srv, st.server = st.server, None
+        conns = list(st.conns)
     if srv is not None:
         srv.shutdown()
         srv.server_close()
+    for c in conns:
+        try:
+            c.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def control_handler(st):
@@ -218,7 +272,7 @@ def main():
     st = State(a)
     if not a.down:
         listen(st)
-    ctl = ThreadingHTTPServer(("127.0.0.1", a.control_port), control_handler(st))
+    ctl = Server(("127.0.0.1", a.control_port), control_handler(st))
     ctl.serve_forever()
 
 

@@ -1,0 +1,242 @@
+# The forwarding scenarios, run on SQLite by test_forward.sh and on
+# PostgreSQL by test_forward_pg.sh (sourced after forward_lib.sh). Each
+# scenario has a setup (before httpd starts: its inbox location) and a run.
+#
+# The outage scenario runs in the background while the others run: its
+# down-time is WH_FWD_OUTAGE seconds (default 6; `make soak` and
+# WH_SOAK=1 use the real 60), long enough for the backoff
+# (ForwardBackoffMax 1s here) to retry several times across it.
+
+FW_OUTAGE=${WH_FWD_OUTAGE:-$([ -n "${WH_SOAK:-}" ] && echo 60 || echo 6)}
+
+fws_setup() {
+    fw_scenario basic
+    fw_scenario flaky
+    fw_scenario later
+    fw_scenario poison
+    fw_scenario maxed "ForwardMaxAttempts 3"
+    fw_scenario outage
+    fw_scenario crash "ForwardTimeout 1s"
+}
+
+# ------------------------------------------------------------- basic ---
+fws_basic() {
+    local L=$1 d nid ts sig
+    d=$(fw_dir basic)
+    fw_app_start basic || return 1
+    fw_send basic A:Review B:Review A:Send_Ready C:Review -:wire.audit B:Exception \
+        A:Complete C:Complete D:Review -:wire.audit B:Complete D:Complete
+    fw_drain basic --verbose --verbose
+    assert_eq 0 "$FW_RC" "$L basic: --drain exits 0"
+    assert_contains "$FW_OUT" "drained: delivered=12 retries=0 dead=0" "$L basic: the summary line"
+    assert_contains "$FW_ERR" "delivered " "$L basic: --verbose twice logs each delivery"
+    fw_check basic "$L basic"
+    # the last delivery, as the application saw it, against what was sent
+    python3 - "$d/app/last.json" "$d/sent" >"$d/last.vars" <<'EOF'
+import json, shlex, sys
+d = json.load(open(sys.argv[1]))
+h = {k.lower(): v for k, v in d["headers"].items()}
+open(sys.argv[1] + ".body", "w").write(d["body"])
+for k in ("x-timestamp", "x-signature", "idempotency-key", "wirehook-verified",
+          "wirehook-notification-id", "wirehook-event-type", "wirehook-event-time",
+          "wirehook-payment-id", "wirehook-status", "wirehook-status-known",
+          "wirehook-attempt", "content-type"):
+    print("H_%s=%s" % (k.replace("-", "_"), shlex.quote(h.get(k, ""))))
+body = json.loads(d["body"])
+sent = {l.split()[0]: l.split() for l in open(sys.argv[2])}
+s = sent.get(body["notificationId"], ["", "-", "", ""])
+print("B_nid=%s" % shlex.quote(body["notificationId"]))
+print("B_time=%s" % shlex.quote(body["eventDateTime"]))
+print("B_type=%s" % shlex.quote(body["eventType"]))
+print("S_pay=%s" % shlex.quote(s[1] if s[1] != "-" else ""))
+print("S_status=%s" % shlex.quote(s[2].replace("_", " ") if s[1] != "-" else ""))
+known = s[1] != "-" and s[2] in ("Review", "Send_Ready", "Reject", "Error", "Exception", "Complete")
+print("S_known=%d" % known)
+EOF
+    # shellcheck disable=SC1091
+    . "$d/last.vars"
+    nid=$B_nid
+    assert_true "$L basic: the last delivery is an event that was sent" grep -q "^$nid " "$d/sent"
+    assert_eq "$nid" "$H_idempotency_key" "$L basic: Idempotency-Key is the notificationId"
+    assert_eq "$nid" "$H_wirehook_notification_id" "$L basic: Wirehook-Notification-Id"
+    assert_eq "1|$B_type|$S_pay|$S_status|$S_known|1|$B_time" \
+        "$H_wirehook_verified|$H_wirehook_event_type|$H_wirehook_payment_id|$H_wirehook_status|$H_wirehook_status_known|$H_wirehook_attempt|$H_wirehook_event_time" \
+        "$L basic: Wirehook-Verified, -Event-Type, -Payment-Id, -Status, -Status-Known, -Attempt, -Event-Time"
+    assert_eq "application/json" "$H_content_type" "$L basic: Content-Type"
+    sig=$("$WIREHOOK" sign --secret-file "$FW_SECRET_FILE" --url "$(fw_url basic)" \
+        --timestamp "$H_x_timestamp" "$d/app/last.json.body")
+    assert_eq "$sig" "$H_x_signature" "$L basic: wirehook sign reproduces the forwarder's signature"
+    # nothing left: a second run delivers nothing
+    fw_drain basic
+    assert_contains "$FW_OUT" "drained: delivered=0 retries=0 dead=0" "$L basic: a second drain finds nothing to do"
+    assert_eq 12 "$(wc -l <"$d/app/deliveries.log")" "$L basic: each event delivered once"
+    fw_inbox basic dead list
+    assert_eq "0 1" "$FW_RC $(grep -c . <<<"$FW_OUT")" "$L basic: no dead letters (header line only)"
+}
+
+# ------------------------------------------------ 500 twice, then 200 ---
+fws_flaky() {
+    local L=$1 first
+    fw_app_start flaky || return 1
+    fw_ctl flaky '{"rules":[{"payment":"F","answer":500,"times":2}]}'
+    fw_send flaky F:Review G:Review F:Send_Ready F:Complete G:Complete
+    first=$(fw_sent_id flaky 1)
+    fw_drain flaky --verbose
+    assert_eq 0 "$FW_RC" "$L flaky: --drain exits 0"
+    assert_contains "$FW_OUT" "delivered=5 retries=2 dead=0" "$L flaky: two retries, nothing dead"
+    assert_eq "500 500 200" "$(fw_attempts flaky "$first")" "$L flaky: 500, 500, then 200 for the first event"
+    assert_contains "$FW_ERR" "retry: notificationId $first attempt 1: HTTP 500" "$L flaky: the retry is logged with the answer"
+    fw_check flaky "$L flaky"
+}
+
+# ------------------------------------------------------- Retry-After ---
+fws_later() {
+    local L=$1 first delay
+    fw_app_start later || return 1
+    fw_ctl later '{"rules":[{"payment":"R","answer":503,"times":1,"retry_after":"1"}]}'
+    fw_send later R:Review
+    first=$(fw_sent_id later 1)
+    fw_drain later --verbose
+    assert_contains "$FW_OUT" "delivered=1 retries=1 dead=0" "$L Retry-After: one retry"
+    delay=$(sed -n "s/.*retry: notificationId $first attempt 1: HTTP 503.*; next in \([0-9]*\) ms (Retry-After).*/\1/p" <<<"$FW_ERR")
+    assert_true "$L Retry-After: 1 s honoured over a 100 ms backoff (next in ${delay:-?} ms)" \
+        test "${delay:-0}" -ge 1000 -a "${delay:-0}" -le 1001
+    assert_eq "503 200" "$(fw_attempts later "$first")" "$L Retry-After: then delivered"
+}
+
+# ---------------------------------------------------- a poison event ---
+fws_poison() {
+    local L=$1 bad
+    fw_app_start poison || return 1
+    fw_send poison X:Review Y:Review X:Send_Ready Y:Complete X:Complete
+    bad=$(fw_sent_id poison 1)
+    fw_ctl poison "{\"rules\":[{\"nid\":\"$bad\",\"answer\":400,\"body\":\"{\\\"error\\\":\\\"poison pill\\\"}\"}]}"
+    fw_drain poison
+    assert_eq 0 "$FW_RC" "$L poison: --drain exits 0 with a dead letter"
+    assert_contains "$FW_OUT" "delivered=4 retries=0 dead=1" "$L poison: one dead at once (no retries), four delivered"
+    assert_eq "400" "$(fw_attempts poison "$bad")" "$L poison: tried once"
+    assert_contains "$FW_ERR" "dead letter: notificationId $bad after attempt 1: HTTP 400" "$L poison: the dead letter is logged"
+    # the later events of the same payment went on: dead is not pending
+    fw_check poison "$L poison" dead="$bad"
+    fw_inbox poison dead list
+    assert_eq 0 "$FW_RC" "$L poison: dead list exits 0"
+    assert_contains "$FW_OUT" "$bad X" "$L poison: dead list shows the event and its payment"
+    assert_contains "$FW_OUT" 'HTTP 400: {"error":"poison pill"}' "$L poison: dead list shows the answer"
+    fw_inbox poison dead show "$bad"
+    assert_contains "$FW_OUT" "reason:         rejected by the application" "$L poison: dead show gives the reason"
+    assert_contains "$FW_OUT" "last status:    400" "$L poison: dead show gives the status"
+    assert_contains "$FW_OUT" "\"notificationId\":\"$bad\"" "$L poison: dead show prints the body"
+    fw_inbox poison dead show 999999
+    assert_eq 1 "$FW_RC" "$L poison: dead show of an unknown id exits 1"
+    # fixed: back in the queue, delivered with a fresh count
+    fw_ctl poison '{"rules":[]}'
+    fw_inbox poison dead retry "$bad"
+    assert_eq "0" "$FW_RC" "$L poison: dead retry exits 0"
+    assert_contains "$FW_OUT" "1 dead letter back in the delivery queue" "$L poison: dead retry says so"
+    fw_drain poison
+    assert_contains "$FW_OUT" "delivered=1 retries=0 dead=0" "$L poison: the retried event is delivered"
+    assert_eq "400 200" "$(fw_attempts poison "$bad")" "$L poison: ... on attempt 1 of its new count"
+    assert_contains "$(tail -n 1 "$(fw_dir poison)/app/deliveries.log")" "$bad X Review 1 200" \
+        "$L poison: Wirehook-Attempt starts again at 1"
+    fw_inbox poison dead list
+    assert_eq 1 "$(grep -c . <<<"$FW_OUT")" "$L poison: no dead letters left"
+    fw_inbox poison dead retry --all
+    assert_contains "$FW_OUT" "0 dead letters" "$L poison: retry --all with none is fine"
+}
+
+# ------------------------------------------------ ForwardMaxAttempts ---
+fws_maxed() {
+    local L=$1 m
+    fw_app_start maxed || return 1
+    fw_ctl maxed '{"rules":[{"payment":"M","answer":502}]}'
+    fw_send maxed M:Review N:Review
+    m=$(fw_sent_id maxed 1)
+    fw_drain maxed
+    assert_contains "$FW_OUT" "delivered=1 retries=2 dead=1" "$L max attempts: dead after 3 attempts"
+    assert_eq "502 502 502" "$(fw_attempts maxed "$m")" "$L max attempts: three 502s"
+    fw_inbox maxed dead show "$m"
+    assert_contains "$FW_OUT" "gave up after 3 attempts (ForwardMaxAttempts)" "$L max attempts: the reason"
+    assert_contains "$FW_OUT" "attempts:       3" "$L max attempts: the count"
+}
+
+# -------------------------------------------------------- the outage ---
+# Down before the first event, up again FW_OUTAGE seconds later.
+fws_outage_start() {
+    local specs=() i
+    fw_app_start outage || return 1
+    fw_ctl outage "{\"down\": $FW_OUTAGE}"
+    FW_OUTAGE_T0=$(date +%s)
+    for i in $(seq 0 39); do specs+=("O$((i % 8)):Review"); done
+    fw_send outage "${specs[@]}"
+    fw_start outage --verbose --interval 1
+}
+
+fws_outage_finish() {
+    local L=$1 first delays
+    if fw_wait_deliveries outage 40 $((FW_OUTAGE + 60)); then
+        _wh_ok "$L outage: all 40 delivered after ${FW_OUTAGE}s down"
+    else
+        _wh_bad "$L outage: all 40 delivered after ${FW_OUTAGE}s down" "$(fw_app_ok outage) delivered"
+    fi
+    fw_stop outage TERM
+    assert_eq 0 "$FW_RC" "$L outage: SIGTERM stops the forwarder cleanly (exit 0)"
+    assert_contains "$(cat "$(fw_dir outage)/fwd.err")" "stopped: delivered=40" "$L outage: and it says what it did"
+    fw_check outage "$L outage"
+    first=$(fw_sent_id outage 1)
+    # the schedule spanned the outage, each delay within the jittered
+    # exponential schedule of its attempt (100ms doubling, capped at 1s)
+    delays=$(sed -n "s/.*retry: notificationId $first attempt \([0-9]*\): .*; next in \([0-9]*\) ms.*/\1:\2/p" \
+        "$(fw_dir outage)/fwd.err" | tr '\n' ' ')
+    assert_true "$L outage: the first event was retried across the outage (attempt:delay $delays)" \
+        test "$(wc -w <<<"$delays")" -ge 3
+    python3 - "$delays" <<'EOF' && _wh_ok "$L outage: every delay in [d/2, d], d = min(1s, 100ms * 2^(n-1))" || _wh_bad "$L outage: backoff schedule" "$delays"
+import sys
+pairs = [tuple(int(x) for x in p.split(":")) for p in sys.argv[1].split()]
+ok = bool(pairs) and all(min(1000, 100 * 2 ** (n - 1)) // 2 <= ms <= min(1000, 100 * 2 ** (n - 1))
+                         for n, ms in pairs)
+sys.exit(0 if ok else 1)
+EOF
+    assert_true "$L outage: the first delivery came with Wirehook-Attempt > 1" \
+        grep -qE "^[0-9]+ $first O0 Review ([2-9]|[1-9][0-9]+) 200 " "$(fw_dir outage)/app/deliveries.log"
+    assert_true "$L outage: status lines every interval" \
+        grep -qE '^[0-9T:-]+Z delivered=[0-9]+ rate=[0-9.]+/s retrying=[0-9]+ dead=0 lag=[0-9.]+s inflight=[0-9]+ queued=[0-9]+ unqueued=[0-9]+$' \
+        "$(fw_dir outage)/fwd.out"
+    assert_true "$L outage: a status line saw the retrying events" \
+        grep -qE ' retrying=[1-9]' "$(fw_dir outage)/fwd.out"
+}
+
+# ----------------------------------------------- kill -9 under load ---
+fws_crash() {
+    local L=$1 specs=() i
+    fw_app_start crash || return 1
+    fw_ctl crash '{"delay_ms": 30}'
+    for i in $(seq 0 199); do specs+=("K$((i % 20)):Review"); done
+    fw_send crash "${specs[@]}"
+    fw_start crash
+    if fw_wait_deliveries crash 60 30; then
+        { kill -KILL "$(cat "$(fw_dir crash)/fwd.pid")"; fw_stop crash; } 2>/dev/null
+        _wh_ok "$L kill -9: the forwarder killed after $(fw_app_ok crash) deliveries"
+    else
+        _wh_bad "$L kill -9: deliveries started" "$(fw_app_ok crash)"
+        fw_stop crash KILL
+    fi
+    # a new forwarder takes over once the leases of the old one ran out
+    fw_drain crash
+    assert_eq 0 "$FW_RC" "$L kill -9: the next forwarder drains the rest"
+    fw_check crash "$L kill -9" max_dup=8
+    fw_inbox crash dead list
+    assert_eq 1 "$(grep -c . <<<"$FW_OUT")" "$L kill -9: nothing dead"
+}
+
+# All of them, the outage around the others.
+fws_run() {
+    local L=$1
+    fws_outage_start
+    fws_basic "$L"
+    fws_flaky "$L"
+    fws_later "$L"
+    fws_poison "$L"
+    fws_maxed "$L"
+    fws_crash "$L"
+    fws_outage_finish "$L"
+}
