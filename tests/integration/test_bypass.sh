@@ -124,6 +124,12 @@ ScriptAlias /sa/ \"$T/protdir/\"
 wh_httpd_conf
 wh_httpd_start || exit 1
 
+# What each route did, for docs/reliability.md (make soak renders it):
+# protocol, route, path, what was sent, what came back
+ROUTES="$WH_BUILD/reliability/routes.tsv"
+mkdir -p "$(dirname "$ROUTES")" && : >"$ROUTES"
+row() { printf '%s\t%s\t%s\t%s\t%s\n' "$PROTO" "$1" "$2" "$3" "$4" >>"$ROUTES"; }
+
 # forged_never_runs LABEL PATH [CURL-ARGS...]: three forgeries on PATH;
 # none may run the application
 forged_never_runs() {
@@ -138,6 +144,8 @@ forged_never_runs() {
     WH_SIG=$(printf '%064d' 0) wh_post "$WH_URL$path" "$body" "$@"
     assert_eq "$before" "$(wh_app_calls)" "[$PROTO] $label: a wrong signature does not run the application (got $WH_STATUS)"
     assert_true "[$PROTO] $label: wrong signature refused ($WH_STATUS)" test "$WH_STATUS" -ge 400
+    row "$label" "$path" "forged (no credentials, no signature; then a wrong signature)" \
+        "$status, $WH_STATUS; application ran $(( $(wh_app_calls) - before )) times"
 }
 
 # delivered LABEL PATH [CURL-ARGS...]: a valid notification signed for PATH
@@ -157,6 +165,7 @@ delivered() {
         "[$PROTO] $label: the application sees WIREHOOK_VERIFIED=1"
     LAST_BODY=$body
     LAST_PATH=$path
+    row "$label" "$path" "valid, signed for this URL" "$WH_STATUS; delivered $(( $(wh_app_calls) - before )) time(s), byte for byte"
 }
 
 # replayed_never_runs LABEL PATH: the last delivered notification, replayed
@@ -168,6 +177,8 @@ replayed_never_runs() {
     wh_post "$WH_URL$path" "$LAST_BODY" "$@"
     assert_eq "$before" "$(wh_app_calls)" "[$PROTO] $label: a replay through another route is not delivered"
     assert_json_code duplicate "[$PROTO] $label: the replay is answered duplicate"
+    row "$label" "$path" "replay of a notification delivered through $LAST_PATH" \
+        "$WH_STATUS $(wh_json_code "$WH_BODY"); delivered $(( $(wh_app_calls) - before )) times"
 }
 
 run_routes() {
@@ -209,6 +220,8 @@ run_routes() {
     before=$(wh_app_calls)
     wh_post "$WH_URL/eopen/missing" "$(wh_body Complete)" "${c[@]}"
     assert_eq "$before" "$(wh_app_calls)" "[$PROTO] ErrorDocument -> protected: even a signed notification is not delivered through an error document"
+    row "ErrorDocument 404 -> protected" /eopen/missing "valid, signed for this URL" \
+        "$WH_STATUS (the error document is a GET); delivered $(( $(wh_app_calls) - before )) times"
     wh_curl "${c[@]}" "$WH_URL/eopen-ok/missing"
     assert_eq $((before + 1)) "$(wh_app_calls)" "[$PROTO] ErrorDocument into an open handler still runs (control)"
     # MultiViews
@@ -235,6 +248,8 @@ run_routes() {
         assert_eq "$before" "$(wh_app_calls)" "[$PROTO] SSI $page into a protected handler: the application does not run"
         assert_contains "$WH_BODY" "<p>before</p>" "[$PROTO] SSI $page: the page itself is served"
         assert_not_contains "$WH_BODY" '"app":"received"' "[$PROTO] SSI $page: no application output in the page"
+        row "SSI $page into a protected handler (subrequest)" "/ssi/$page.shtml" "GET of the page" \
+            "page $WH_STATUS, subrequest refused 403; application ran $(( $(wh_app_calls) - before )) times"
     done
     wh_curl "${c[@]}" -u "$WH_USER:$WH_PASSWD" "$WH_URL/ssi/inbox.shtml"
     assert_not_contains "$WH_BODY" '"events"' "[$PROTO] SSI include of the inbox: refused, the listing does not leak"
