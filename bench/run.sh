@@ -354,12 +354,14 @@ probe() {
 one_run() {
     local key=$1 r=$2 url=$3 host=$4 path=$5 user=$6 conn=${7:-$WRK_CONN} cnt secs=$SECONDS_RUN
     [ "$r" = warm ] && secs=2
-    cnt=$(awk -v r="${R[$key.est]:-20000}" -v s="$secs" 'BEGIN { printf "%d", r * s * 2 + 5000 }')
+    # the fastest pace seen so far for KEY, with room: a shared machine's
+    # pace swings, and a run that runs dry understates its receiver
+    cnt=$(awk -v r="${R[$key.est]:-20000}" -v s="$secs" 'BEGIN { printf "%d", r * s * 3 + 5000 }')
     gen_at "$T/wrk/$key$r" "$host" "$path" "$cnt" "$user" || return 1
     wrkrun "$T/$key$r.kv" "$T/wrk/$key$r" "$path" "$secs" stop "$conn" "$url" || return 1
     kv "$T/$key$r.kv" "$key$r"
     rm -rf "$T/wrk/$key$r"
-    R[$key.est]=$(get "$key$r.rps")
+    R[$key.est]=$(awk -v r="$r" -v a="${R[$key.est]:-0}" -v b="$(get "$key$r.rps")" 'BEGIN { if (r == "warm" || b > a) print b; else print a }')
     [ "$(get "$key$r.non2xx")" = 0 ] || note "$key round $r: $(get "$key$r.non2xx") responses were not 2xx"
     [ "$(get "$key$r.errors")" = 0 ] || note "$key round $r: $(get "$key$r.errors") socket errors"
     [ "$(get "$key$r.exhausted")" = 0 ] || note "$key round $r ran out of pre-signed requests: its rate is understated"
@@ -514,7 +516,10 @@ BenchFloorSecret $BENCH_SECRET"
     gen "$T/wrk/warm" /v1/sink 3000 bank
     wrkrun "$T/warm.kv" "$T/wrk/warm" /v1/sink 2 stop || return 1
     kv "$T/warm.kv" warm
-    if [ "$(get warm.non2xx)" != 0 ] || [ "$(get warm.requests)" = 0 ]; then
+    # (a machine busy with other work may complete none in 2 s: that is
+    # no refusal, the rounds below still check every answer)
+    [ "$(get warm.requests)" = 0 ] && note "module warm-up: no request completed in 2 s (machine busy?)"
+    if [ "$(get warm.non2xx)" != 0 ]; then
         log "module refused signed requests: $(cat "$T/warm.kv" | tr '\n' ' ')"
         tail -n 5 "$T/logs/error.log" >&2
         httpd_stop; return 1

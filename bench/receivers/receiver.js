@@ -127,9 +127,10 @@ function depthOk(v, depth) {
 }
 
 // ajv's instancePath is already an RFC 6901 pointer; a missing property
-// is reported at its parent, so the member name is appended
+// is reported at its parent, so the member name is appended; the "if"
+// summary of the wire.status branch repeats the errors under it
 function problems(errors) {
-  return errors.map((e) => {
+  return errors.filter((e) => e.keyword !== 'if').map((e) => {
     if (e.keyword === 'required') {
       return { field: `${e.instancePath}/${e.params.missingProperty}`, problem: 'is required' };
     }
