@@ -356,7 +356,7 @@ one_run() {
     [ "$r" = warm ] && secs=2
     # the fastest pace seen so far for KEY, with room: a shared machine's
     # pace swings, and a run that runs dry understates its receiver
-    cnt=$(awk -v r="${R[$key.est]:-20000}" -v s="$secs" 'BEGIN { printf "%d", r * s * 3 + 5000 }')
+    cnt=$(awk -v r="${R[$key.est]:-20000}" -v s="$secs" 'BEGIN { n = r * s * 3 + 5000; if (s > 2 && n < 30000) n = 30000; printf "%d", n }')
     gen_at "$T/wrk/$key$r" "$host" "$path" "$cnt" "$user" || return 1
     wrkrun "$T/$key$r.kv" "$T/wrk/$key$r" "$path" "$secs" stop "$conn" "$url" || return 1
     kv "$T/$key$r.kv" "$key$r"
