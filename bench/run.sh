@@ -154,7 +154,7 @@ httpd_conf() {
     mkdir -p "$T/run/$name"; chmod 1777 "$T/run/$name"
     {
         echo "ServerRoot \"$T\""
-        for m in "mpm_$mpm" authz_core unixd socache_shmcb $mods; do
+        for m in "mpm_$mpm" authz_core unixd socache_shmcb socache_dbm $mods; do
             [ -f "$MODDIR/mod_$m.so" ] && echo "LoadModule ${m}_module $MODDIR/mod_$m.so"
         done
         if [ "$mpm" = event ]; then
