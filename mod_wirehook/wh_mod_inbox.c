@@ -32,7 +32,8 @@ static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
         wh_inbox *ib = NULL;
         apr_pool_t *p = site->inbox_pool ? site->inbox_pool
                                          : r->server->process->pool;
-        const char *err = wh_inbox_open(p, site->cfg, &wh_mod_logger, &ib);
+        const char *err = wh_inbox_open(p, site->cfg, &wh_mod_server_logger,
+                                        &ib);
         if (err || ib == NULL)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00950)
                           "WirehookConfig %s: cannot open the inbox: %s",
@@ -61,11 +62,11 @@ static int inbox_handler(request_rec *r)
                                     "the endpoint is not configured");
     }
 
-    wh_mod_state *st = ap_get_module_config(r->request_config,
-                                            &wirehook_module);
-    if (r->method_number == M_POST && st == NULL) {
-        /* fixups did not verify this POST (cannot happen unless the handler
-         * was set after fixups): refuse rather than store unverified */
+    wh_mod_state *st = wh_mod_chain_state(r);
+    if (r->method_number == M_POST
+        && (st == NULL || st->phase != WH_ST_INBOX || st->site != site)) {
+        /* the guard verifies every POST before this handler: refuse
+         * rather than store anything unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
@@ -74,13 +75,14 @@ static int inbox_handler(request_rec *r)
     }
 
     wh_request req;
-    if (st)
+    wh_logger log = { wh_mod_log_sink, r };
+    if (st && r->method_number == M_POST)
         req = st->req;
     else
         wh_mod_request_init(r, site->cfg, &req);
+    req.log = &log;
 
     wh_response resp;
-    wh_mod_log_bind(r);
     wh_inbox *ib = inbox_get(r, site);
     if (r->method_number == M_POST)
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
@@ -88,7 +90,6 @@ static int inbox_handler(request_rec *r)
         /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
         wh_endpoint_handle(site->vf, ib, &req, NULL, r->args ? r->args : "",
                            r->pool, &resp);
-    wh_mod_log_bind(NULL);
 
     if (r->method_number == M_POST && st->verdict.ok)
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00953)

@@ -43,8 +43,20 @@
     X(00951, "SetHandler wirehook without a WirehookConfig")                  \
     X(00952, "a POST reached the inbox handler unverified")                   \
     X(00953, "the inbox answered a verified notification")                    \
-    X(00954, "startup: one problem of a WirehookConfig file")
+    X(00954, "startup: one problem of a WirehookConfig file")                 \
+    X(00955, "a subrequest into a protected context was refused")            \
+    X(00956, "a request was verified at the handler (the guard)")            \
+    X(00957, "the replay store lost its epoch marker: emptied while running") \
+    X(00958, "post-config: the replay ledger's shared memory failed")        \
+    X(00959, "post-config: the dbm replay store cannot be written")          \
+    X(00960, "startup: a dbm replay store without a marker (new or lost)")   \
+    X(00961, "startup: the dbm replay store is in a RAM file system")        \
+    X(00962, "startup: what a replay store guarantees")                      \
+    X(00963, "the replay store's epoch marker cannot be read or written")    \
+    X(00964, "refused: signed before the replay store's memory began")       \
+    X(00965, "refused: the fixed-size replay store is full")                  \
+    X(00966, "check-config: a ReplayCache that cannot keep the promise")
 
-#define WH_LOGTAG_NEXT 00955
+#define WH_LOGTAG_NEXT 00967
 
 #endif

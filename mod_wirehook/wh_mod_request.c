@@ -10,19 +10,12 @@
 
 /* ---------------------------------------------------------- logging --- */
 
-/* The verifier is shared by all threads of a process and created with one
- * logger at config time; the request a message belongs to is bound per
- * thread around each core call. */
-static _Thread_local request_rec *wh_log_r;
-
-void wh_mod_log_bind(request_rec *r)
+/* The core logs through a wh_logger; each request carries one whose baton
+ * is its request_rec (wh_request.log), so a message lands against the
+ * request it is about, with no per-thread state. */
+void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
 {
-    wh_log_r = r;
-}
-
-static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
-{
-    (void)baton;
+    request_rec *r = baton;
     int lvl;
     switch (level) {
     case WH_LOG_ERROR: lvl = APLOG_ERR; break;
@@ -30,13 +23,13 @@ static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
     case WH_LOG_INFO:  lvl = APLOG_INFO; break;
     default:           lvl = APLOG_DEBUG; break;
     }
-    if (wh_log_r)
-        ap_log_rerror(APLOG_MARK, lvl, 0, wh_log_r, WHLOGNO(00910) "%s", msg);
+    if (r)
+        ap_log_rerror(APLOG_MARK, lvl, 0, r, WHLOGNO(00910) "%s", msg);
     else
         ap_log_error(APLOG_MARK, lvl, 0, NULL, WHLOGNO(00913) "%s", msg);
 }
 
-const wh_logger wh_mod_logger = { wh_mod_log_sink, NULL };
+const wh_logger wh_mod_server_logger = { wh_mod_log_sink, NULL };
 
 static const char *nz(const char *s)
 {
@@ -91,13 +84,19 @@ static const char *header_lookup(void *ctx, const char *name)
     return j.joined;
 }
 
+/* The URL the sender signed is the one it sent: the first request of an
+ * internal-redirect chain (a fast redirect, DirectoryIndex or
+ * FallbackResource, keeps it on r). */
 void wh_mod_request_init(request_rec *r, const wh_config *cfg,
                          wh_request *req)
 {
+    const request_rec *first = r;
+    while (first->prev)
+        first = first->prev;
     memset(req, 0, sizeof(*req));
     req->method = r->method;
     req->url = wh_request_url(r->pool, cfg, ap_http_scheme(r),
-                              header_lookup(r, "Host"), r->unparsed_uri);
+                              header_lookup(r, "Host"), first->unparsed_uri);
     req->header = header_lookup;
     req->header_ctx = r;
     req->body = "";
@@ -142,26 +141,53 @@ int wh_mod_respond_error(request_rec *r, int status, const char *code,
 
 /* --------------------------------------------------------- headers --- */
 
-static int collect_prefixed(void *data, const char *key, const char *val)
+/* "Wirehook" then '-' or '_', in any case: CGI, WSGI and many backends
+ * fold '_' and '-' together (HTTP_WIREHOOK_VERIFIED), so a client's
+ * Wirehook_Verified is as much a forged fact as Wirehook-Verified. */
+#define WH_FACT_WORD "wirehook"
+
+static int is_fact_header(const char *name)
+{
+    apr_size_t n = sizeof(WH_FACT_WORD) - 1;
+    return strncasecmp(name, WH_FACT_WORD, n) == 0
+           && (name[n] == '-' || name[n] == '_');
+}
+
+typedef struct {
+    request_rec *r;
+    apr_array_header_t *names;
+} strip_ctx;
+
+static int collect_fact_header(void *data, const char *key, const char *val)
 {
     (void)val;
-    apr_array_header_t *names = data;
-    if (strncasecmp(key, WH_MOD_HEADER_PREFIX,
-                    sizeof(WH_MOD_HEADER_PREFIX) - 1) == 0)
-        APR_ARRAY_PUSH(names, const char *) = key;
+    strip_ctx *c = data;
+    if (is_fact_header(key))
+        APR_ARRAY_PUSH(c->names, const char *) = key;
     return 1;
 }
 
+static void strip_table(request_rec *r, apr_table_t *t, const char *what)
+{
+    strip_ctx c = { r, NULL };
+    if (t == NULL || apr_is_empty_table(t))
+        return;
+    c.names = apr_array_make(r->pool, 2, sizeof(char *));
+    apr_table_do(collect_fact_header, &c, t, NULL);
+    for (int i = 0; i < c.names->nelts; i++) {
+        const char *name = APR_ARRAY_IDX(c.names, i, const char *);
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
+                      "removed client-sent %s %s", what, name);
+        apr_table_unset(t, name);
+    }
+}
+
+/* Request headers and trailers (MergeTrailers would fold trailers into the
+ * headers once the body has been read, so this runs again after reading). */
 void wh_mod_strip_client_headers(request_rec *r)
 {
-    apr_array_header_t *names = apr_array_make(r->pool, 2, sizeof(char *));
-    apr_table_do(collect_prefixed, names, r->headers_in, NULL);
-    for (int i = 0; i < names->nelts; i++) {
-        const char *name = APR_ARRAY_IDX(names, i, const char *);
-        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
-                      "removed client-sent request header %s", name);
-        apr_table_unset(r->headers_in, name);
-    }
+    strip_table(r, r->headers_in, "request header");
+    strip_table(r, r->trailers_in, "trailer");
 }
 
 /* A header value may not carry control characters (a JSON string could

@@ -244,7 +244,8 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
 static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
                                         wh_auth_cache *cache, const char *header,
                                         const char *user, const char *password,
-                                        apr_time_t now, const char **user_out)
+                                        apr_time_t now, const char **user_out,
+                                        int *checked)
 {
     unsigned char key[SHA256_DIGEST_LENGTH];
     char skey[2 * SHA256_DIGEST_LENGTH + 1];
@@ -274,6 +275,7 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
     }
     if (cache)
         count(cache, &cache->password_checks);
+    *checked = 1;
     if (!hash) {
         /* The same work as a wrong password for a real user, whose result
          * cannot matter: the name is unknown. */
@@ -295,17 +297,31 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
     return WH_AUTH_OK;
 }
 
+wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
+                                wh_auth_cache *cache, const char *header,
+                                apr_time_t now, const char **user_out,
+                                int *password_checked)
+{
+    const char *user = NULL, *password = NULL;
+    wh_auth_result result;
+    int checked = 0;
+
+    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
+        result = WH_AUTH_MISSING;
+    else {
+        result = check_credentials(p, users, cache, header, user, password,
+                                   now, user_out, &checked);
+        /* The decoded password lives in the pool; do not leave it readable. */
+        OPENSSL_cleanse((void *)password, strlen(password));
+    }
+    if (password_checked)
+        *password_checked = checked;
+    return result;
+}
+
 wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
                              wh_auth_cache *cache, const char *header,
                              apr_time_t now, const char **user_out)
 {
-    const char *user = NULL, *password = NULL;
-    wh_auth_result result;
-
-    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
-        return WH_AUTH_MISSING;
-    result = check_credentials(p, users, cache, header, user, password, now, user_out);
-    /* The decoded password lives in the pool; do not leave it readable. */
-    OPENSSL_cleanse((void *)password, strlen(password));
-    return result;
+    return wh_auth_check_ex(p, users, cache, header, now, user_out, NULL);
 }

@@ -69,6 +69,12 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
 wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
                              wh_auth_cache *cache, const char *header,
                              apr_time_t now, const char **user_out);
+/* The same, saying in *password_checked (may be NULL) whether a password
+ * check (bcrypt for bcrypt hashes) ran, rather than a cache answering. */
+wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
+                                wh_auth_cache *cache, const char *header,
+                                apr_time_t now, const char **user_out,
+                                int *password_checked);
 
 /* The costliest hash of the table (bcrypt of the highest cost first):
  * an unknown user's password is checked against it, and the result

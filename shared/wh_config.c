@@ -336,7 +336,7 @@ static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
     X("ListMaxLimit", set_list_max_limit,                                    \
       "N: largest list page size, 1..10000 (100)")                           \
     X("ReplayCache", set_replay_cache,                                       \
-      "SPEC: provider[:args] of the replay cache (shmcb)")                   \
+      "SPEC: provider[:args] of the replay store (dbm)")                   \
     X("ReplayWindow", set_replay_window,                                     \
       "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")          \
     X("ForwardUrl", set_forward_url,                                         \
@@ -518,8 +518,8 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->inbox_driver_name = "sqlite3";
     cfg->list_default_limit = WH_DEF_LIST_LIMIT;
     cfg->list_max_limit = WH_DEF_LIST_MAX;
-    cfg->replay_cache = "shmcb";
-    cfg->replay_cache_provider = "shmcb";
+    cfg->replay_cache = "dbm";
+    cfg->replay_cache_provider = "dbm";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
     cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;

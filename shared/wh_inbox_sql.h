@@ -1,7 +1,9 @@
 #ifndef WH_INBOX_SQL_H
 #define WH_INBOX_SQL_H
-/* The inbox's SQL, in one place so that it is visibly the same text for
- * SQLite and PostgreSQL. Private to wh_inbox.c and its unit tests.
+/* The inbox's schema and its constants, in one place so that it is
+ * visibly the same text for SQLite and PostgreSQL. Private to the inbox's
+ * files (wh_inbox_*.c) and their unit tests; each statement lives in the
+ * file that runs it (wh_inbox_db.h).
  *
  * Placeholders are apr_dbd's (%s text, %d int, %lld 64-bit, %pDb blob);
  * apr_dbd_prepare() rewrites them to "?" for SQLite and "$n" for
@@ -96,58 +98,6 @@
     " WHERE id = 1 AND schema_version = 1"
 
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
-
-/* Liveness probe before each operation: a PostgreSQL connection that died
- * while idle is only noticed on use, and the request after a database
- * restart should succeed, not fail once. */
-#define WH_SQL_PING "SELECT 1"
-
-/* Prepared statements (index into wh_inbox's statement table). */
-enum {
-    WH_STMT_BUMP = 0,
-    WH_STMT_COUNTER,
-    WH_STMT_INSERT,
-    WH_STMT_QUARANTINE,
-    WH_STMT_LIST,
-    WH_STMT_LIST_PAYMENT,
-    WH_STMT_LIST_STATUS,
-    WH_STMT_LIST_BOTH,
-    WH_STMT_AUTH_GET,
-    WH_STMT_AUTH_PURGE,
-    WH_STMT_AUTH_PUT,
-    WH_STMT_COUNT_
-};
-
-/* In table order. The UPDATE comes first inside the transaction: on
- * PostgreSQL it row-locks the counter, which serializes writers exactly as
- * SQLite's BEGIN IMMEDIATE does, so sequence numbers commit in order and a
- * reader that sees N has seen every number below N. */
-#define WH_SQL_STATEMENTS                                                     \
-    "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d",        \
-    "SELECT last_value FROM wh_counter WHERE id = %d",                        \
-    "INSERT INTO wh_events (seq, notification_id, event_type, event_time,"    \
-    " payment_id, status, received_at, body)"                                 \
-    " VALUES (%lld, %s, %s, %s, %s, %s, %lld, %s)"                            \
-    " ON CONFLICT (notification_id) DO NOTHING",                              \
-    "INSERT INTO wh_quarantine (id, received_at, code, message, details,"     \
-    " notification_id, body) VALUES (%lld, %lld, %s, %s, %s, %s, %pDb)",      \
-    /* Unfiltered paging seeks on the gap-free sequence: seq > offset is     \
-     * "skip offset records", and its cost does not grow with offset. */     \
-    "SELECT seq, body FROM wh_events WHERE seq > %lld ORDER BY seq LIMIT %d", \
-    /* Filtered paging counts within the filter: OFFSET over the            \
-     * (filter, seq) index range, which is small for one payment. */         \
-    "SELECT seq, body FROM wh_events WHERE payment_id = %s"                   \
-    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
-    "SELECT seq, body FROM wh_events WHERE status = %s"                       \
-    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
-    "SELECT seq, body FROM wh_events WHERE payment_id = %s AND status = %s"   \
-    " ORDER BY seq LIMIT %d OFFSET %lld",                                     \
-    /* the auth cache (schema version 2) */                                  \
-    "SELECT user_name, expires FROM wh_auth_cache WHERE cache_key = %s",      \
-    "DELETE FROM wh_auth_cache WHERE expires <= %lld",                        \
-    "INSERT INTO wh_auth_cache (cache_key, user_name, expires)"               \
-    " VALUES (%s, %s, %lld) ON CONFLICT (cache_key) DO UPDATE"                \
-    " SET user_name = excluded.user_name, expires = excluded.expires"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */

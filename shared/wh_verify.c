@@ -59,8 +59,14 @@ int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
                    apr_pool_t *p)
 {
     const char *user = NULL;
-    wh_auth_result r = wh_auth_check(p, vf->cfg->users, vf->auth_cache,
-                                     header(req, "Authorization"), req->now, &user);
+    int checked = 0;
+    wh_auth_result r = wh_auth_check_ex(p, vf->cfg->users, vf->auth_cache,
+                                        header(req, "Authorization"), req->now,
+                                        &user, &checked);
+    if (checked && r == WH_AUTH_OK)
+        /* once per credential per AuthCacheTTL in steady use */
+        wh_logf(req->log ? req->log : &vf->log, WH_LOG_DEBUG,
+                "auth: password of user %s checked against BasicAuthFile", user);
     if (r == WH_AUTH_OK) {
         v->facts.user = user;
         return 0;

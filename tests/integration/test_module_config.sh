@@ -15,7 +15,7 @@ PROXIED="$T/etc/proxied.conf"
 PUBLIC_URL="https://bank-facing.example.com/v1/wires"
 wh_write_config "$PROXIED" "SignedUrl $PUBLIC_URL"
 EXPLICIT="$T/etc/explicit-cache.conf"
-wh_write_config "$EXPLICIT" "ReplayCache \"shmcb:$T/run/replay-explicit(256000)\"" "ReplayWindow 900"
+wh_write_config "$EXPLICIT" "ReplayCache \"shmcb:$T/run/replay-explicit(256000)\"" "ReplayWindow 900" "TimestampTolerance 3"
 
 MEMCACHE="$T/etc/memcache.conf"
 DEADMC=$(wh_free_port)

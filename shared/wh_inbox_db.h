@@ -1,0 +1,123 @@
+#ifndef WH_INBOX_DB_H
+#define WH_INBOX_DB_H
+/* The inbox's internal API, for the core's own files: the inbox's parts
+ * (wh_inbox_store.c, wh_inbox_list.c, ...) and the tools built on the
+ * same database (delivery, payments, quarantine). Not for the hosts: they
+ * use wh_inbox.h.
+ *
+ * One wh_inbox owns at most one connection and runs everything on it with
+ * its mutex held. Work is a function run by wh_inbox_db_txn (a write
+ * transaction) or wh_inbox_db_read (no transaction); both reconnect first
+ * when the last use failed, and both answer "unavailable" (the hosts' 503)
+ * when the database cannot be used, after logging why. Inside such a
+ * function, statements run through the helpers below: each statement is a
+ * static wh_inbox_stmt in the file that uses it, prepared on each
+ * connection on its first use there. */
+#include "wh_inbox.h"
+#include <apr_dbd.h>
+
+/* A statement. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
+ * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). */
+typedef struct {
+    const char *sql;         /* both engines */
+    const char *pg_sql;      /* PostgreSQL's text when it differs, else NULL */
+} wh_inbox_stmt;
+
+/* What wh_inbox_db_txn / wh_inbox_db_read report. */
+typedef enum {
+    WH_DB_OK = 0,            /* committed (txn) / done (read) */
+    WH_DB_ROLLED_BACK,       /* fn asked for a quiet rollback (txn only) */
+    WH_DB_UNAVAILABLE        /* logged; the connection is renewed next time */
+} wh_db_outcome;
+
+/* What a unit of work returns: WH_TXN_COMMIT, WH_TXN_ROLLBACK (undo, but
+ * not a failure: a duplicate), or a failure: the driver's non-zero code,
+ * or what wh_inbox_db_fail returns. */
+#define WH_TXN_COMMIT 0
+#define WH_TXN_ROLLBACK (-1000)
+typedef int (*wh_inbox_fn)(wh_inbox *ib, apr_pool_t *p, void *baton);
+
+/* Runs fn inside one write transaction, mutex held: BEGIN (SQLite:
+ * IMMEDIATE, so the write lock is taken up front within the bounded wait),
+ * fn, COMMIT (durable). A failure rolls back, logs "inbox: WHAT failed on
+ * the DRIVER database: MESSAGE" and marks the connection for renewal. */
+wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
+                              wh_inbox_fn fn, void *baton);
+
+/* Runs fn with the mutex held on a live connection, no transaction (each
+ * statement is its own): for readers. */
+wh_db_outcome wh_inbox_db_read(wh_inbox *ib, apr_pool_t *p, const char *what,
+                               wh_inbox_fn fn, void *baton);
+
+/* Inside fn: records why fn fails (the driver's message is read now,
+ * before ROLLBACK replaces it) and returns the failure code to return.
+ * rv -1 means "unexpected row count" rather than a driver error. */
+int wh_inbox_db_fail(wh_inbox *ib, apr_pool_t *p, const char *what, int rv);
+
+/* ---- statements, inside fn (the mutex is held) ---------------------- */
+
+/* Runs a statement that returns no rows; *nrows gets the rows changed. */
+int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                     int *nrows, const void **args);
+
+/* Rows of a query, every cell copied into the caller's pool. */
+typedef struct {
+    int nrows;               /* rows kept: at most the max asked for */
+    int total;               /* rows the query returned */
+    int ncols;
+    const char **cell;       /* nrows * ncols; NULL for SQL NULL */
+} wh_inbox_rows;
+#define WH_ROW_CELL(r, i, j) ((r)->cell[(apr_size_t)(i) * (apr_size_t)(r)->ncols + (apr_size_t)(j)])
+
+/* Runs a query and keeps at most max_rows rows (reads the rest, which
+ * the driver frees as it goes). */
+int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                       const void **args, int max_rows, wh_inbox_rows *out);
+
+/* The first cell of the first row of a query, or NULL. 0 or the error. */
+int wh_inbox_db_value(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                      const void **args, const char **value);
+
+/* One statement without parameters (schema, session set-up). */
+int wh_inbox_db_sql(wh_inbox *ib, const char *sql);
+/* The same for statements answering rows (PRAGMAs): the first cell. */
+int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
+                          const char **value);
+
+/* ---- the inbox itself ----------------------------------------------- */
+
+/* Which engine: WH_INBOX_SQLITE3 or WH_INBOX_PGSQL. */
+wh_inbox_driver wh_inbox_db_engine(const wh_inbox *ib);
+const char *wh_inbox_db_driver_name(const wh_inbox *ib);
+const wh_logger *wh_inbox_db_log(const wh_inbox *ib);
+/* The driver's message for rv on the current connection, on one line. */
+const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv);
+
+/* ---- schema (wh_inbox_schema.c), run by the connection set-up ------- */
+
+typedef enum { WH_CONN_OK = 0, WH_CONN_DOWN, WH_CONN_FATAL } wh_conn_status;
+
+/* Creates or upgrades the schema on a fresh connection (mutex held).
+ * FATAL: the database is newer than this wirehook. */
+wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, const char **why);
+
+/* Counter `which` of wh_counter, bumped inside the open transaction. */
+int wh_inbox_counter_next(wh_inbox *ib, apr_pool_t *p, int which, apr_int64_t *out);
+
+/* ---- connection lifetime (wh_inbox_conn.c), for wh_inbox_exit.c ------ */
+
+/* Mutex held by the caller through wh_inbox_db_lock/unlock. */
+void wh_inbox_db_lock(wh_inbox *ib);
+void wh_inbox_db_unlock(wh_inbox *ib);
+/* 1 when this process has a connection open (usable or not). */
+int wh_inbox_db_connected(const wh_inbox *ib);
+/* Closes the connection now. */
+void wh_inbox_db_close(wh_inbox *ib);
+/* Forgets the connection without closing it (the process exit releases
+ * its files and locks). */
+void wh_inbox_db_abandon(wh_inbox *ib);
+/* A pool for short work under the mutex (a child of the inbox's own
+ * allocator); the caller destroys it. NULL when out of memory. */
+apr_pool_t *wh_inbox_db_scratch(wh_inbox *ib);
+
+#endif

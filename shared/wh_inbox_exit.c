@@ -1,0 +1,61 @@
+/* wh_inbox_release_for_exit: how a one-request process (wirehook.cgi)
+ * lets go of its SQLite connection. See wh_inbox.h for why leaving it to
+ * the process exit is still durable. */
+#include "wh_inbox_db.h"
+#include "wh_inbox_sql.h"
+#include <apr_file_info.h>
+#include <apr_strings.h>
+#include <string.h>
+
+static const wh_inbox_stmt st_files = { "PRAGMA database_list", NULL };
+
+/* The size of the open SQLite database's WAL file, or -1. */
+static apr_off_t wal_size(wh_inbox *ib, apr_pool_t *p)
+{
+    wh_inbox_rows rows;
+    const char *file = NULL;
+    apr_finfo_t fi;
+
+    /* The main database's real path: InboxParams may be a file: URI. */
+    if (wh_inbox_db_select(ib, p, &st_files, NULL, 16, &rows) != 0 || rows.ncols < 3)
+        return -1;
+    for (int i = 0; i < rows.nrows && !file; i++) {
+        const char *name = WH_ROW_CELL(&rows, i, 1);
+        if (name && strcmp(name, "main") == 0)
+            file = WH_ROW_CELL(&rows, i, 2);
+    }
+    if (!file || !*file ||
+        apr_stat(&fi, apr_pstrcat(p, file, "-wal", NULL), APR_FINFO_SIZE, p)
+            != APR_SUCCESS)
+        return -1;
+    return fi.size;
+}
+
+void wh_inbox_release_for_exit(wh_inbox *ib)
+{
+    if (!ib)
+        return;
+    wh_inbox_db_lock(ib);
+    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 && wh_inbox_db_connected(ib)) {
+        /* The last connection to leave takes with it SQLite's shared
+         * memory, which says how much of the WAL is already in the
+         * database: the next process then re-reads the whole WAL
+         * (recovery), and its automatic checkpoint copies all of it again,
+         * so the WAL would only grow. Past WH_INBOX_EXIT_WAL_MAX the
+         * connection is closed normally: if it is the last one, SQLite
+         * checkpoints and removes the WAL; if others are open, closing
+         * costs nothing and their shared memory lives on. */
+        apr_pool_t *tmp = wh_inbox_db_scratch(ib);
+        int close_it = 0;
+        if (tmp) {
+            close_it = wal_size(ib, tmp) > WH_INBOX_EXIT_WAL_MAX;
+            apr_pool_destroy(tmp);
+        }
+        if (close_it)
+            wh_inbox_db_close(ib);
+        else
+            /* The process exit releases the file locks and descriptors. */
+            wh_inbox_db_abandon(ib);
+    }
+    wh_inbox_db_unlock(ib);
+}
