@@ -13,7 +13,6 @@
 #include "forward_http.h"
 #include "wh_config.h"
 #include "wh_delivery.h"
-#include "wh_fwd_db.h"
 #include "wh_forward.h"
 #include "wh_forward_parse.h"
 #include "wh_inbox.h"
@@ -448,7 +447,6 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         return 1;
     }
     if ((err = wh_inbox_open(p, cfg, &lg, &f.ib)) != NULL ||
-        (err = wh_fwd_db_bind(p, f.ib, cfg, &lg)) != NULL ||
         (err = wh_delivery_open(p, f.ib, cfg, owner_id(p), &f.dlv)) != NULL) {
         fprintf(stderr, "wirehook forward: %s\n", err);
         return 1;

@@ -4,7 +4,6 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
-#include "wh_fwd_db.h"
 #include "wh_payments.h"
 
 #include <apr_strings.h>
@@ -166,8 +165,7 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
             return 1;
         }
         a.cfg = cfg;
-        if ((err = wh_inbox_open(p, cfg, &lg, &a.ib)) != NULL ||
-            (err = wh_fwd_db_bind(p, a.ib, cfg, &lg)) != NULL) {
+        if ((err = wh_inbox_open(p, cfg, &lg, &a.ib)) != NULL) {
             fprintf(stderr, "wirehook inbox: %s\n", err);
             return 1;
         }

@@ -5,12 +5,31 @@
  * so the queue is consistent after a crash at any point. */
 #include "wh_delivery.h"
 #include "wh_delivery_sql.h"
-#include "wh_fwd_db.h"
+#include "wh_inbox_db.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
 #define WH_DLV_REVIVE_BATCH 1000
+
+static const wh_inbox_stmt st_cursor = { WH_DLV_SQL_CURSOR, WH_DLV_SQL_CURSOR_PG };
+static const wh_inbox_stmt st_cursor_set = { WH_DLV_SQL_CURSOR_SET, NULL };
+static const wh_inbox_stmt st_inbox_head = { WH_DLV_SQL_INBOX_HEAD, NULL };
+static const wh_inbox_stmt st_ingest = { WH_DLV_SQL_INGEST, NULL };
+static const wh_inbox_stmt st_due = { WH_DLV_SQL_DUE, WH_DLV_SQL_DUE_PG };
+static const wh_inbox_stmt st_claim = { WH_DLV_SQL_CLAIM, WH_DLV_SQL_CLAIM_PG };
+static const wh_inbox_stmt st_delivered = { WH_DLV_SQL_DELIVERED, WH_DLV_SQL_DELIVERED_PG };
+static const wh_inbox_stmt st_retry = { WH_DLV_SQL_RETRY, NULL };
+static const wh_inbox_stmt st_dead = { WH_DLV_SQL_DEAD, NULL };
+static const wh_inbox_stmt st_promote = { WH_DLV_SQL_PROMOTE, WH_DLV_SQL_PROMOTE_PG };
+static const wh_inbox_stmt st_next_due = { WH_DLV_SQL_NEXT_DUE, NULL };
+static const wh_inbox_stmt st_peek = { WH_DLV_SQL_PEEK, NULL };
+static const wh_inbox_stmt st_stats = { WH_DLV_SQL_STATS, NULL };
+static const wh_inbox_stmt st_dead_list = { WH_DLV_SQL_DEAD_LIST, NULL };
+static const wh_inbox_stmt st_dead_by_id = { WH_DLV_SQL_DEAD_BY_ID, NULL };
+static const wh_inbox_stmt st_dead_by_nid = { WH_DLV_SQL_DEAD_BY_NID, NULL };
+static const wh_inbox_stmt st_dead_ids = { WH_DLV_SQL_DEAD_IDS, NULL };
+static const wh_inbox_stmt st_revive = { WH_DLV_SQL_REVIVE, NULL };
 
 struct wh_delivery {
     wh_inbox *ib;
@@ -23,16 +42,22 @@ static apr_int64_t num(const char *s)
     return s ? apr_atoi64(s) : 0;
 }
 
+static int is_pg(wh_inbox *ib)
+{
+    return wh_inbox_db_engine(ib) == WH_INBOX_PGSQL;
+}
+
 /* ---- schema ---------------------------------------------------------- */
 
-static int create_schema(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int create_schema(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     static const char *const ddl[] = { WH_DLV_SQL_SCHEMA };
+    int rv;
     (void)baton;
     for (size_t i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++)
-        if (wh_fwd_db_exec(db, p, ddl[i], NULL, NULL) != 0)
-            return -1;
-    return 0;
+        if ((rv = wh_inbox_db_sql(ib, ddl[i])) != 0)
+            return wh_inbox_db_fail(ib, p, "creating the delivery tables", rv);
+    return WH_TXN_COMMIT;
 }
 
 const char *wh_delivery_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
@@ -45,8 +70,8 @@ const char *wh_delivery_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     d->owner = apr_pstrdup(p, owner ? owner : "wirehook");
     /* Two processes creating the tables at once: the loser's IF NOT
      * EXISTS may still collide in PostgreSQL's catalog; once more wins. */
-    if (wh_fwd_db_write(ib, p, 1, create_schema, NULL) != 0 &&
-        wh_fwd_db_write(ib, p, 1, create_schema, NULL) != 0)
+    if (wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK &&
+        wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK)
         return "cannot create the delivery tables in the inbox database (see "
                "the error above)";
     *out = d;
@@ -79,25 +104,25 @@ typedef struct {
     wh_dlv_cycle *out;
 } cycle_ctx;
 
-static int record(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
+static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
-    int pg = wh_fwd_db_pg(db);
     apr_int64_t now = c->now;
     const char *owner = c->d->owner;
     apr_array_header_t *finished = apr_array_make(p, c->outcomes->nelts + 1,
                                                   sizeof(apr_int64_t));
-    char *pairs = apr_pstrdup(p, "[");
-    int delivered = 0, n;
+    char *pairs = apr_palloc(p, (apr_size_t)c->outcomes->nelts * 34 + 3), *w = pairs;
+    int delivered = 0, n, rv;
 
+    *w++ = '[';
     for (int i = 0; i < c->outcomes->nelts; i++) {
         const wh_dlv_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_dlv_outcome);
         apr_int64_t id = o->event_id, next = o->next_at;
         int attempt = o->attempt, status = o->http_status;
-        const void *args[8];
+        const void *args[7];
 
         if (o->state == WH_DLV_DELIVERED) {
-            pairs = apr_psprintf(p, "%s%s[%" APR_INT64_T_FMT ",%d]", pairs,
-                                 delivered++ ? "," : "", id, attempt);
+            w += apr_snprintf(w, 35, "%s[%" APR_INT64_T_FMT ",%d]", delivered++ ? "," : "",
+                              id, attempt);
             APR_ARRAY_PUSH(finished, apr_int64_t) = id;
             continue;
         }
@@ -110,8 +135,8 @@ static int record(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
             args[4] = &id;
             args[5] = &attempt;
             args[6] = owner;
-            if (wh_fwd_db_exec(db, p, WH_DLV_SQL_DEAD, &n, args) != 0)
-                return -1;
+            if ((rv = wh_inbox_db_exec(ib, p, &st_dead, &n, args)) != 0)
+                return wh_inbox_db_fail(ib, p, "recording a dead letter", rv);
             if (n)
                 APR_ARRAY_PUSH(finished, apr_int64_t) = id;
         } else {
@@ -121,25 +146,25 @@ static int record(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
             args[3] = &id;
             args[4] = &attempt;
             args[5] = owner;
-            if (wh_fwd_db_exec(db, p, WH_DLV_SQL_RETRY, &n, args) != 0)
-                return -1;
+            if ((rv = wh_inbox_db_exec(ib, p, &st_retry, &n, args)) != 0)
+                return wh_inbox_db_fail(ib, p, "recording a retry", rv);
         }
         c->out->recorded += n;
         c->out->lost += 1 - n;
     }
+    *w++ = ']';
+    *w = '\0';
     if (delivered) {
-        const void *args[3] = { &now, owner, apr_pstrcat(p, pairs, "]", NULL) };
-        if (wh_fwd_db_exec(db, p, pg ? WH_DLV_SQL_DELIVERED_PG : WH_DLV_SQL_DELIVERED,
-                           &n, args) != 0)
-            return -1;
+        const void *args[3] = { &now, owner, pairs };
+        if ((rv = wh_inbox_db_exec(ib, p, &st_delivered, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "recording deliveries", rv);
         c->out->recorded += n;
         c->out->lost += delivered - n;
     }
     if (finished->nelts) {
         const void *args[2] = { &now, json_ids(p, finished) };
-        if (wh_fwd_db_exec(db, p, pg ? WH_DLV_SQL_PROMOTE_PG : WH_DLV_SQL_PROMOTE,
-                           NULL, args) != 0)
-            return -1;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_promote, NULL, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "making the next events ready", rv);
     }
     return 0;
 }
@@ -147,60 +172,59 @@ static int record(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
 /* Takes up to WH_DLV_INGEST_BATCH newly listed events into the queue;
  * the cursor's lock (taken by the caller) orders this against every
  * other change of states. */
-static int ingest(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c, apr_int64_t last)
+static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last)
 {
     const char *v;
     apr_int64_t head, upto, now = c->now;
-    int n = 0;
+    int n = 0, moved = 0, rv;
 
-    if (wh_fwd_db_value(db, p, WH_DLV_SQL_INBOX_HEAD, NULL, &v) != 0)
-        return -1;
+    if ((rv = wh_inbox_db_value(ib, p, &st_inbox_head, NULL, &v)) != 0)
+        return wh_inbox_db_fail(ib, p, "reading the listing's end", rv);
     head = num(v);
     if (head <= last)
         return 0;
     upto = head - last > WH_DLV_INGEST_BATCH ? last + WH_DLV_INGEST_BATCH : head;
     {
         const void *args[3] = { &now, &last, &upto };
-        if (wh_fwd_db_exec(db, p, WH_DLV_SQL_INGEST, &n, args) != 0)
-            return -1;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_ingest, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "queueing new events", rv);
     }
     {
         const void *args[2] = { &upto, &last };
-        int moved = 0;
-        if (wh_fwd_db_exec(db, p, WH_DLV_SQL_CURSOR_SET, &moved, args) != 0 || moved != 1)
-            return -1;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_cursor_set, &moved, args)) != 0 || moved != 1)
+            return wh_inbox_db_fail(ib, p, "moving the forward cursor", rv ? rv : -1);
     }
     c->out->ingested = n;
     return 0;
 }
 
-static int claim(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
+static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
-    int pg = wh_fwd_db_pg(db), limit = c->claim_max;
+    int limit = c->claim_max, n = 0, rv;
     apr_int64_t now = c->now, lease_end = c->now + apr_time_from_msec(c->lease_ms);
-    apr_array_header_t *rows, *ids;
+    apr_array_header_t *ids;
+    wh_inbox_rows rows;
     const void *args[4] = { &now, &limit };
 
-    if (wh_fwd_db_select(db, p, pg ? WH_DLV_SQL_DUE_PG : WH_DLV_SQL_DUE, args, 10,
-                         &rows) != 0)
-        return -1;
-    if (!rows->nelts)
+    if ((rv = wh_inbox_db_select(ib, p, &st_due, args, limit, &rows)) != 0)
+        return wh_inbox_db_fail(ib, p, "finding due events", rv);
+    if (!rows.nrows)
         return 0;
-    ids = apr_array_make(p, rows->nelts, sizeof(apr_int64_t));
-    for (int i = 0; i < rows->nelts; i++) {
-        const char **r = APR_ARRAY_IDX(rows, i, const char **);
+    ids = apr_array_make(p, rows.nrows, sizeof(apr_int64_t));
+    for (int i = 0; i < rows.nrows; i++) {
         wh_dlv_claim *cl = apr_array_push(c->out->claims);
         memset(cl, 0, sizeof(*cl));
-        cl->ev.id = num(r[0]);
-        cl->ev.attempt = (int)num(r[1]) + 1;
-        cl->first_at = r[2] ? (apr_time_t)num(r[2]) : c->now;
-        cl->received_at = (apr_time_t)num(r[3]);
-        cl->ev.notification_id = r[4];
-        cl->ev.event_type = r[5];
-        cl->ev.event_time = r[6];
-        cl->ev.payment_id = r[7];
-        cl->ev.status = r[8];
-        cl->ev.body = r[9] ? r[9] : "";
+        cl->ev.id = num(WH_ROW_CELL(&rows, i, 0));
+        cl->ev.attempt = (int)num(WH_ROW_CELL(&rows, i, 1)) + 1;
+        cl->first_at = WH_ROW_CELL(&rows, i, 2) ? (apr_time_t)num(WH_ROW_CELL(&rows, i, 2))
+                                                : c->now;
+        cl->received_at = (apr_time_t)num(WH_ROW_CELL(&rows, i, 3));
+        cl->ev.notification_id = WH_ROW_CELL(&rows, i, 4);
+        cl->ev.event_type = WH_ROW_CELL(&rows, i, 5);
+        cl->ev.event_time = WH_ROW_CELL(&rows, i, 6);
+        cl->ev.payment_id = WH_ROW_CELL(&rows, i, 7);
+        cl->ev.status = WH_ROW_CELL(&rows, i, 8);
+        cl->ev.body = WH_ROW_CELL(&rows, i, 9) ? WH_ROW_CELL(&rows, i, 9) : "";
         cl->ev.body_len = strlen(cl->ev.body);
         APR_ARRAY_PUSH(ids, apr_int64_t) = cl->ev.id;
     }
@@ -208,41 +232,42 @@ static int claim(wh_fwd_db *db, apr_pool_t *p, cycle_ctx *c)
     args[1] = c->d->owner;
     args[2] = &lease_end;
     args[3] = json_ids(p, ids);
-    {
-        int n = 0;
-        if (wh_fwd_db_exec(db, p, pg ? WH_DLV_SQL_CLAIM_PG : WH_DLV_SQL_CLAIM, &n,
-                           args) != 0)
-            return -1;
-        /* The rows are locked (PostgreSQL) or the database is (SQLite):
-         * every one selected is claimed. */
-        if (n != ids->nelts)
-            return -1;
-    }
+    if ((rv = wh_inbox_db_exec(ib, p, &st_claim, &n, args)) != 0)
+        return wh_inbox_db_fail(ib, p, "claiming events", rv);
+    /* The rows are locked (PostgreSQL) or the database is (SQLite): every
+     * one selected is claimed. */
+    if (n != ids->nelts)
+        return wh_inbox_db_fail(ib, p, "claiming events", -1);
     return 0;
 }
 
-static int run_cycle(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     cycle_ctx *c = baton;
     const char *v = NULL;
     apr_int64_t last;
+    int rv;
 
+    /* Not durable on PostgreSQL: what a crash may roll back here is a
+     * lease (the event is claimed again) or an outcome (it is delivered
+     * again), never an event. */
+    if (is_pg(ib) && (rv = wh_inbox_db_sql(ib, "SET LOCAL synchronous_commit = off")) != 0)
+        return wh_inbox_db_fail(ib, p, "SET LOCAL synchronous_commit", rv);
     /* The cursor row first: its lock orders ingest and outcomes (which
      * decide who is ready) across forwarders. */
-    if (wh_fwd_db_value(db, p, wh_fwd_db_pg(db) ? WH_DLV_SQL_CURSOR_PG
-                                                : WH_DLV_SQL_CURSOR, NULL, &v) != 0 || !v)
-        return -1;
+    if ((rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v)) != 0 || !v)
+        return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv ? rv : -1);
     last = num(v);
-    if (c->outcomes && c->outcomes->nelts && record(db, p, c) != 0)
-        return -1;
+    if (c->outcomes && c->outcomes->nelts && (rv = record(ib, p, c)) != 0)
+        return rv;
     if (c->claim_max > 0) {
-        if (ingest(db, p, c, last) != 0 || claim(db, p, c) != 0)
-            return -1;
-        if (wh_fwd_db_value(db, p, WH_DLV_SQL_NEXT_DUE, NULL, &v) != 0)
-            return -1;
+        if ((rv = ingest(ib, p, c, last)) != 0 || (rv = claim(ib, p, c)) != 0)
+            return rv;
+        if ((rv = wh_inbox_db_value(ib, p, &st_next_due, NULL, &v)) != 0)
+            return wh_inbox_db_fail(ib, p, "finding the next due event", rv);
         c->out->next_due = v ? (apr_time_t)num(v) : 0;
     }
-    return 0;
+    return WH_TXN_COMMIT;
 }
 
 int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
@@ -253,12 +278,7 @@ int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
 
     memset(out, 0, sizeof(*out));
     out->claims = apr_array_make(p, claim_max > 0 ? claim_max : 1, sizeof(wh_dlv_claim));
-    if (wh_fwd_db_sequence(d->ib, p) != 0)
-        return -1;
-    /* Not durable on PostgreSQL: what a crash may roll back here is a
-     * lease (the event is claimed again) or an outcome (it is delivered
-     * again), never an event. */
-    if (wh_fwd_db_write(d->ib, p, 0, run_cycle, &c) != 0) {
+    if (wh_inbox_db_txn(d->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
         memset(out, 0, sizeof(*out));
         out->claims = apr_array_make(p, 1, sizeof(wh_dlv_claim));
         return -1;
@@ -269,35 +289,35 @@ int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
 /* ---- reads ----------------------------------------------------------- */
 
 typedef struct {
-    const char *sql;
-    int ncols;
+    const wh_inbox_stmt *st;
     const void **args;
-    apr_array_header_t *rows;
+    int max;
+    wh_inbox_rows rows;
 } read_ctx;
 
-static int read_rows(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int read_rows(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     read_ctx *r = baton;
-    return wh_fwd_db_select(db, p, r->sql, r->args, r->ncols, &r->rows);
+    return wh_inbox_db_select(ib, p, r->st, r->args, r->max, &r->rows);
 }
 
-static const char **read_one(wh_delivery *d, apr_pool_t *p, const char *sql,
-                             int ncols, const void **args)
+/* The first row's cells, or NULL. */
+static const char **read_one(wh_delivery *d, apr_pool_t *p, const wh_inbox_stmt *st,
+                             const char *what)
 {
-    read_ctx r = { sql, ncols, args, NULL };
+    read_ctx r = { st, NULL, 1, { 0, 0, 0, NULL } };
 
-    if (wh_fwd_db_read(d->ib, p, read_rows, &r) != 0 || !r.rows->nelts)
+    if (wh_inbox_db_read(d->ib, p, what, read_rows, &r) != WH_DB_OK || !r.rows.nrows)
         return NULL;
-    return APR_ARRAY_IDX(r.rows, 0, const char **);
+    return r.rows.cell;
 }
 
 int wh_delivery_peek(wh_delivery *d, apr_pool_t *p, int *new_events,
                      apr_time_t *next_due)
 {
-    const char **r;
+    const char **r = read_one(d, p, &st_peek, "forward peek");
 
-    if (wh_fwd_db_sequence(d->ib, p) != 0 ||
-        !(r = read_one(d, p, WH_DLV_SQL_PEEK, 3, NULL)))
+    if (!r)
         return -1;
     *new_events = num(r[0]) > num(r[1]);
     *next_due = r[2] ? (apr_time_t)num(r[2]) : 0;
@@ -306,7 +326,7 @@ int wh_delivery_peek(wh_delivery *d, apr_pool_t *p, int *new_events,
 
 int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
 {
-    const char **r = read_one(d, p, WH_DLV_SQL_STATS, 7, NULL);
+    const char **r = read_one(d, p, &st_stats, "forward status");
 
     memset(out, 0, sizeof(*out));
     if (!r)
@@ -322,37 +342,39 @@ int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
 
 /* ---- dead letters ---------------------------------------------------- */
 
-static void dead_row(const char **r, int with_body, wh_dlv_dead *o)
+static void dead_row(const wh_inbox_rows *rows, int i, wh_dlv_dead *o)
 {
+#define C(j) WH_ROW_CELL(rows, i, j)
     memset(o, 0, sizeof(*o));
-    o->event_id = num(r[0]);
-    o->seq = num(r[1]);
-    o->notification_id = r[2];
-    o->payment_id = r[3];
-    o->status = r[4];
-    o->event_time = r[5];
-    o->attempts = (int)num(r[6]);
-    o->received_at = (apr_time_t)num(r[7]);
-    o->first_at = (apr_time_t)num(r[8]);
-    o->dead_at = (apr_time_t)num(r[9]);
-    o->http_status = (int)num(r[10]);
-    o->answer = r[11];
-    o->reason = r[12];
-    if (with_body)
-        o->body = r[13];
+    o->event_id = num(C(0));
+    o->seq = num(C(1));
+    o->notification_id = C(2);
+    o->payment_id = C(3);
+    o->status = C(4);
+    o->event_time = C(5);
+    o->attempts = (int)num(C(6));
+    o->received_at = (apr_time_t)num(C(7));
+    o->first_at = (apr_time_t)num(C(8));
+    o->dead_at = (apr_time_t)num(C(9));
+    o->http_status = (int)num(C(10));
+    o->answer = C(11);
+    o->reason = C(12);
+    if (rows->ncols > 13)
+        o->body = C(13);
+#undef C
 }
 
 int wh_delivery_dead_list(wh_delivery *d, apr_pool_t *p, apr_int64_t after_id,
                           int limit, apr_array_header_t **rows)
 {
     const void *args[2] = { &after_id, &limit };
-    read_ctx r = { WH_DLV_SQL_DEAD_LIST, 13, args, NULL };
+    read_ctx r = { &st_dead_list, args, limit, { 0, 0, 0, NULL } };
 
     *rows = apr_array_make(p, 8, sizeof(wh_dlv_dead));
-    if (wh_fwd_db_read(d->ib, p, read_rows, &r) != 0)
+    if (wh_inbox_db_read(d->ib, p, "dead letters", read_rows, &r) != WH_DB_OK)
         return -1;
-    for (int i = 0; i < r.rows->nelts; i++)
-        dead_row(APR_ARRAY_IDX(r.rows, i, const char **), 0, apr_array_push(*rows));
+    for (int i = 0; i < r.rows.nrows; i++)
+        dead_row(&r.rows, i, apr_array_push(*rows));
     return 0;
 }
 
@@ -377,66 +399,64 @@ int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
 {
     apr_int64_t n = 0;
     const void *args[1];
-    read_ctx r = { NULL, 14, args, NULL };
+    read_ctx r = { NULL, args, 1, { 0, 0, 0, NULL } };
 
     if (is_number(id, &n)) {
-        r.sql = WH_DLV_SQL_DEAD_BY_ID;
+        r.st = &st_dead_by_id;
         args[0] = &n;
     } else {
-        r.sql = WH_DLV_SQL_DEAD_BY_NID;
+        r.st = &st_dead_by_nid;
         args[0] = id;
     }
-    if (wh_fwd_db_read(d->ib, p, read_rows, &r) != 0)
+    if (wh_inbox_db_read(d->ib, p, "a dead letter", read_rows, &r) != WH_DB_OK)
         return -1;
-    if (!r.rows->nelts)
+    if (!r.rows.nrows)
         return 0;
-    dead_row(APR_ARRAY_IDX(r.rows, 0, const char **), 1, out);
+    dead_row(&r.rows, 0, out);
     return 1;
 }
 
 typedef struct {
-    wh_delivery *d;
     apr_int64_t one;             /* > 0: only this event */
     apr_time_t now;
     int n;
     int more;                    /* all: another batch may be left */
 } revive_ctx;
 
-static int revive(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     revive_ctx *c = baton;
-    apr_array_header_t *ids;
+    apr_array_header_t *ids = apr_array_make(p, 8, sizeof(apr_int64_t));
     apr_int64_t now = c->now;
     const char *v;
+    int rv;
 
     c->n = 0;
     c->more = 0;
-    if (wh_fwd_db_value(db, p, wh_fwd_db_pg(db) ? WH_DLV_SQL_CURSOR_PG
-                                                : WH_DLV_SQL_CURSOR, NULL, &v) != 0)
-        return -1;
+    /* the cursor's lock: who is ready is decided one writer at a time */
+    if ((rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v)) != 0)
+        return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv);
     if (c->one > 0) {
-        ids = apr_array_make(p, 1, sizeof(apr_int64_t));
         APR_ARRAY_PUSH(ids, apr_int64_t) = c->one;
     } else {
         int limit = WH_DLV_REVIVE_BATCH;
         const void *args[1] = { &limit };
-        apr_array_header_t *rows;
-        if (wh_fwd_db_select(db, p, WH_DLV_SQL_DEAD_IDS, args, 1, &rows) != 0)
-            return -1;
-        ids = apr_array_make(p, rows->nelts + 1, sizeof(apr_int64_t));
-        for (int i = 0; i < rows->nelts; i++)
-            APR_ARRAY_PUSH(ids, apr_int64_t) = num(APR_ARRAY_IDX(rows, i, const char **)[0]);
-        c->more = rows->nelts == limit;
+        wh_inbox_rows rows;
+        if ((rv = wh_inbox_db_select(ib, p, &st_dead_ids, args, limit, &rows)) != 0)
+            return wh_inbox_db_fail(ib, p, "listing dead letters", rv);
+        for (int i = 0; i < rows.nrows; i++)
+            APR_ARRAY_PUSH(ids, apr_int64_t) = num(WH_ROW_CELL(&rows, i, 0));
+        c->more = rows.nrows == limit;
     }
     for (int i = 0; i < ids->nelts; i++) {
         apr_int64_t id = APR_ARRAY_IDX(ids, i, apr_int64_t);
         const void *args[2] = { &now, &id };
         int n = 0;
-        if (wh_fwd_db_exec(db, p, WH_DLV_SQL_REVIVE, &n, args) != 0)
-            return -1;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_revive, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "putting a dead letter back", rv);
         c->n += n;
     }
-    return 0;
+    return WH_TXN_COMMIT;
 }
 
 int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
@@ -445,7 +465,6 @@ int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
     revive_ctx c;
 
     memset(&c, 0, sizeof(c));
-    c.d = d;
     c.now = now;
     *n = 0;
     if (id) {
@@ -456,7 +475,7 @@ int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
         c.one = row.event_id;
     }
     do {
-        if (wh_fwd_db_write(d->ib, p, 1, revive, &c) != 0)
+        if (wh_inbox_db_txn(d->ib, p, "dead retry", revive, &c) != WH_DB_OK)
             return -1;
         *n += c.n;
     } while (c.more && c.n > 0);

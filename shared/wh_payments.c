@@ -1,9 +1,10 @@
 /* The payment views' queries: read-only, over wh_payments (kept by the
  * store transaction) and each payment's events. */
 #include "wh_payments.h"
-#include "wh_fwd_db.h"
+#include "wh_inbox_db.h"
 
 #include <apr_strings.h>
+#include <string.h>
 
 #define WH_PAY_COLS                                                           \
     "SELECT payment_id, status, event_time, notification_id, events,"         \
@@ -20,73 +21,77 @@
 #define WH_PAY_SQL_LIST_STATUS                                                \
     WH_PAY_COLS " WHERE status = %s ORDER BY payment_id LIMIT %d OFFSET %lld"
 
+static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL };
+static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
+static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
+static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
+
 static apr_int64_t num(const char *s)
 {
     return s ? apr_atoi64(s) : 0;
 }
 
-static void payment_row(const char **r, wh_payment_row *out)
+static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)
 {
-    out->payment_id = r[0];
-    out->status = r[1];
-    out->event_time = r[2];
-    out->notification_id = r[3];
-    out->events = num(r[4]);
-    out->updated_at = (apr_time_t)num(r[5]);
+    out->payment_id = WH_ROW_CELL(r, i, 0);
+    out->status = WH_ROW_CELL(r, i, 1);
+    out->event_time = WH_ROW_CELL(r, i, 2);
+    out->notification_id = WH_ROW_CELL(r, i, 3);
+    out->events = num(WH_ROW_CELL(r, i, 4));
+    out->updated_at = (apr_time_t)num(WH_ROW_CELL(r, i, 5));
 }
 
 typedef struct {
     const char *id;
     const wh_page_query *q;
-    apr_array_header_t *pay, *hist;
+    wh_inbox_rows pay, hist;
 } view_ctx;
 
-static int read_payment(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int read_payment(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     view_ctx *v = baton;
-    int limit = WH_PAYMENT_HISTORY_MAX + 1;
+    int limit = WH_PAYMENT_HISTORY_MAX + 1, rv;
     const void *a1[1] = { v->id };
     const void *a2[2] = { v->id, &limit };
 
-    if (wh_fwd_db_select(db, p, WH_PAY_SQL_GET, a1, 6, &v->pay) != 0)
-        return -1;
-    if (!v->pay->nelts)
-        return 0;
-    return wh_fwd_db_select(db, p, WH_PAY_SQL_HISTORY, a2, 5, &v->hist);
+    if ((rv = wh_inbox_db_select(ib, p, &st_get, a1, 1, &v->pay)) != 0 || !v->pay.nrows)
+        return rv;
+    return wh_inbox_db_select(ib, p, &st_history, a2, limit, &v->hist);
 }
 
 wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
                               const char **json_out)
 {
-    view_ctx v = { payment_id, NULL, NULL, NULL };
+    view_ctx v;
     wh_payment_row pay;
     apr_array_header_t *history;
     int n, truncated;
 
+    memset(&v, 0, sizeof(v));
+    v.id = payment_id;
     *json_out = NULL;
-    if (!ib || wh_fwd_db_read(ib, p, read_payment, &v) != 0)
+    if (!ib || wh_inbox_db_read(ib, p, "payment view", read_payment, &v) != WH_DB_OK)
         return WH_PAY_UNAVAILABLE;
-    if (!v.pay->nelts)
+    if (!v.pay.nrows)
         return WH_PAY_NOT_FOUND;
-    payment_row(APR_ARRAY_IDX(v.pay, 0, const char **), &pay);
-    truncated = v.hist->nelts > WH_PAYMENT_HISTORY_MAX;
-    n = truncated ? WH_PAYMENT_HISTORY_MAX : v.hist->nelts;
+    payment_row(&v.pay, 0, &pay);
+    truncated = v.hist.total > WH_PAYMENT_HISTORY_MAX;
+    n = truncated ? WH_PAYMENT_HISTORY_MAX : v.hist.nrows;
     history = apr_array_make(p, n + 1, sizeof(wh_payment_event));
     /* read newest first: oldest first in the answer */
     for (int i = n - 1; i >= 0; i--) {
-        const char **r = APR_ARRAY_IDX(v.hist, i, const char **);
         wh_payment_event *e = apr_array_push(history);
-        e->notification_id = r[0];
-        e->event_type = r[1];
-        e->event_time = r[2];
-        e->status = r[3];
-        e->received_at = (apr_time_t)num(r[4]);
+        e->notification_id = WH_ROW_CELL(&v.hist, i, 0);
+        e->event_type = WH_ROW_CELL(&v.hist, i, 1);
+        e->event_time = WH_ROW_CELL(&v.hist, i, 2);
+        e->status = WH_ROW_CELL(&v.hist, i, 3);
+        e->received_at = (apr_time_t)num(WH_ROW_CELL(&v.hist, i, 4));
     }
     *json_out = wh_payment_json(p, &pay, history, truncated);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
 }
 
-static int read_list(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int read_list(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     view_ctx *v = baton;
     int fetch = v->q->limit + 1;       /* one more: are there more? */
@@ -97,29 +102,31 @@ static int read_list(wh_fwd_db *db, apr_pool_t *p, void *baton)
         args[0] = v->q->status;
         args[1] = &fetch;
         args[2] = &offset;
-        return wh_fwd_db_select(db, p, WH_PAY_SQL_LIST_STATUS, args, 6, &v->pay);
+        return wh_inbox_db_select(ib, p, &st_list_status, args, fetch, &v->pay);
     }
     args[0] = &fetch;
     args[1] = &offset;
-    return wh_fwd_db_select(db, p, WH_PAY_SQL_LIST, args, 6, &v->pay);
+    return wh_inbox_db_select(ib, p, &st_list, args, fetch, &v->pay);
 }
 
 wh_pay_result wh_payments_list(wh_inbox *ib, apr_pool_t *p, const wh_page_query *q,
                                const char **json_out)
 {
-    view_ctx v = { NULL, q, NULL, NULL };
+    view_ctx v;
     apr_array_header_t *rows;
     int n, more;
 
+    memset(&v, 0, sizeof(v));
+    v.q = q;
     *json_out = NULL;
     if (!ib || !q || q->limit < 1 || q->offset < 0 ||
-        wh_fwd_db_read(ib, p, read_list, &v) != 0)
+        wh_inbox_db_read(ib, p, "payments view", read_list, &v) != WH_DB_OK)
         return WH_PAY_UNAVAILABLE;
-    more = v.pay->nelts > q->limit;
-    n = more ? q->limit : v.pay->nelts;
+    more = v.pay.nrows > q->limit;
+    n = more ? q->limit : v.pay.nrows;
     rows = apr_array_make(p, n + 1, sizeof(wh_payment_row));
     for (int i = 0; i < n; i++)
-        payment_row(APR_ARRAY_IDX(v.pay, i, const char **), apr_array_push(rows));
+        payment_row(&v.pay, i, apr_array_push(rows));
     *json_out = wh_payments_page_json(p, rows, q->offset + n, more);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
 }

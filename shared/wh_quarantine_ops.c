@@ -1,7 +1,7 @@
 /* Reading the quarantine, and checking a quarantined body again with the
  * configuration of today. */
 #include "wh_quarantine_ops.h"
-#include "wh_fwd_db.h"
+#include "wh_inbox_db.h"
 #include "wh_json.h"
 #include "wh_schema.h"
 
@@ -18,56 +18,61 @@
 #define WH_Q_SQL_GET_PG                                                       \
     WH_Q_COLS ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
 
+static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL };
+static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
+
 static apr_int64_t num(const char *s)
 {
     return s ? apr_atoi64(s) : 0;
 }
 
-static void row(const char **r, wh_quarantined *q)
+static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
 {
     memset(q, 0, sizeof(*q));
-    q->id = num(r[0]);
-    q->received_at = (apr_time_t)num(r[1]);
-    q->code = r[2];
-    q->message = r[3];
-    q->details = r[4];
-    q->notification_id = r[5];
-    q->released_at = (apr_time_t)num(r[6]);
-    q->released_event_id = num(r[7]);
+    q->id = num(WH_ROW_CELL(r, i, 0));
+    q->received_at = (apr_time_t)num(WH_ROW_CELL(r, i, 1));
+    q->code = WH_ROW_CELL(r, i, 2);
+    q->message = WH_ROW_CELL(r, i, 3);
+    q->details = WH_ROW_CELL(r, i, 4);
+    q->notification_id = WH_ROW_CELL(r, i, 5);
+    q->released_at = (apr_time_t)num(WH_ROW_CELL(r, i, 6));
+    q->released_event_id = num(WH_ROW_CELL(r, i, 7));
 }
 
 typedef struct {
     apr_int64_t after, id;
     int limit;
-    apr_array_header_t *rows;
+    wh_inbox_rows rows;
 } q_ctx;
 
-static int read_list(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int read_list(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     q_ctx *c = baton;
     const void *args[2] = { &c->after, &c->limit };
-    return wh_fwd_db_select(db, p, WH_Q_SQL_LIST, args, 8, &c->rows);
+    return wh_inbox_db_select(ib, p, &st_list, args, c->limit, &c->rows);
 }
 
 int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int limit,
                        apr_array_header_t **rows)
 {
-    q_ctx c = { after_id, 0, limit, NULL };
+    q_ctx c;
 
+    memset(&c, 0, sizeof(c));
+    c.after = after_id;
+    c.limit = limit;
     *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
-    if (wh_fwd_db_read(ib, p, read_list, &c) != 0)
+    if (wh_inbox_db_read(ib, p, "quarantine list", read_list, &c) != WH_DB_OK)
         return -1;
-    for (int i = 0; i < c.rows->nelts; i++)
-        row(APR_ARRAY_IDX(c.rows, i, const char **), apr_array_push(*rows));
+    for (int i = 0; i < c.rows.nrows; i++)
+        row(&c.rows, i, apr_array_push(*rows));
     return 0;
 }
 
-static int read_one(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int read_one(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     q_ctx *c = baton;
     const void *args[1] = { &c->id };
-    return wh_fwd_db_select(db, p, wh_fwd_db_pg(db) ? WH_Q_SQL_GET_PG : WH_Q_SQL_GET,
-                            args, 9, &c->rows);
+    return wh_inbox_db_select(ib, p, &st_get, args, 1, &c->rows);
 }
 
 static int hexval(char c)
@@ -104,16 +109,16 @@ static int unhex(apr_pool_t *p, const char *hex, const char **out, apr_size_t *l
 int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
                       wh_quarantined *out)
 {
-    q_ctx c = { 0, id, 0, NULL };
-    const char **r;
+    q_ctx c;
 
-    if (wh_fwd_db_read(ib, p, read_one, &c) != 0)
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    if (wh_inbox_db_read(ib, p, "quarantine show", read_one, &c) != WH_DB_OK)
         return -1;
-    if (!c.rows->nelts)
+    if (!c.rows.nrows)
         return 0;
-    r = APR_ARRAY_IDX(c.rows, 0, const char **);
-    row(r, out);
-    return unhex(p, r[8], &out->body, &out->body_len) == 0 ? 1 : -1;
+    row(&c.rows, 0, out);
+    return unhex(p, WH_ROW_CELL(&c.rows, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
 }
 
 void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,

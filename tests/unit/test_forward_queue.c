@@ -1,10 +1,11 @@
-/* The delivery queue (wh_delivery.c) on SQLite: what is claimed when,
- * per-payment order, leases, outcomes, promotion, dead letters. The
- * inbox's tables are the schema v3 contract's (docs: storage-v3), made
- * here with just the columns the queue reads. */
+/* The delivery queue (wh_delivery.c) on a SQLite inbox: what is claimed
+ * when, per-payment order, leases, outcomes, promotion, dead letters.
+ * Events are written as the store transaction of schema v3 writes them
+ * (wh_events.id, the listing position in wh_order); until that schema is
+ * the inbox's own, the test adds the two to the inbox's tables. */
 #include "wh_test.h"
 #include "wh_delivery.h"
-#include "wh_fwd_db.h"
+#include "wh_inbox_db.h"
 
 #include <apr_strings.h>
 #include <stdio.h>
@@ -17,15 +18,12 @@
 #define LEASE_MS 40000
 
 typedef struct {
-    wh_inbox *ib;                /* a key only: the queue reaches the
-                                    database through wh_fwd_db */
+    wh_inbox *ib;
     wh_config *cfg;
     wh_delivery *d;
     const char *dir;
     int next_seq;
 } qfx;
-
-static int fake_inbox;
 
 static apr_status_t remove_db(void *data)
 {
@@ -40,13 +38,14 @@ static apr_status_t remove_db(void *data)
     return APR_SUCCESS;
 }
 
-static int exec_all(wh_fwd_db *db, apr_pool_t *p, void *baton)
+static int exec_all(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     const char *const *sql = baton;
+    int rv;
     for (; *sql; sql++)
-        if (wh_fwd_db_exec(db, p, *sql, NULL, NULL) != 0)
-            return -1;
-    return 0;
+        if ((rv = wh_inbox_db_sql(ib, *sql)) != 0)
+            return wh_inbox_db_fail(ib, p, *sql, rv);
+    return WH_TXN_COMMIT;
 }
 
 static qfx *make(void)
@@ -55,10 +54,7 @@ static qfx *make(void)
     qfx *f = apr_pcalloc(p, sizeof(*f));
     char *dir = apr_pstrdup(p, "/tmp/wh-queue-XXXXXX");
     static const char *const v3[] = {
-        "CREATE TABLE wh_events (id BIGINT NOT NULL PRIMARY KEY,"
-        " notification_id TEXT NOT NULL UNIQUE, event_type TEXT, event_time TEXT,"
-        " payment_id TEXT, status TEXT, event_instant BIGINT,"
-        " received_at BIGINT NOT NULL, body TEXT NOT NULL)",
+        "ALTER TABLE wh_events ADD COLUMN id BIGINT",
         "CREATE TABLE wh_order (seq BIGINT NOT NULL PRIMARY KEY,"
         " event_id BIGINT NOT NULL UNIQUE, payment_id TEXT, status TEXT)",
         NULL
@@ -69,11 +65,8 @@ static qfx *make(void)
     apr_pool_cleanup_register(p, dir, remove_db, apr_pool_cleanup_null);
     f->cfg = wh_config_create(p);
     f->cfg->inbox_params = apr_pstrcat(p, dir, "/q.db", NULL);
-    /* a new key per test: each gets its own connection */
-    f->ib = (wh_inbox *)apr_palloc(p, 1);
-    (void)fake_inbox;
-    CU_ASSERT_PTR_NULL_FATAL(wh_fwd_db_bind(p, f->ib, f->cfg, NULL));
-    CU_ASSERT_EQUAL_FATAL(wh_fwd_db_write(f->ib, p, 1, exec_all, (void *)v3), 0);
+    CU_ASSERT_PTR_NULL_FATAL(wh_inbox_open(p, f->cfg, NULL, &f->ib));
+    CU_ASSERT_EQUAL_FATAL(wh_inbox_db_txn(f->ib, p, "v3", exec_all, (void *)v3), WH_DB_OK);
     CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(p, f->ib, f->cfg, "me", &f->d));
     return f;
 }
@@ -87,14 +80,15 @@ static apr_int64_t store(qfx *f, const char *payment)
     apr_int64_t id = 100 + seq;
     const char *pay = payment ? apr_psprintf(p, "'%s'", payment) : "NULL";
     const char *sql[] = {
-        apr_psprintf(p, "INSERT INTO wh_events VALUES (%" APR_INT64_T_FMT ", 'n%d',"
-                     " 'wire.status', '2026-11-22T14:05:09Z', %s, 'Complete', NULL,"
-                     " %d, '{\"n\":%d}')", id, seq, pay, seq, seq),
+        apr_psprintf(p, "INSERT INTO wh_events (seq, id, notification_id, event_type,"
+                     " event_time, payment_id, status, received_at, body) VALUES (%d, %"
+                     APR_INT64_T_FMT ", 'n%d', 'wire.status', '2026-11-22T14:05:09Z', %s,"
+                     " 'Complete', %d, '{\"n\":%d}')", seq, id, seq, pay, seq, seq),
         apr_psprintf(p, "INSERT INTO wh_order VALUES (%d, %" APR_INT64_T_FMT ", %s,"
                      " 'Complete')", seq, id, pay),
         NULL
     };
-    CU_ASSERT_EQUAL(wh_fwd_db_write(f->ib, p, 1, exec_all, (void *)sql), 0);
+    CU_ASSERT_EQUAL(wh_inbox_db_txn(f->ib, p, "store", exec_all, (void *)sql), WH_DB_OK);
     return id;
 }
 
