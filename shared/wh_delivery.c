@@ -5,6 +5,7 @@
  * so the queue is consistent after a crash at any point. */
 #include "wh_delivery.h"
 #include "wh_delivery_sql.h"
+#include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 
 #include <apr_strings.h>
@@ -37,10 +38,6 @@ struct wh_delivery {
     const char *owner;
 };
 
-static apr_int64_t num(const char *s)
-{
-    return s ? apr_atoi64(s) : 0;
-}
 
 static int is_pg(wh_inbox *ib)
 {
@@ -180,7 +177,7 @@ static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last)
 
     if ((rv = wh_inbox_db_value(ib, p, &st_inbox_head, NULL, &v)) != 0)
         return wh_inbox_db_fail(ib, p, "reading the listing's end", rv);
-    head = num(v);
+    head = wh_cell_num(v);
     if (head <= last)
         return 0;
     upto = head - last > WH_DLV_INGEST_BATCH ? last + WH_DLV_INGEST_BATCH : head;
@@ -214,16 +211,17 @@ static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     for (int i = 0; i < rows.nrows; i++) {
         wh_dlv_claim *cl = apr_array_push(c->out->claims);
         memset(cl, 0, sizeof(*cl));
-        cl->ev.id = num(WH_ROW_CELL(&rows, i, 0));
-        cl->ev.attempt = (int)num(WH_ROW_CELL(&rows, i, 1)) + 1;
-        cl->first_at = WH_ROW_CELL(&rows, i, 2) ? (apr_time_t)num(WH_ROW_CELL(&rows, i, 2))
-                                                : c->now;
-        cl->received_at = (apr_time_t)num(WH_ROW_CELL(&rows, i, 3));
+        cl->ev.id = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
+        cl->ev.attempt = (int)wh_cell_num(WH_ROW_CELL(&rows, i, 1)) + 1;
+        cl->first_at = wh_cell_num(WH_ROW_CELL(&rows, i, 2));
+        if (!cl->first_at)
+            cl->first_at = c->now;         /* this is the first attempt */
+        cl->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&rows, i, 3));
         cl->ev.notification_id = WH_ROW_CELL(&rows, i, 4);
-        cl->ev.event_type = WH_ROW_CELL(&rows, i, 5);
-        cl->ev.event_time = WH_ROW_CELL(&rows, i, 6);
-        cl->ev.payment_id = WH_ROW_CELL(&rows, i, 7);
-        cl->ev.status = WH_ROW_CELL(&rows, i, 8);
+        cl->ev.event_type = wh_cell_opt(WH_ROW_CELL(&rows, i, 5));
+        cl->ev.event_time = wh_cell_opt(WH_ROW_CELL(&rows, i, 6));
+        cl->ev.payment_id = wh_cell_opt(WH_ROW_CELL(&rows, i, 7));
+        cl->ev.status = wh_cell_opt(WH_ROW_CELL(&rows, i, 8));
         cl->ev.body = WH_ROW_CELL(&rows, i, 9) ? WH_ROW_CELL(&rows, i, 9) : "";
         cl->ev.body_len = strlen(cl->ev.body);
         APR_ARRAY_PUSH(ids, apr_int64_t) = cl->ev.id;
@@ -257,7 +255,7 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
      * decide who is ready) across forwarders. */
     if ((rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v)) != 0 || !v)
         return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv ? rv : -1);
-    last = num(v);
+    last = wh_cell_num(v);
     if (c->outcomes && c->outcomes->nelts && (rv = record(ib, p, c)) != 0)
         return rv;
     if (c->claim_max > 0) {
@@ -265,7 +263,7 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
             return rv;
         if ((rv = wh_inbox_db_value(ib, p, &st_next_due, NULL, &v)) != 0)
             return wh_inbox_db_fail(ib, p, "finding the next due event", rv);
-        c->out->next_due = v ? (apr_time_t)num(v) : 0;
+        c->out->next_due = (apr_time_t)wh_cell_num(v);
     }
     return WH_TXN_COMMIT;
 }
@@ -319,8 +317,8 @@ int wh_delivery_peek(wh_delivery *d, apr_pool_t *p, int *new_events,
 
     if (!r)
         return -1;
-    *new_events = num(r[0]) > num(r[1]);
-    *next_due = r[2] ? (apr_time_t)num(r[2]) : 0;
+    *new_events = wh_cell_num(r[0]) > wh_cell_num(r[1]);
+    *next_due = (apr_time_t)wh_cell_num(r[2]);
     return 0;
 }
 
@@ -331,12 +329,12 @@ int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
     memset(out, 0, sizeof(*out));
     if (!r)
         return -1;
-    out->waiting = num(r[0]);
-    out->ready = num(r[1]);
-    out->retrying = num(r[2]);
-    out->dead = num(r[3]);
-    out->oldest = r[4] ? (apr_time_t)num(r[4]) : 0;
-    out->unqueued = num(r[5]) > num(r[6]) ? num(r[5]) - num(r[6]) : 0;
+    out->waiting = wh_cell_num(r[0]);
+    out->ready = wh_cell_num(r[1]);
+    out->retrying = wh_cell_num(r[2]);
+    out->dead = wh_cell_num(r[3]);
+    out->oldest = (apr_time_t)wh_cell_num(r[4]);
+    out->unqueued = wh_cell_num(r[5]) > wh_cell_num(r[6]) ? wh_cell_num(r[5]) - wh_cell_num(r[6]) : 0;
     return 0;
 }
 
@@ -346,19 +344,19 @@ static void dead_row(const wh_inbox_rows *rows, int i, wh_dlv_dead *o)
 {
 #define C(j) WH_ROW_CELL(rows, i, j)
     memset(o, 0, sizeof(*o));
-    o->event_id = num(C(0));
-    o->seq = num(C(1));
+    o->event_id = wh_cell_num(C(0));
+    o->seq = wh_cell_num(C(1));
     o->notification_id = C(2);
-    o->payment_id = C(3);
-    o->status = C(4);
-    o->event_time = C(5);
-    o->attempts = (int)num(C(6));
-    o->received_at = (apr_time_t)num(C(7));
-    o->first_at = (apr_time_t)num(C(8));
-    o->dead_at = (apr_time_t)num(C(9));
-    o->http_status = (int)num(C(10));
-    o->answer = C(11);
-    o->reason = C(12);
+    o->payment_id = wh_cell_opt(C(3));
+    o->status = wh_cell_opt(C(4));
+    o->event_time = wh_cell_opt(C(5));
+    o->attempts = (int)wh_cell_num(C(6));
+    o->received_at = (apr_time_t)wh_cell_num(C(7));
+    o->first_at = (apr_time_t)wh_cell_num(C(8));
+    o->dead_at = (apr_time_t)wh_cell_num(C(9));
+    o->http_status = (int)wh_cell_num(C(10));
+    o->answer = wh_cell_opt(C(11));
+    o->reason = wh_cell_opt(C(12));
     if (rows->ncols > 13)
         o->body = C(13);
 #undef C
@@ -445,7 +443,7 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
         if ((rv = wh_inbox_db_select(ib, p, &st_dead_ids, args, limit, &rows)) != 0)
             return wh_inbox_db_fail(ib, p, "listing dead letters", rv);
         for (int i = 0; i < rows.nrows; i++)
-            APR_ARRAY_PUSH(ids, apr_int64_t) = num(WH_ROW_CELL(&rows, i, 0));
+            APR_ARRAY_PUSH(ids, apr_int64_t) = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
         c->more = rows.nrows == limit;
     }
     for (int i = 0; i < ids->nelts; i++) {

@@ -1,6 +1,7 @@
 /* The payment views' queries: read-only, over wh_payments (kept by the
  * store transaction) and each payment's events. */
 #include "wh_payments.h"
+#include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 
 #include <apr_strings.h>
@@ -26,19 +27,15 @@ static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
 static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
 static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
 
-static apr_int64_t num(const char *s)
-{
-    return s ? apr_atoi64(s) : 0;
-}
 
 static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)
 {
     out->payment_id = WH_ROW_CELL(r, i, 0);
     out->status = WH_ROW_CELL(r, i, 1);
-    out->event_time = WH_ROW_CELL(r, i, 2);
+    out->event_time = wh_cell_opt(WH_ROW_CELL(r, i, 2));
     out->notification_id = WH_ROW_CELL(r, i, 3);
-    out->events = num(WH_ROW_CELL(r, i, 4));
-    out->updated_at = (apr_time_t)num(WH_ROW_CELL(r, i, 5));
+    out->events = wh_cell_num(WH_ROW_CELL(r, i, 4));
+    out->updated_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 5));
 }
 
 typedef struct {
@@ -82,10 +79,10 @@ wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_i
     for (int i = n - 1; i >= 0; i--) {
         wh_payment_event *e = apr_array_push(history);
         e->notification_id = WH_ROW_CELL(&v.hist, i, 0);
-        e->event_type = WH_ROW_CELL(&v.hist, i, 1);
-        e->event_time = WH_ROW_CELL(&v.hist, i, 2);
-        e->status = WH_ROW_CELL(&v.hist, i, 3);
-        e->received_at = (apr_time_t)num(WH_ROW_CELL(&v.hist, i, 4));
+        e->event_type = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 1));
+        e->event_time = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 2));
+        e->status = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 3));
+        e->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&v.hist, i, 4));
     }
     *json_out = wh_payment_json(p, &pay, history, truncated);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;

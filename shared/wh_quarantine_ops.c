@@ -1,6 +1,7 @@
 /* Reading the quarantine, and checking a quarantined body again with the
  * configuration of today. */
 #include "wh_quarantine_ops.h"
+#include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 #include "wh_json.h"
 #include "wh_schema.h"
@@ -21,22 +22,18 @@
 static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL };
 static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
 
-static apr_int64_t num(const char *s)
-{
-    return s ? apr_atoi64(s) : 0;
-}
 
 static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
 {
     memset(q, 0, sizeof(*q));
-    q->id = num(WH_ROW_CELL(r, i, 0));
-    q->received_at = (apr_time_t)num(WH_ROW_CELL(r, i, 1));
+    q->id = wh_cell_num(WH_ROW_CELL(r, i, 0));
+    q->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 1));
     q->code = WH_ROW_CELL(r, i, 2);
-    q->message = WH_ROW_CELL(r, i, 3);
+    q->message = wh_cell_opt(WH_ROW_CELL(r, i, 3));
     q->details = WH_ROW_CELL(r, i, 4);
-    q->notification_id = WH_ROW_CELL(r, i, 5);
-    q->released_at = (apr_time_t)num(WH_ROW_CELL(r, i, 6));
-    q->released_event_id = num(WH_ROW_CELL(r, i, 7));
+    q->notification_id = wh_cell_opt(WH_ROW_CELL(r, i, 5));
+    q->released_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 6));
+    q->released_event_id = wh_cell_num(WH_ROW_CELL(r, i, 7));
 }
 
 typedef struct {

@@ -1,5 +1,8 @@
-/* The delivery queue (wh_delivery.c) on a SQLite inbox: what is claimed
- * when, per-payment order, leases, outcomes, promotion, dead letters.
+/* The delivery queue (wh_delivery.c): what is claimed when, per-payment
+ * order, leases, outcomes, promotion, dead letters. Suite "forward_queue"
+ * runs on SQLite in temp files; "forward_queue_pg" runs the same cases on
+ * the PostgreSQL database WH_TEST_PG_CONNINFO names (its tables dropped
+ * before each case), as tests/integration/test_forward_pg.sh arranges.
  * Events are written as the store transaction of schema v3 writes them
  * (wh_events.id, the listing position in wh_order); until that schema is
  * the inbox's own, the test adds the two to the inbox's tables. */
@@ -7,6 +10,7 @@
 #include "wh_delivery.h"
 #include "wh_inbox_db.h"
 
+#include <apr_dbd.h>
 #include <apr_strings.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +52,26 @@ static int exec_all(wh_inbox *ib, apr_pool_t *p, void *baton)
     return WH_TXN_COMMIT;
 }
 
+static int use_pg;
+
+/* A scratch PostgreSQL database, emptied. */
+static void drop_pg_tables(apr_pool_t *p, const char *conninfo)
+{
+    const apr_dbd_driver_t *drv;
+    apr_dbd_t *h = NULL;
+    const char *err = NULL;
+    int n = 0;
+
+    apr_dbd_init(p);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, "pgsql", &drv), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, conninfo, &h, &err), APR_SUCCESS);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE IF EXISTS wh_events, wh_order,"
+                                  " wh_pending, wh_payments, wh_quarantine, wh_counter,"
+                                  " wh_meta, wh_auth_cache, wh_delivery, wh_forward_cursor"
+                                  " CASCADE"), 0);
+    apr_dbd_close(drv, h);
+}
+
 static qfx *make(void)
 {
     apr_pool_t *p = wh_test_pool();
@@ -65,6 +89,12 @@ static qfx *make(void)
     apr_pool_cleanup_register(p, dir, remove_db, apr_pool_cleanup_null);
     f->cfg = wh_config_create(p);
     f->cfg->inbox_params = apr_pstrcat(p, dir, "/q.db", NULL);
+    if (use_pg) {
+        f->cfg->inbox_driver = WH_INBOX_PGSQL;
+        f->cfg->inbox_driver_name = "pgsql";
+        f->cfg->inbox_params = getenv("WH_TEST_PG_CONNINFO");
+        drop_pg_tables(p, f->cfg->inbox_params);
+    }
     CU_ASSERT_PTR_NULL_FATAL(wh_inbox_open(p, f->cfg, NULL, &f->ib));
     CU_ASSERT_EQUAL_FATAL(wh_inbox_db_txn(f->ib, p, "v3", exec_all, (void *)v3), WH_DB_OK);
     CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(p, f->ib, f->cfg, "me", &f->d));
@@ -360,16 +390,39 @@ static void test_batches_and_peek(void)
     CU_ASSERT_EQUAL(due, T0 + apr_time_from_msec(LEASE_MS));
 }
 
+/* Each case twice: on SQLite, and on PostgreSQL. */
+#define QUEUE_CASES(X)                                                        \
+    X("claims the head of each payment only", test_heads_only)                \
+    X("delivered: the next event of the payment goes", test_delivered_promotes_next) \
+    X("a retry holds up its payment, not others", test_retry_holds_the_payment_only) \
+    X("dead is no longer pending", test_dead_is_not_pending)                  \
+    X("an outcome after the lease passed on is not recorded", test_stale_outcome_is_lost) \
+    X("dead letters: list, show, retry", test_dead_letters)                   \
+    X("retry --all keeps each payment's order", test_retry_all_keeps_order)   \
+    X("ingest in batches; peek sees new events", test_batches_and_peek)
+
+#define ON_ENGINE(name, fn)                                                   \
+    static void fn##_sqlite(void) { use_pg = 0; fn(); }                       \
+    static void fn##_pg(void) { use_pg = 1; fn(); }
+QUEUE_CASES(ON_ENGINE)
+#define SQLITE_ROW(name, fn) { name, fn##_sqlite },
+#define PG_ROW(name, fn) { name, fn##_pg },
+
 static const wh_test_case cases[] = {
-    { "claims the head of each payment only", test_heads_only },
-    { "delivered: the next event of the payment goes", test_delivered_promotes_next },
-    { "a retry holds up its payment, not others", test_retry_holds_the_payment_only },
-    { "dead is no longer pending", test_dead_is_not_pending },
-    { "an outcome after the lease passed on is not recorded", test_stale_outcome_is_lost },
-    { "dead letters: list, show, retry", test_dead_letters },
-    { "retry --all keeps each payment's order", test_retry_all_keeps_order },
-    { "ingest in batches; peek sees new events", test_batches_and_peek },
+    QUEUE_CASES(SQLITE_ROW)
+    { NULL, NULL }
+};
+
+static const wh_test_case pg_cases[] = {
+    QUEUE_CASES(PG_ROW)
     { NULL, NULL }
 };
 
 WH_TEST_SUITE(forward_queue, cases)
+
+static void __attribute__((constructor)) register_pg_suite(void)
+{
+    const char *ci = getenv("WH_TEST_PG_CONNINFO");
+    if (ci && *ci)
+        wh_test_register_suite("forward_queue_pg", pg_cases);
+}
