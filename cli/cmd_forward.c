@@ -278,9 +278,12 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
         int pending = f->outcomes->nelts;
         int flush = pending && (inflight == 0 || pending >= (conc + 1) / 2 ||
                                 now - f->first_outcome >= apr_time_from_msec(FWD_FLUSH_MS));
+        /* Outcomes may make the next event of their payment ready: their
+         * cycle claims too. Otherwise claims wait for half the slots, so
+         * that a cycle carries a batch, not one event. */
         int claim = !stopping && free_n > 0 &&
-                    (free_n >= (conc + 1) / 2 || inflight == 0) &&
-                    (more || new_events || (next_due && next_due <= now));
+                    (flush || ((free_n >= (conc + 1) / 2 || inflight == 0) &&
+                               (more || new_events || (next_due && next_due <= now))));
         apr_int64_t wait_ms;
 
         if ((flush || claim) && now >= db_retry_at) {

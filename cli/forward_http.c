@@ -260,7 +260,10 @@ int wh_fwd_http_run(wh_fwd_http *h, int wait_ms, wh_fwd_done_fn done, void *ctx)
     CURLMsg *msg;
 
     curl_multi_perform(h->multi, &running);
-    if (wait_ms > 0) {
+    /* A transfer may finish within that perform (an answer on loopback
+     * comes fast): then there is no socket left to wait on, and waiting
+     * would only add wait_ms to its delivery. */
+    if (wait_ms > 0 && running == h->inflight) {
         curl_multi_poll(h->multi, NULL, 0, wait_ms, NULL);
         curl_multi_perform(h->multi, &running);
     }

@@ -268,6 +268,20 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
     return WH_TXN_COMMIT;
 }
 
+/* SQLite's counterpart of PostgreSQL's synchronous_commit = off, for this
+ * process's connection only (the forwarder's: the module's and the CGI's
+ * stay FULL). It cannot change inside a transaction, and a renewed
+ * connection starts FULL again, so it is set before every cycle: no I/O,
+ * a parse. In WAL mode a commit is then not fsynced; a power failure may
+ * undo the last cycles (events leased or delivered again), never an
+ * event. */
+static int sqlite_no_fsync(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    int rv = wh_inbox_db_sql(ib, "PRAGMA synchronous = NORMAL");
+    (void)baton;
+    return rv ? wh_inbox_db_fail(ib, p, "PRAGMA synchronous", rv) : 0;
+}
+
 int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
                       const apr_array_header_t *outcomes, int claim_max,
                       apr_int64_t lease_ms, apr_time_t now, wh_dlv_cycle *out)
@@ -276,7 +290,9 @@ int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
 
     memset(out, 0, sizeof(*out));
     out->claims = apr_array_make(p, claim_max > 0 ? claim_max : 1, sizeof(wh_dlv_claim));
-    if (wh_inbox_db_txn(d->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
+    if ((!is_pg(d->ib) &&
+         wh_inbox_db_read(d->ib, p, "forward session", sqlite_no_fsync, NULL) != WH_DB_OK) ||
+        wh_inbox_db_txn(d->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
         memset(out, 0, sizeof(*out));
         out->claims = apr_array_make(p, 1, sizeof(wh_dlv_claim));
         return -1;

@@ -128,13 +128,17 @@
     " AND state = 1"
 
 /* The next waiting event of every payment whose ready event finished in
- * this batch (ids), when no other of its events is ready. */
+ * this batch (ids), when no other of its events is ready: the pairs
+ * (payment, lowest open seq) are found first and then updated by the
+ * (payment_id, seq) index. "state < 3" is spelled out beside "state = 0":
+ * SQLite uses a partial index only for a query that repeats its WHERE. */
 #define WH_DLV_PROMOTE(ids)                                                   \
     "UPDATE wh_delivery SET state = 1, next_at = %lld"                        \
-    " WHERE state = 0 AND payment_id IN (SELECT f.payment_id FROM wh_delivery f" \
-    "  WHERE f.event_id IN (" ids ") AND f.state > 2)"                        \
-    " AND seq = (SELECT min(w.seq) FROM wh_delivery w"                        \
-    "  WHERE w.payment_id = wh_delivery.payment_id AND w.state < 3)"
+    " WHERE state < 3 AND state = 0 AND (payment_id, seq) IN ("               \
+    "  SELECT f.payment_id, (SELECT min(w.seq) FROM wh_delivery w"            \
+    "   WHERE w.payment_id = f.payment_id AND w.state < 3)"                   \
+    "  FROM wh_delivery f WHERE f.event_id IN (" ids ") AND f.state > 2"      \
+    "  AND f.payment_id IS NOT NULL)"
 #define WH_DLV_SQL_PROMOTE WH_DLV_PROMOTE(WH_DLV_IDS)
 #define WH_DLV_SQL_PROMOTE_PG WH_DLV_PROMOTE(WH_DLV_IDS_PG)
 
@@ -146,7 +150,7 @@
     " (SELECT min(next_at) FROM wh_delivery WHERE state = 1)"
 
 #define WH_DLV_SQL_STATS                                                      \
-    "SELECT (SELECT count(*) FROM wh_delivery WHERE state = 0),"              \
+    "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3 AND state = 0)," \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1),"                    \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"     \
     "   AND lease_owner IS NULL),"                                            \
