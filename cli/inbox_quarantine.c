@@ -124,6 +124,45 @@ static int show(wh_inbox_args *a)
     return 0;
 }
 
+static int release(wh_inbox_args *a)
+{
+    apr_int64_t id, event_id = 0;
+    wh_verdict v;
+
+    if (parse_id(a->id, &id) != 0)
+        return wh_inbox_usage();
+    switch (wh_quarantine_release(a->ib, a->p, a->cfg, id, apr_time_now(), &v, &event_id)) {
+    case WH_RELEASE_STORED:
+        printf("quarantined notification %s released as event %" APR_INT64_T_FMT "\n",
+               a->id, event_id);
+        return 0;
+    case WH_RELEASE_DUPLICATE:
+        printf("quarantined notification %s: its notificationId is already in the inbox "
+               "(event %" APR_INT64_T_FMT "); marked released, nothing stored twice\n",
+               a->id, event_id);
+        return 0;
+    case WH_RELEASE_ALREADY:
+        fprintf(stderr, "wirehook inbox: quarantined notification %s was already released "
+                "(as event %" APR_INT64_T_FMT ")\n", a->id, event_id);
+        return 1;
+    case WH_RELEASE_INVALID:
+        fprintf(stderr, "wirehook inbox: quarantined notification %s still fails: %s (%s)\n",
+                a->id, v.code, v.message ? v.message : "");
+        for (int i = 0; v.details && i < v.details->nelts; i++) {
+            const wh_problem *pr = &APR_ARRAY_IDX(v.details, i, wh_problem);
+            fprintf(stderr, "  %s: %s\n", pr->field && *pr->field ? pr->field : "/",
+                    pr->problem ? pr->problem : "?");
+        }
+        return 1;
+    case WH_RELEASE_NOT_FOUND:
+        fprintf(stderr, "wirehook inbox: no quarantined notification %s\n", a->id);
+        return 1;
+    default:
+        fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
+        return 1;
+    }
+}
+
 int wh_inbox_cmd_quarantine(wh_inbox_args *a)
 {
     if (!a->verb)
@@ -132,5 +171,7 @@ int wh_inbox_cmd_quarantine(wh_inbox_args *a)
         return list(a);
     if (strcmp(a->verb, "show") == 0 && a->id)
         return show(a);
+    if (strcmp(a->verb, "release") == 0 && a->id)
+        return release(a);
     return wh_inbox_usage();
 }

@@ -21,6 +21,12 @@
 
 static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL };
 static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
+static const wh_inbox_stmt st_event_of = {
+    "SELECT id FROM wh_events WHERE notification_id = %s", NULL };
+/* Only a row still in quarantine: the first release wins. */
+static const wh_inbox_stmt st_mark = {
+    "UPDATE wh_quarantine SET released_at = %lld, released_event_id = %lld"
+    " WHERE id = %lld AND released_at IS NULL", NULL };
 
 
 static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
@@ -139,4 +145,73 @@ void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
     v->ok = 1;
     v->status = 200;
     v->code = WH_CODE_ACCEPTED;
+}
+
+typedef struct {
+    apr_int64_t id, event_id, at;
+    const char *nid;
+    int marked;
+} mark_ctx;
+
+static int mark(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    mark_ctx *m = baton;
+    const void *a1[1] = { m->nid };
+    const void *a2[3] = { &m->at, &m->event_id, &m->id };
+    const char *v = NULL;
+    int rv;
+
+    if ((rv = wh_inbox_db_value(ib, p, &st_event_of, a1, &v)) != 0)
+        return wh_inbox_db_fail(ib, p, "finding the released event", rv);
+    if ((m->event_id = wh_cell_num(v)) <= 0)
+        return wh_inbox_db_fail(ib, p, "finding the released event", -1);
+    if ((rv = wh_inbox_db_exec(ib, p, &st_mark, &m->marked, a2)) != 0)
+        return wh_inbox_db_fail(ib, p, "marking the quarantine row released", rv);
+    return WH_TXN_COMMIT;
+}
+
+wh_release_result wh_quarantine_release(wh_inbox *ib, apr_pool_t *p,
+                                        const wh_config *cfg, apr_int64_t id,
+                                        apr_time_t now, wh_verdict *v,
+                                        apr_int64_t *event_id)
+{
+    wh_quarantined q;
+    mark_ctx m;
+    apr_int64_t seq = 0;
+    int found = wh_quarantine_get(ib, p, id, &q);
+
+    *event_id = 0;
+    wh_verdict_init(v, p);
+    if (found < 0)
+        return WH_RELEASE_UNAVAILABLE;
+    if (!found)
+        return WH_RELEASE_NOT_FOUND;
+    if (q.released_at) {
+        *event_id = q.released_event_id;
+        return WH_RELEASE_ALREADY;
+    }
+    wh_quarantine_check(p, cfg, q.body, q.body_len, v);
+    if (!v->ok)
+        return WH_RELEASE_INVALID;
+    memset(&m, 0, sizeof(m));
+    m.id = id;
+    m.at = (apr_int64_t)now;
+    m.nid = v->facts.notification_id;
+    /* The inbox's own store, then the mark. A crash between the two leaves
+     * the row in quarantine with its event stored: releasing it again finds
+     * the notificationId there and only marks it. */
+    switch (wh_inbox_store(ib, p, &v->facts, q.body, q.body_len, now, &seq)) {
+    case WH_INBOX_STORED:
+        break;
+    case WH_INBOX_DUPLICATE:
+        break;
+    default:
+        return WH_RELEASE_UNAVAILABLE;
+    }
+    if (wh_inbox_db_txn(ib, p, "quarantine release", mark, &m) != WH_DB_OK)
+        return WH_RELEASE_UNAVAILABLE;
+    *event_id = m.event_id;
+    if (!m.marked)
+        return WH_RELEASE_ALREADY;
+    return seq > 0 ? WH_RELEASE_STORED : WH_RELEASE_DUPLICATE;
 }

@@ -34,4 +34,24 @@ int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
 void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
                          apr_size_t len, wh_verdict *v);
 
+typedef enum {
+    WH_RELEASE_STORED = 0,       /* a new event: *event_id */
+    WH_RELEASE_DUPLICATE,        /* its notificationId was stored meanwhile:
+                                    *event_id is that event */
+    WH_RELEASE_INVALID,          /* still fails: v says why */
+    WH_RELEASE_ALREADY,          /* released before (*event_id: as which) */
+    WH_RELEASE_NOT_FOUND,
+    WH_RELEASE_UNAVAILABLE
+} wh_release_result;
+
+/* Checks quarantined notification `id` again with cfg and, when it
+ * passes, stores it as an event received now (the inbox's own store: in
+ * arrival order from now on) and marks the row released with that event.
+ * The notificationId is unique in the inbox, so a release never stores a
+ * body twice, even when two run at once. */
+wh_release_result wh_quarantine_release(wh_inbox *ib, apr_pool_t *p,
+                                        const wh_config *cfg, apr_int64_t id,
+                                        apr_time_t now, wh_verdict *v,
+                                        apr_int64_t *event_id);
+
 #endif
