@@ -40,6 +40,9 @@
 #define FWD_DB_RETRY_MS 1000
 /* How long a stopping forwarder keeps trying to write its last outcomes. */
 #define FWD_STOP_WRITE_TRIES 10
+/* --drain gives up (exit 1) when the database has been failing this long:
+ * a test or a benchmark must not wait for ever. */
+#define FWD_DRAIN_DB_GIVEUP_S 60
 #define FWD_NID_MAX 64
 
 static volatile sig_atomic_t stop_signals;
@@ -95,12 +98,33 @@ static void logline(const char *level, const char *fmt, ...)
     fprintf(stderr, "wirehook forward: %s: %s\n", level, buf);
 }
 
+/* The inbox's messages. A database that is down fails every cycle with
+ * the same message: it is logged once a minute, with how often it came. */
+#define FWD_LOG_REPEAT_S 60
+
 static void inbox_log(void *baton, wh_log_level level, const char *msg)
 {
     static const char *const names[] = { "error", "warn", "info", "debug" };
+    static char last[512];
+    static apr_time_t last_at;
+    static long repeats;
+    apr_time_t now = apr_time_now();
     (void)baton;
-    if (level <= WH_LOG_INFO)
-        logline(names[level], "%s", msg);
+
+    if (level > WH_LOG_INFO)
+        return;
+    if (strncmp(last, msg, sizeof(last) - 1) == 0 &&
+        now - last_at < apr_time_from_sec(FWD_LOG_REPEAT_S)) {
+        repeats++;
+        return;
+    }
+    if (repeats)
+        logline("info", "(the message before came %ld more time%s)", repeats,
+                repeats == 1 ? "" : "s");
+    repeats = 0;
+    apr_cpystrn(last, msg, sizeof(last));
+    last_at = now;
+    logline(names[level], "%s", msg);
 }
 
 static apr_uint64_t next_random(fwd *f)
@@ -263,7 +287,7 @@ static int cycle(fwd *f, apr_pool_t *cp, int claim_max, wh_dlv_cycle *out)
 static int run(fwd *f, int drain, apr_int64_t interval_ms)
 {
     apr_pool_t *cp;
-    apr_time_t next_due = 0, next_peek = 0, db_retry_at = 0;
+    apr_time_t next_due = 0, next_peek = 0, db_retry_at = 0, db_down_since = 0;
     apr_time_t next_status = apr_time_now() + apr_time_from_msec(interval_ms);
     apr_time_t started = apr_time_now();
     int more = 1, new_events = 1, stop_tries = 0, db_down = 0;
@@ -291,10 +315,17 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
             memset(&c, 0, sizeof(c));
             apr_pool_clear(cp);
             if (cycle(f, cp, claim ? free_n : 0, &c) != 0) {
-                if (!db_down)
+                if (!db_down) {
                     logline("error", "the inbox database failed; retrying every %d ms "
                             "(requests in flight go on)", FWD_DB_RETRY_MS);
+                    db_down_since = now;
+                }
                 db_down = 1;
+                if (drain && now - db_down_since > apr_time_from_sec(FWD_DRAIN_DB_GIVEUP_S)) {
+                    logline("error", "--drain: the inbox database has failed for %d s; "
+                            "giving up", FWD_DRAIN_DB_GIVEUP_S);
+                    return 1;
+                }
                 db_retry_at = now + apr_time_from_msec(FWD_DB_RETRY_MS);
                 if (stopping && inflight == 0 && ++stop_tries >= FWD_STOP_WRITE_TRIES) {
                     logline("error", "stopping with %d outcome(s) unwritten: those "
