@@ -113,3 +113,19 @@ apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv,
     os->errfn = NULL;   /* we print our own usage line */
     return os;
 }
+
+const char *wh_cli_safe_url(apr_pool_t *p, const char *url)
+{
+    const char *scheme_end = strstr(url, "://");
+    const char *host, *at, *slash;
+
+    if (!scheme_end)
+        return url;
+    host = scheme_end + 3;
+    slash = strchr(host, '/');
+    at = strchr(host, '@');
+    if (!at || (slash && at > slash))
+        return url;
+    return apr_pstrcat(p, apr_pstrmemdup(p, url, (apr_size_t)(host - url)), "***@",
+                       at + 1, NULL);
+}

@@ -20,6 +20,9 @@ int wh_cli_wants_help(int argc, const char *const *argv);
 apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv,
                             const apr_getopt_option_t *opts);
 
+/* A URL for messages: never its userinfo part (user:password@). */
+const char *wh_cli_safe_url(apr_pool_t *p, const char *url);
+
 /* Largest body the CLI reads (sign/check/send): the server side refuses
  * more than MaxBodySize anyway; this only bounds memory. */
 #define WH_CLI_MAX_INPUT (64u * 1024u * 1024u)

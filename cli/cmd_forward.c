@@ -390,22 +390,6 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
     return 0;
 }
 
-/* ForwardUrl for the log: a user:password@ in it never reaches a log. */
-static const char *url_for_log(apr_pool_t *p, const char *url)
-{
-    const char *host = strstr(url, "://"), *at, *slash;
-
-    if (!host)
-        return url;
-    host += 3;
-    at = strchr(host, '@');
-    slash = strchr(host, '/');
-    if (!at || (slash && at > slash))
-        return url;
-    return apr_pstrcat(p, apr_pstrmemdup(p, url, (apr_size_t)(host - url)), "***@", at + 1,
-                       NULL);
-}
-
 static const char *owner_id(apr_pool_t *p)
 {
     char host[256] = "localhost";
@@ -524,7 +508,7 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
     logline("info", "forwarding %s to %s (%d at once)%s",
-            cfg->inbox_driver_name, url_for_log(p, cfg->forward_url), f.nslots,
+            cfg->inbox_driver_name, wh_cli_safe_url(p, cfg->forward_url), f.nslots,
             drain ? ", until drained" : "");
     rc = run(&f, drain, interval_ms);
     wh_fwd_http_destroy(f.http);

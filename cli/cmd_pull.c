@@ -75,23 +75,6 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-/* The URL for messages: never the userinfo part (user:password@). */
-static const char *safe_url(apr_pool_t *p, const char *url)
-{
-    const char *scheme_end = strstr(url, "://");
-    const char *host, *at, *slash;
-
-    if (!scheme_end)
-        return url;
-    host = scheme_end + 3;
-    slash = strchr(host, '/');
-    at = strchr(host, '@');
-    if (!at || (slash && at > slash))
-        return url;
-    return apr_pstrcat(p, apr_pstrmemdup(p, url, (apr_size_t)(host - url)), "***@",
-                       at + 1, NULL);
-}
-
 static const char *page_url(const puller *pl, apr_int64_t offset)
 {
     const char *sep = strchr(pl->base, '?') ? "&" : "?";
@@ -156,7 +139,7 @@ static int fetch(puller *pl, const char *url, buffer *b)
             if (status != 429 && status < 500) {
                 /* The request itself is wrong (auth, bad query, no such
                  * endpoint): retrying will not change that. */
-                fprintf(stderr, "wirehook pull: %s: HTTP %ld%s\n", safe_url(pl->p, url),
+                fprintf(stderr, "wirehook pull: %s: HTTP %ld%s\n", wh_cli_safe_url(pl->p, url),
                         status, error_summary(pl->p, b));
                 return 1;
             }
@@ -164,11 +147,11 @@ static int fetch(puller *pl, const char *url, buffer *b)
             why = apr_psprintf(pl->p, "HTTP %ld", status);
         } else if (b->overflow) {
             fprintf(stderr, "wirehook pull: %s: page larger than %u bytes\n",
-                    safe_url(pl->p, url), PULL_MAX_PAGE);
+                    wh_cli_safe_url(pl->p, url), PULL_MAX_PAGE);
             return 1;
         } else if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT ||
                    rc == CURLE_LOGIN_DENIED) {
-            fprintf(stderr, "wirehook pull: %s: %s\n", safe_url(pl->p, url),
+            fprintf(stderr, "wirehook pull: %s: %s\n", wh_cli_safe_url(pl->p, url),
                     *errbuf ? errbuf : curl_easy_strerror(rc));
             return 1;
         } else {
@@ -177,14 +160,14 @@ static int fetch(puller *pl, const char *url, buffer *b)
 
         if (attempt >= pl->attempts) {
             fprintf(stderr, "wirehook pull: %s: %s (gave up after %d attempts)\n",
-                    safe_url(pl->p, url), why, attempt);
+                    wh_cli_safe_url(pl->p, url), why, attempt);
             return 1;
         }
         wait_ms = delay_ms;
         if (retry_after >= 0) {
             if (retry_after > PULL_RETRY_AFTER_CAP_S) {
                 fprintf(stderr, "wirehook pull: %s: %s, Retry-After %ld s is too long\n",
-                        safe_url(pl->p, url), why, (long)retry_after);
+                        wh_cli_safe_url(pl->p, url), why, (long)retry_after);
                 return 1;
             }
             wait_ms = (apr_int64_t)retry_after * 1000;
@@ -352,7 +335,7 @@ static int walk(puller *pl, apr_int64_t offset, apr_int64_t max_pages)
             goto out;
         pages++;
         if ((err = parse_page(pl->p, &b, &pg)) != NULL) {
-            fprintf(stderr, "wirehook pull: %s: %s\n", safe_url(pl->p, url), err);
+            fprintf(stderr, "wirehook pull: %s: %s\n", wh_cli_safe_url(pl->p, url), err);
             if (pg.root)
                 json_object_put(pg.root);
             goto out;
@@ -385,7 +368,7 @@ static int walk(puller *pl, apr_int64_t offset, apr_int64_t max_pages)
         if (pg.next_offset <= offset) {
             fprintf(stderr, "wirehook pull: %s: moreRecords is true but the next offset (%"
                     APR_INT64_T_FMT ") does not advance past %" APR_INT64_T_FMT
-                    "; stopping\n", safe_url(pl->p, url), pg.next_offset, offset);
+                    "; stopping\n", wh_cli_safe_url(pl->p, url), pg.next_offset, offset);
             goto out;
         }
         offset = pg.next_offset;
