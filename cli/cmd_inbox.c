@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
+#include "wh_parse.h"
 #include "wh_payments.h"
 
 #include <apr_strings.h>
@@ -37,26 +38,14 @@ static void inbox_log(void *baton, wh_log_level level, const char *msg)
         fprintf(stderr, "wirehook inbox: %s\n", msg);
 }
 
-static int number(const char *name, const char *arg, apr_int64_t min, apr_int64_t max,
-                  apr_int64_t *out)
+static int number(apr_pool_t *p, const char *name, const char *arg, apr_int64_t min,
+                  apr_int64_t max, apr_int64_t *out)
 {
-    apr_int64_t v = 0;
+    const char *err = wh_parse_int64(p, arg, min, max, out);
 
-    if (!*arg || strlen(arg) > 18)
-        goto bad;
-    for (const char *s = arg; *s; s++) {
-        if (*s < '0' || *s > '9')
-            goto bad;
-        v = v * 10 + (*s - '0');
-    }
-    if (v < min || v > max)
-        goto bad;
-    *out = v;
-    return 0;
-bad:
-    fprintf(stderr, "wirehook inbox: --%s must be a whole number from %" APR_INT64_T_FMT
-            " to %" APR_INT64_T_FMT "\n", name, min, max);
-    return -1;
+    if (err)
+        fprintf(stderr, "wirehook inbox: --%s %s\n", name, err);
+    return err ? -1 : 0;
 }
 
 int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
@@ -128,16 +117,16 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         case 'r': a.raw = 1; break;
         case 's': a.status = arg; break;
         case 'l':
-            if (number("limit", arg, 1, 100000, &v) != 0)
+            if (number(p, "limit", arg, 1, 100000, &v) != 0)
                 return 2;
             a.limit = (int)v;
             break;
         case 'a':
-            if (number("after", arg, 0, APR_INT64_C(999999999999999999), &a.after) != 0)
+            if (number(p, "after", arg, 0, APR_INT64_C(999999999999999999), &a.after) != 0)
                 return 2;
             break;
         case 'o':
-            if (number("offset", arg, 0, APR_INT64_C(9007199254740991), &a.offset) != 0)
+            if (number(p, "offset", arg, 0, APR_INT64_C(9007199254740991), &a.offset) != 0)
                 return 2;
             break;
         }

@@ -1,5 +1,6 @@
 /* wirehook inbox quarantine list|show|release. */
 #include "inbox_cmd.h"
+#include "wh_parse.h"
 #include "wh_quarantine_ops.h"
 
 #include <apr_strings.h>
@@ -14,19 +15,9 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-static int parse_id(const char *s, apr_int64_t *out)
+static int parse_id(apr_pool_t *p, const char *s, apr_int64_t *out)
 {
-    apr_int64_t v = 0;
-
-    if (!s || !*s || strlen(s) > 18)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    *out = v;
-    return 0;
+    return wh_parse_int64(p, s, 1, APR_INT64_MAX, out) ? -1 : 0;
 }
 
 static int list(wh_inbox_args *a)
@@ -96,7 +87,7 @@ static int show(wh_inbox_args *a)
     apr_int64_t id;
     int found;
 
-    if (parse_id(a->id, &id) != 0)
+    if (parse_id(a->p, a->id, &id) != 0)
         return wh_inbox_usage();
     found = wh_quarantine_get(a->ib, a->p, id, &q);
     if (found < 0) {
@@ -129,7 +120,7 @@ static int release(wh_inbox_args *a)
     apr_int64_t id, event_id = 0;
     wh_verdict v;
 
-    if (parse_id(a->id, &id) != 0)
+    if (parse_id(a->p, a->id, &id) != 0)
         return wh_inbox_usage();
     switch (wh_quarantine_release(a->ib, a->p, a->cfg, id, apr_time_now(), &v, &event_id)) {
     case WH_RELEASE_STORED:

@@ -7,6 +7,7 @@
 #include "wh_delivery_sql.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
+#include "wh_parse.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -392,22 +393,6 @@ int wh_delivery_dead_list(wh_delivery *d, apr_pool_t *p, apr_int64_t after_id,
     return 0;
 }
 
-/* An event id is digits; anything else is taken as a notificationId. */
-static int is_number(const char *s, apr_int64_t *out)
-{
-    apr_int64_t v = 0;
-
-    if (!*s || strlen(s) > 18)
-        return 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        v = v * 10 + (*s - '0');
-    }
-    *out = v;
-    return 1;
-}
-
 int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
                          wh_dlv_dead *out)
 {
@@ -415,7 +400,8 @@ int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
     const void *args[1];
     read_ctx r = { NULL, args, 1, { 0, 0, 0, NULL } };
 
-    if (is_number(id, &n)) {
+    /* an event id is digits; anything else is taken as a notificationId */
+    if (wh_parse_int64(p, id, 1, APR_INT64_MAX, &n) == NULL) {
         r.st = &st_dead_by_id;
         args[0] = &n;
     } else {

@@ -6,6 +6,7 @@
 #include "wh_json.h"
 #include "wh_schema.h"
 
+#include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -78,34 +79,18 @@ static int read_one(wh_inbox *ib, apr_pool_t *p, void *baton)
     return wh_inbox_db_select(ib, p, &st_get, args, 1, &c->rows);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* NUL-terminated for convenience; len counts the bytes, NULs included. */
+/* The blob's hex (what both engines give as text) back to its bytes,
+ * NUL-terminated for convenience; len counts the bytes, NULs included. */
 static int unhex(apr_pool_t *p, const char *hex, const char **out, apr_size_t *len)
 {
     apr_size_t n = hex ? strlen(hex) : 0;
     char *b = apr_palloc(p, n / 2 + 1);
 
-    if (n % 2)
+    *len = 0;
+    if (n && apr_unescape_hex(b, hex, (apr_ssize_t)n, 0, len) != APR_SUCCESS)
         return -1;
-    for (apr_size_t i = 0; i < n / 2; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        b[i] = (char)(hi << 4 | lo);
-    }
-    b[n / 2] = '\0';
+    b[*len] = '\0';
     *out = b;
-    *len = n / 2;
     return 0;
 }
 
