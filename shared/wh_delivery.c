@@ -16,10 +16,10 @@
 
 static const wh_inbox_stmt st_cursor = { WH_DLV_SQL_CURSOR, WH_DLV_SQL_CURSOR_PG };
 static const wh_inbox_stmt st_cursor_set = { WH_DLV_SQL_CURSOR_SET, NULL };
-static const wh_inbox_stmt st_inbox_head = { WH_DLV_SQL_INBOX_HEAD, NULL };
 static const wh_inbox_stmt st_ingest = { WH_DLV_SQL_INGEST, NULL };
 static const wh_inbox_stmt st_due = { WH_DLV_SQL_DUE, WH_DLV_SQL_DUE_PG };
 static const wh_inbox_stmt st_claim = { WH_DLV_SQL_CLAIM, WH_DLV_SQL_CLAIM_PG };
+static const wh_inbox_stmt st_claim_one_pg = { WH_DLV_SQL_CLAIM_ONE_PG, NULL };
 static const wh_inbox_stmt st_delivered = { WH_DLV_SQL_DELIVERED, WH_DLV_SQL_DELIVERED_PG };
 static const wh_inbox_stmt st_retry = { WH_DLV_SQL_RETRY, NULL };
 static const wh_inbox_stmt st_dead = { WH_DLV_SQL_DEAD, NULL };
@@ -167,18 +167,15 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     return 0;
 }
 
-/* Takes up to WH_DLV_INGEST_BATCH newly listed events into the queue;
- * the cursor's lock (taken by the caller) orders this against every
- * other change of states. */
-static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last)
+/* Takes up to WH_DLV_INGEST_BATCH newly listed events (last, head] into
+ * the queue; the cursor's lock (taken by the caller) orders this against
+ * every other change of states. */
+static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last,
+                  apr_int64_t head)
 {
-    const char *v;
-    apr_int64_t head, upto, now = c->now;
+    apr_int64_t upto, now = c->now;
     int n = 0, moved = 0, rv;
 
-    if ((rv = wh_inbox_db_value(ib, p, &st_inbox_head, NULL, &v)) != 0)
-        return wh_inbox_db_fail(ib, p, "reading the listing's end", rv);
-    head = wh_cell_num(v);
     if (head <= last)
         return 0;
     upto = head - last > WH_DLV_INGEST_BATCH ? last + WH_DLV_INGEST_BATCH : head;
@@ -196,45 +193,64 @@ static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last)
     return 0;
 }
 
+/* Claimed rows (event_id, attempts, first_at, received_at, then the
+ * event's notification_id, event_type, event_time, payment_id, status,
+ * body) into claims; attempts_done: the attempts column counts this one
+ * already (PostgreSQL's RETURNING) or not yet (SQLite's SELECT). */
+static void take_claims(cycle_ctx *c, const wh_inbox_rows *rows, int attempts_done,
+                        apr_array_header_t *ids)
+{
+    for (int i = 0; i < rows->nrows; i++) {
+        wh_dlv_claim *cl = apr_array_push(c->out->claims);
+        memset(cl, 0, sizeof(*cl));
+        cl->ev.id = wh_cell_num(WH_ROW_CELL(rows, i, 0));
+        cl->ev.attempt = (int)wh_cell_num(WH_ROW_CELL(rows, i, 1)) + !attempts_done;
+        cl->first_at = wh_cell_num(WH_ROW_CELL(rows, i, 2));
+        if (!cl->first_at)
+            cl->first_at = c->now;         /* this is the first attempt */
+        cl->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(rows, i, 3));
+        cl->ev.notification_id = WH_ROW_CELL(rows, i, 4);
+        cl->ev.event_type = wh_cell_opt(WH_ROW_CELL(rows, i, 5));
+        cl->ev.event_time = wh_cell_opt(WH_ROW_CELL(rows, i, 6));
+        cl->ev.payment_id = wh_cell_opt(WH_ROW_CELL(rows, i, 7));
+        cl->ev.status = wh_cell_opt(WH_ROW_CELL(rows, i, 8));
+        cl->ev.body = WH_ROW_CELL(rows, i, 9) ? WH_ROW_CELL(rows, i, 9) : "";
+        cl->ev.body_len = strlen(cl->ev.body);
+        if (ids)
+            APR_ARRAY_PUSH(ids, apr_int64_t) = cl->ev.id;
+    }
+}
+
 static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
     int limit = c->claim_max, n = 0, rv;
     apr_int64_t now = c->now, lease_end = c->now + apr_time_from_msec(c->lease_ms);
     apr_array_header_t *ids;
     wh_inbox_rows rows;
-    const void *args[4] = { &now, &limit };
 
-    if ((rv = wh_inbox_db_select(ib, p, &st_due, args, limit, &rows)) != 0)
-        return wh_inbox_db_fail(ib, p, "finding due events", rv);
+    if (is_pg(ib)) {
+        const void *args[5] = { &now, &limit, &now, c->d->owner, &lease_end };
+        if ((rv = wh_inbox_db_select(ib, p, &st_claim_one_pg, args, limit, &rows)) != 0)
+            return wh_inbox_db_fail(ib, p, "claiming events", rv);
+        take_claims(c, &rows, 1, NULL);
+        return 0;
+    }
+    {
+        const void *args[2] = { &now, &limit };
+        if ((rv = wh_inbox_db_select(ib, p, &st_due, args, limit, &rows)) != 0)
+            return wh_inbox_db_fail(ib, p, "finding due events", rv);
+    }
     if (!rows.nrows)
         return 0;
     ids = apr_array_make(p, rows.nrows, sizeof(apr_int64_t));
-    for (int i = 0; i < rows.nrows; i++) {
-        wh_dlv_claim *cl = apr_array_push(c->out->claims);
-        memset(cl, 0, sizeof(*cl));
-        cl->ev.id = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
-        cl->ev.attempt = (int)wh_cell_num(WH_ROW_CELL(&rows, i, 1)) + 1;
-        cl->first_at = wh_cell_num(WH_ROW_CELL(&rows, i, 2));
-        if (!cl->first_at)
-            cl->first_at = c->now;         /* this is the first attempt */
-        cl->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&rows, i, 3));
-        cl->ev.notification_id = WH_ROW_CELL(&rows, i, 4);
-        cl->ev.event_type = wh_cell_opt(WH_ROW_CELL(&rows, i, 5));
-        cl->ev.event_time = wh_cell_opt(WH_ROW_CELL(&rows, i, 6));
-        cl->ev.payment_id = wh_cell_opt(WH_ROW_CELL(&rows, i, 7));
-        cl->ev.status = wh_cell_opt(WH_ROW_CELL(&rows, i, 8));
-        cl->ev.body = WH_ROW_CELL(&rows, i, 9) ? WH_ROW_CELL(&rows, i, 9) : "";
-        cl->ev.body_len = strlen(cl->ev.body);
-        APR_ARRAY_PUSH(ids, apr_int64_t) = cl->ev.id;
+    take_claims(c, &rows, 0, ids);
+    {
+        const void *args[4] = { &now, c->d->owner, &lease_end, json_ids(p, ids) };
+        if ((rv = wh_inbox_db_exec(ib, p, &st_claim, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "claiming events", rv);
     }
-    args[0] = &now;
-    args[1] = c->d->owner;
-    args[2] = &lease_end;
-    args[3] = json_ids(p, ids);
-    if ((rv = wh_inbox_db_exec(ib, p, &st_claim, &n, args)) != 0)
-        return wh_inbox_db_fail(ib, p, "claiming events", rv);
-    /* The rows are locked (PostgreSQL) or the database is (SQLite): every
-     * one selected is claimed. */
+    /* The database is locked (BEGIN IMMEDIATE): every one selected is
+     * claimed. */
     if (n != ids->nelts)
         return wh_inbox_db_fail(ib, p, "claiming events", -1);
     return 0;
@@ -243,6 +259,7 @@ static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     cycle_ctx *c = baton;
+    wh_inbox_rows cur;
     const char *v = NULL;
     apr_int64_t last;
     int rv;
@@ -254,17 +271,22 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
         return wh_inbox_db_fail(ib, p, "SET LOCAL synchronous_commit", rv);
     /* The cursor row first: its lock orders ingest and outcomes (which
      * decide who is ready) across forwarders. */
-    if ((rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v)) != 0 || !v)
+    if ((rv = wh_inbox_db_select(ib, p, &st_cursor, NULL, 1, &cur)) != 0 || !cur.nrows)
         return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv ? rv : -1);
-    last = wh_cell_num(v);
+    last = wh_cell_num(WH_ROW_CELL(&cur, 0, 0));
     if (c->outcomes && c->outcomes->nelts && (rv = record(ib, p, c)) != 0)
         return rv;
     if (c->claim_max > 0) {
-        if ((rv = ingest(ib, p, c, last)) != 0 || (rv = claim(ib, p, c)) != 0)
+        if ((rv = ingest(ib, p, c, last, wh_cell_num(WH_ROW_CELL(&cur, 0, 1)))) != 0 ||
+            (rv = claim(ib, p, c)) != 0)
             return rv;
-        if ((rv = wh_inbox_db_value(ib, p, &st_next_due, NULL, &v)) != 0)
-            return wh_inbox_db_fail(ib, p, "finding the next due event", rv);
-        c->out->next_due = (apr_time_t)wh_cell_num(v);
+        /* every slot filled: the caller claims again as soon as one is free,
+         * whenever the rest is due */
+        if (c->out->claims->nelts < c->claim_max) {
+            if ((rv = wh_inbox_db_value(ib, p, &st_next_due, NULL, &v)) != 0)
+                return wh_inbox_db_fail(ib, p, "finding the next due event", rv);
+            c->out->next_due = (apr_time_t)wh_cell_num(v);
+        }
     }
     return WH_TXN_COMMIT;
 }

@@ -41,16 +41,16 @@
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead ON wh_delivery (event_id)"   \
     " WHERE state = 4"
 
-/* The cursor, read under a lock that orders every change of states:
- * SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row. */
-#define WH_DLV_SQL_CURSOR \
-    "SELECT last_seq FROM wh_forward_cursor WHERE id = 1"
+/* The cursor, read under a lock that orders every change of states
+ * (SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row), and
+ * the listing's end: events up to it may be queued. */
+#define WH_DLV_SQL_CURSOR                                                     \
+    "SELECT last_seq, (SELECT max(seq) FROM wh_order)"                        \
+    " FROM wh_forward_cursor WHERE id = 1"
 #define WH_DLV_SQL_CURSOR_PG WH_DLV_SQL_CURSOR " FOR UPDATE"
 #define WH_DLV_SQL_CURSOR_SET                                                 \
     "UPDATE wh_forward_cursor SET last_seq = %lld"                            \
     " WHERE id = 1 AND last_seq = %lld"
-
-#define WH_DLV_SQL_INBOX_HEAD "SELECT max(seq) FROM wh_order"
 
 /* Events (last, upto] into the queue. An event is ready when it has no
  * paymentId, or when it is its payment's first in this batch and no
@@ -94,6 +94,21 @@
     " FROM json_each(%s)"
 #define WH_DLV_PAIRS_PG                                                       \
     "SELECT (v->>0)::bigint, (v->>1)::int FROM json_array_elements(%s::json) v"
+
+/* PostgreSQL claims in one round trip: the due rows locked (another
+ * forwarder's claim in progress passed over), leased, and returned with
+ * what their requests need. Parameters: now, limit, now, owner, lease end. */
+#define WH_DLV_SQL_CLAIM_ONE_PG                                               \
+    "WITH due AS (SELECT event_id FROM wh_delivery"                           \
+    "  WHERE state = 1 AND next_at <= %lld ORDER BY next_at LIMIT %d"         \
+    "  FOR UPDATE SKIP LOCKED),"                                              \
+    " c AS (UPDATE wh_delivery d SET attempts = d.attempts + 1,"              \
+    "  first_at = coalesce(d.first_at, %lld), lease_owner = %s, next_at = %lld" \
+    "  FROM due WHERE d.event_id = due.event_id"                              \
+    "  RETURNING d.event_id, d.attempts, d.first_at, d.received_at)"          \
+    " SELECT c.event_id, c.attempts, c.first_at, c.received_at,"              \
+    " e.notification_id, e.event_type, e.event_time, e.payment_id,"           \
+    " e.status, e.body FROM c JOIN wh_events e ON e.id = c.event_id"
 
 /* The lease: attempts + 1 is the new attempt, and (lease_owner, attempts)
  * its token; next_at is when the lease ends. */
