@@ -134,6 +134,8 @@ int wh_mod_drain_body(request_rec *r, apr_int64_t max)
 
 /* -------------------------------------------------- kept-body filter --- */
 
+static ap_filter_rec_t *kept_body_handle;
+
 typedef struct {
     const char *buf;
     apr_size_t len;
@@ -199,7 +201,7 @@ void *wh_mod_keep_body(request_rec *r, const char *body, apr_size_t len)
     ctx->buf = body;
     ctx->len = len;
     ctx->off = 0;
-    ap_add_input_filter(WH_MOD_KEPT_FILTER, ctx, r, r->connection);
+    ap_add_input_filter_handle(kept_body_handle, ctx, r, r->connection);
     if (apr_table_get(r->headers_in, "Transfer-Encoding")) {
         apr_table_unset(r->headers_in, "Transfer-Encoding");
         apr_table_setn(r->headers_in, "Content-Length",
@@ -217,11 +219,12 @@ void wh_mod_kept_body_resume(request_rec *r, void *kept)
     for (ap_filter_t *f = r->input_filters; f; f = f->next)
         if (f->ctx == kept)
             return;                      /* still there (fast redirect) */
-    ap_add_input_filter(WH_MOD_KEPT_FILTER, kept, r, r->connection);
+    ap_add_input_filter_handle(kept_body_handle, kept, r, r->connection);
 }
 
 void wh_mod_body_register(void)
 {
-    ap_register_input_filter(WH_MOD_KEPT_FILTER, kept_body_filter, NULL,
-                             AP_FTYPE_RESOURCE);
+    kept_body_handle = ap_register_input_filter(WH_MOD_KEPT_FILTER,
+                                                kept_body_filter, NULL,
+                                                AP_FTYPE_RESOURCE);
 }

@@ -59,29 +59,13 @@ void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
 
 /* --------------------------------------------------------- requests --- */
 
-typedef struct {
-    const char *name;
-    const char *joined;
-    apr_pool_t *pool;
-} join_ctx;
-
-static int join_one(void *data, const char *key, const char *val)
-{
-    join_ctx *j = data;
-    if (strcasecmp(key, j->name) == 0)
-        j->joined = j->joined ? apr_pstrcat(j->pool, j->joined, ", ", val, NULL)
-                              : val;
-    return 1;
-}
-
 /* Case-insensitive; repeated headers joined with ", " (httpd already merges
- * HTTP/1 headers so; this also covers tables that were not merged). */
+ * HTTP/1 headers so; apr_table_getm also covers tables that were not
+ * merged, without allocating for a header that appears once). */
 static const char *header_lookup(void *ctx, const char *name)
 {
     request_rec *r = ctx;
-    join_ctx j = { name, NULL, r->pool };
-    apr_table_do(join_one, &j, r->headers_in, name, NULL);
-    return j.joined;
+    return apr_table_getm(r->pool, r->headers_in, name);
 }
 
 /* The URL the sender signed is the one it sent: the first request of an
@@ -155,15 +139,18 @@ static int is_fact_header(const char *name)
 
 typedef struct {
     request_rec *r;
-    apr_array_header_t *names;
+    apr_array_header_t *names;          /* made at the first match */
 } strip_ctx;
 
 static int collect_fact_header(void *data, const char *key, const char *val)
 {
     (void)val;
     strip_ctx *c = data;
-    if (is_fact_header(key))
+    if (is_fact_header(key)) {
+        if (c->names == NULL)
+            c->names = apr_array_make(c->r->pool, 2, sizeof(char *));
         APR_ARRAY_PUSH(c->names, const char *) = key;
+    }
     return 1;
 }
 
@@ -172,9 +159,8 @@ static void strip_table(request_rec *r, apr_table_t *t, const char *what)
     strip_ctx c = { r, NULL };
     if (t == NULL || apr_is_empty_table(t))
         return;
-    c.names = apr_array_make(r->pool, 2, sizeof(char *));
     apr_table_do(collect_fact_header, &c, t, NULL);
-    for (int i = 0; i < c.names->nelts; i++) {
+    for (int i = 0; c.names && i < c.names->nelts; i++) {
         const char *name = APR_ARRAY_IDX(c.names, i, const char *);
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
                       "removed client-sent %s %s", what, name);
@@ -194,10 +180,15 @@ void wh_mod_strip_client_headers(request_rec *r)
  * hold "\r\n"): those become '?'. */
 static const char *header_safe(apr_pool_t *p, const char *v)
 {
+    const char *c = v;
+    while (*c && !apr_iscntrl((unsigned char)*c))
+        c++;
+    if (*c == '\0')
+        return v;                        /* the common case: no copy */
     char *s = apr_pstrdup(p, v);
-    for (char *c = s; *c; c++)
-        if (apr_iscntrl((unsigned char)*c))
-            *c = '?';
+    for (char *d = s + (c - v); *d; d++)
+        if (apr_iscntrl((unsigned char)*d))
+            *d = '?';
     return s;
 }
 
@@ -206,8 +197,9 @@ static void publish(request_rec *r, const char *env, const char *hdr,
 {
     if (value == NULL)
         return;
-    apr_table_set(r->subprocess_env, env, value);
-    apr_table_set(r->headers_in, hdr, header_safe(r->pool, value));
+    /* the facts live in r's pool (or are literals): no copies */
+    apr_table_setn(r->subprocess_env, env, value);
+    apr_table_setn(r->headers_in, hdr, header_safe(r->pool, value));
 }
 
 void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
@@ -222,7 +214,7 @@ void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
     publish(r, "WIREHOOK_STATUS_KNOWN", "Wirehook-Status-Known",
             f->status_known ? "1" : "0");
     if (f->user) {
-        apr_table_set(r->subprocess_env, "WIREHOOK_USER", f->user);
+        apr_table_setn(r->subprocess_env, "WIREHOOK_USER", f->user);
         if (r->user == NULL) {
             r->user = apr_pstrdup(r->pool, f->user);
             r->ap_auth_type = "Basic";

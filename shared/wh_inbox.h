@@ -24,7 +24,8 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
                           const wh_logger *log, wh_inbox **out);
 
 /* Commits the notification durably before returning. seq_out (may be
- * NULL) receives its arrival sequence (1, 2, 3 ... without gaps). */
+ * NULL) receives its listing position (1, 2, 3 ... without gaps); on
+ * PostgreSQL asking for it waits for the sequencer. */
 wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
                                const wh_facts *facts, const char *body,
                                apr_size_t body_len, apr_time_t now,

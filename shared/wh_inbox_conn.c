@@ -150,7 +150,7 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
         cs = WH_CONN_DOWN;
         goto fail;
     }
-    if ((cs = wh_inbox_schema_ensure(ib, p, &why)) != WH_CONN_OK)
+    if ((cs = wh_inbox_schema_ensure(ib, p, 0, &why)) != WH_CONN_OK)
         goto fail;
     ib->broken = 0;
     return WH_CONN_OK;
@@ -298,6 +298,18 @@ apr_pool_t *wh_inbox_db_scratch(wh_inbox *ib)
 {
     apr_pool_t *p = NULL;
     return apr_pool_create(&p, ib->root) == APR_SUCCESS ? p : NULL;
+}
+
+int wh_inbox_db_sequencer_on(const wh_inbox *ib)
+{
+    return !ib->sequencer_off;
+}
+
+void wh_inbox_set_sequencer(wh_inbox *ib, int on)
+{
+    apr_thread_mutex_lock(ib->mutex);
+    ib->sequencer_off = !on;
+    apr_thread_mutex_unlock(ib->mutex);
 }
 
 void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms)

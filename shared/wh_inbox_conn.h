@@ -29,6 +29,7 @@ struct wh_inbox {
     wh_conn_owner *conn;
     apr_hash_t *prepared;        /* wh_inbox_stmt * -> apr_dbd_prepared_t * */
     int broken;                  /* last use failed: reconnect first */
+    int sequencer_off;           /* tests: no sequencer after stores */
 
     /* The failure a unit of work recorded (wh_inbox_db_fail). */
     const char *fail_what;

@@ -93,13 +93,29 @@ const wh_logger *wh_inbox_db_log(const wh_inbox *ib);
 /* The driver's message for rv on the current connection, on one line. */
 const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv);
 
+/* ---- the listing order (wh_inbox_sequence.c) ------------------------ */
+
+/* PostgreSQL: numbers every committed event still waiting in wh_pending,
+ * waiting for a sequencer run under way to finish; for readers that need
+ * the whole order (the listing, a forwarder's ingest). 0, or -1 when the
+ * database is unavailable. Nothing to do on SQLite. */
+int wh_inbox_sequence(wh_inbox *ib, apr_pool_t *p);
+/* The same after a store, without waiting: when another run holds the
+ * sequencer, that run or the next numbers the new events. */
+int wh_inbox_sequence_try(wh_inbox *ib, apr_pool_t *p);
+
+/* 0 when a test switched the sequencer off after stores. */
+int wh_inbox_db_sequencer_on(const wh_inbox *ib);
+
 /* ---- schema (wh_inbox_schema.c), run by the connection set-up ------- */
 
 typedef enum { WH_CONN_OK = 0, WH_CONN_DOWN, WH_CONN_FATAL } wh_conn_status;
 
-/* Creates or upgrades the schema on a fresh connection (mutex held).
- * FATAL: the database is newer than this wirehook. */
-wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, const char **why);
+/* Creates or upgrades the schema on a fresh connection (mutex held);
+ * readonly: only checks it (DOWN when it is missing or older). FATAL: the
+ * database is newer than this wirehook. */
+wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
+                                      const char **why);
 
 /* Counter `which` of wh_counter, bumped inside the open transaction. */
 int wh_inbox_counter_next(wh_inbox *ib, apr_pool_t *p, int which, apr_int64_t *out);

@@ -4,21 +4,24 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* Unfiltered paging seeks on the gap-free sequence: seq > offset is "skip
- * offset records", and its cost does not grow with offset. Filtered paging
- * counts within the filter: OFFSET over the (filter, seq) index range,
- * which is small for one payment. */
+/* Pages are positions in wh_order (1, 2, 3 ... without gaps): unfiltered
+ * paging seeks on it, seq > offset being "skip offset records", at a cost
+ * that does not grow with offset. Filtered paging counts within the
+ * filter: OFFSET over the (filter, seq) index range of wh_order, which is
+ * small for one payment. The body comes from wh_events by its key. */
+#define WH_LIST_FROM " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 static const wh_inbox_stmt st_list = {
-    "SELECT seq, body FROM wh_events WHERE seq > %lld ORDER BY seq LIMIT %d", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.seq > %lld ORDER BY o.seq LIMIT %d",
+    NULL };
 static const wh_inbox_stmt st_list_payment = {
-    "SELECT seq, body FROM wh_events WHERE payment_id = %s"
-    " ORDER BY seq LIMIT %d OFFSET %lld", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_list_status = {
-    "SELECT seq, body FROM wh_events WHERE status = %s"
-    " ORDER BY seq LIMIT %d OFFSET %lld", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.status = %s"
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_list_both = {
-    "SELECT seq, body FROM wh_events WHERE payment_id = %s AND status = %s"
-    " ORDER BY seq LIMIT %d OFFSET %lld", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s AND o.status = %s"
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 
 typedef struct {
     const wh_inbox_stmt *st;
@@ -67,7 +70,10 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
         j.args[0] = &j.offset;
         j.args[1] = &j.fetch;
     }
-    if (wh_inbox_db_read(ib, p, "listing", list_read, &j) != WH_DB_OK)
+    /* PostgreSQL: every committed event numbered before the page is read,
+     * so what was acknowledged is listed. */
+    if (wh_inbox_sequence(ib, p) != 0
+        || wh_inbox_db_read(ib, p, "listing", list_read, &j) != WH_DB_OK)
         return WH_INBOX_UNAVAILABLE;
 
     n = j.rows.nrows;

@@ -1,22 +1,34 @@
 /* The inbox's versioned schema: created on first use, upgraded in place
- * when an older wirehook made it, refused when a newer one did. Runs on a
- * fresh connection, mutex held (wh_inbox_conn.c). */
+ * (in one transaction) when an older wirehook made it, refused when a
+ * newer one did. Runs on a fresh connection, mutex held
+ * (wh_inbox_conn.c). */
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
+#include "wh_datetime.h"
 #include <apr_strings.h>
+#include <string.h>
 
 /* Schema creation can race another process doing the same (PostgreSQL
  * reports a duplicate catalog row to the loser); the loser re-reads the
  * version and finds the winner's tables. */
 #define WH_SCHEMA_ATTEMPTS 5
+/* Rows per round trip while the upgrade fills event_instant. */
+#define WH_UPGRADE_CHUNK 500
 
-static const char *const schema_v1[] = { WH_SQL_SCHEMA_V1 };
 static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
+static const wh_schema_step schema_v3[] = { WH_SQL_SCHEMA_V3 };
+static const wh_schema_step upgrade_v3_move[] = { WH_SQL_UPGRADE_V3_MOVE };
+static const wh_schema_step upgrade_v3_finish[] = { WH_SQL_UPGRADE_V3_FINISH };
 
 static const wh_inbox_stmt st_bump = {
     "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL };
 static const wh_inbox_stmt st_counter = {
     "SELECT last_value FROM wh_counter WHERE id = %d", NULL };
+static const wh_inbox_stmt st_times = {
+    "SELECT id, event_time FROM wh_events WHERE id > %lld"
+    " AND event_time IS NOT NULL ORDER BY id LIMIT %d", NULL };
+static const wh_inbox_stmt st_set_instant = {
+    "UPDATE wh_events SET event_instant = %lld WHERE id = %lld", NULL };
 
 static int read_version(wh_inbox *ib, apr_pool_t *p, apr_int64_t *version)
 {
@@ -28,19 +40,83 @@ static int read_version(wh_inbox *ib, apr_pool_t *p, apr_int64_t *version)
     return 0;
 }
 
-static int run_all(wh_inbox *ib, const char *const *sql, apr_size_t n)
+static int run_steps(wh_inbox *ib, apr_pool_t *p, const wh_schema_step *steps,
+                     apr_size_t n)
 {
-    int rv = 0;
-    for (apr_size_t i = 0; rv == 0 && i < n; i++)
-        rv = wh_inbox_db_sql(ib, sql[i]);
+    int pg = wh_inbox_db_engine(ib) == WH_INBOX_PGSQL, rv = 0;
+
+    for (apr_size_t i = 0; rv == 0 && i < n; i++) {
+        const char *sql = pg ? steps[i].pg : steps[i].sqlite;
+        /* setval answers a row: a query on PostgreSQL's simple protocol
+         * takes it as well as a statement */
+        if (sql)
+            rv = strncmp(sql, "SELECT", 6) == 0 ? wh_inbox_db_sql_value(ib, p, sql, NULL)
+                                                : wh_inbox_db_sql(ib, sql);
+    }
     return rv;
 }
 
-wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, const char **why)
+/* eventDateTime as an instant for every stored event, parsed by the same
+ * code as the schema check (the store fills it for new events). Chunked
+ * by id, so memory stays bounded whatever the size of the inbox. */
+static int fill_instants(wh_inbox *ib, apr_pool_t *p)
+{
+    apr_int64_t last = 0;
+    int chunk = WH_UPGRADE_CHUNK, rv = 0;
+    apr_pool_t *tmp;
+
+    if (apr_pool_create(&tmp, p) != APR_SUCCESS)
+        return -1;
+    for (;;) {
+        const void *args[2] = { &last, &chunk };
+        wh_inbox_rows rows;
+
+        apr_pool_clear(tmp);
+        if ((rv = wh_inbox_db_select(ib, tmp, &st_times, args, chunk, &rows)) != 0)
+            break;
+        for (int i = 0; rv == 0 && i < rows.nrows; i++) {
+            const char *id = WH_ROW_CELL(&rows, i, 0), *t = WH_ROW_CELL(&rows, i, 1);
+            apr_int64_t key = id ? apr_atoi64(id) : 0, us;
+            const void *set[2] = { &us, &key };
+            int n = 0;
+            if (key > last)
+                last = key;
+            if (t && wh_datetime_parse(t, strlen(t), &us) == 0)
+                rv = wh_inbox_db_exec(ib, tmp, &st_set_instant, &n, set);
+        }
+        if (rv != 0 || rows.nrows < chunk)
+            break;
+    }
+    apr_pool_destroy(tmp);
+    return rv;
+}
+
+/* Brings a database of version `from` (0: nothing yet) to the current
+ * version inside the open transaction. */
+static int upgrade(wh_inbox *ib, apr_pool_t *p, apr_int64_t from)
 {
     int rv = 0;
-    const char *begin = wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 ? "BEGIN IMMEDIATE"
-                                                                   : "BEGIN";
+
+    if (from == 0)
+        return run_steps(ib, p, schema_v3, sizeof(schema_v3) / sizeof(schema_v3[0]));
+    if (from < 2)
+        for (apr_size_t i = 0; rv == 0 && i < sizeof(upgrade_v2) / sizeof(upgrade_v2[0]); i++)
+            rv = wh_inbox_db_sql(ib, upgrade_v2[i]);
+    if (rv == 0)
+        rv = run_steps(ib, p, upgrade_v3_move,
+                       sizeof(upgrade_v3_move) / sizeof(upgrade_v3_move[0]));
+    if (rv == 0)
+        rv = fill_instants(ib, p);
+    if (rv == 0)
+        rv = run_steps(ib, p, upgrade_v3_finish,
+                       sizeof(upgrade_v3_finish) / sizeof(upgrade_v3_finish[0]));
+    return rv;
+}
+
+wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
+                                      const char **why)
+{
+    int pg = wh_inbox_db_engine(ib) == WH_INBOX_PGSQL, rv = 0;
 
     for (int attempt = 0; attempt < WH_SCHEMA_ATTEMPTS; attempt++) {
         apr_int64_t version = 0;
@@ -56,26 +132,43 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, const char **
                 return WH_CONN_FATAL;
             }
         }
+        if (readonly) {
+            /* Never created or upgraded by a reader. */
+            *why = version ? "the schema is older than this wirehook's (read-only)"
+                           : "no inbox schema yet (read-only)";
+            return WH_CONN_DOWN;
+        }
         if (attempt == WH_SCHEMA_ATTEMPTS - 1)
             break;
-        /* Missing or older: create/upgrade in one transaction so a
-         * half-made schema is never seen, then loop to re-read the
-         * version. */
         if (attempt > 0)
             apr_sleep(apr_time_from_msec(50 * attempt));
-        if ((rv = wh_inbox_db_sql(ib, begin)) != 0)
+        /* One transaction, so a half-made schema is never seen. SQLite's
+         * BEGIN IMMEDIATE and PostgreSQL's advisory lock let one process
+         * at a time in; the version is then read again in there, since
+         * another may have finished first. */
+        if ((rv = wh_inbox_db_sql(ib, pg ? "BEGIN" : "BEGIN IMMEDIATE")) != 0)
             continue;
-        /* A database without version 1 gets it first; every upgrade
-         * after it is idempotent (IF NOT EXISTS, a version-guarded
-         * UPDATE), so a racing process that upgraded first is harmless. */
-        if (version < 1)
-            rv = run_all(ib, schema_v1, sizeof(schema_v1) / sizeof(schema_v1[0]));
+        if (pg)
+            rv = wh_inbox_db_sql_value(ib, p, "SELECT pg_advisory_xact_lock("
+                                       WH_PG_LOCK_SCHEMA ")", NULL);
+        /* version 0: no wh_meta, whose SELECT would abort a PostgreSQL
+         * transaction; creating is idempotent (IF NOT EXISTS) anyway */
+        if (rv == 0 && version > 0)
+            rv = read_version(ib, p, &version);
+        if (rv == 0 && version < WH_INBOX_SCHEMA_VERSION)
+            rv = upgrade(ib, p, version);
         if (rv == 0)
-            rv = run_all(ib, upgrade_v2, sizeof(upgrade_v2) / sizeof(upgrade_v2[0]));
-        if (rv == 0 && (rv = wh_inbox_db_sql(ib, "COMMIT")) == 0)
-            continue;
-        *why = apr_psprintf(p, "creating the schema: %s", wh_inbox_db_error(ib, p, rv));
-        (void)wh_inbox_db_sql(ib, "ROLLBACK");
+            rv = wh_inbox_db_sql(ib, "COMMIT");
+        if (rv != 0) {
+            *why = apr_psprintf(p, "creating the schema: %s", wh_inbox_db_error(ib, p, rv));
+            (void)wh_inbox_db_sql(ib, "ROLLBACK");
+        }
+        if (rv == 0) {
+            if (version > 0 && version < WH_INBOX_SCHEMA_VERSION)
+                wh_logf(wh_inbox_db_log(ib), WH_LOG_INFO, "inbox: %s database upgraded "
+                        "from schema version %" APR_INT64_T_FMT " to %d",
+                        wh_inbox_db_driver_name(ib), version, WH_INBOX_SCHEMA_VERSION);
+        }
     }
     if (!*why)
         *why = apr_psprintf(p, "creating the schema: %s", wh_inbox_db_error(ib, p, rv));

@@ -9,18 +9,31 @@
  * apr_dbd_prepare() rewrites them to "?" for SQLite and "$n" for
  * PostgreSQL. Only types both engines accept are used: INTEGER, BIGINT,
  * TEXT and BYTEA (SQLite gives BYTEA numeric affinity, which leaves a bound
- * blob untouched). No SERIAL/AUTOINCREMENT: PostgreSQL sequences skip
- * numbers on rollback and the arrival sequence must have no gaps, so the
- * numbers come from a one-row-per-counter table updated inside the
- * inserting transaction. */
+ * blob untouched), except where a table's key differs: SQLite's INTEGER
+ * PRIMARY KEY is the row's own key (one B-tree fewer to write per
+ * commit), PostgreSQL's INTEGER is 32 bits, so those keys are INTEGER on
+ * SQLite and BIGINT on PostgreSQL.
+ *
+ * Version 3 separates an event's arrival key (wh_events.id, increasing,
+ * gaps allowed) from its listing position (wh_order.seq, 1, 2, 3 ... in
+ * commit order, no gaps): see docs/architecture.md, "The inbox". */
 #include "wh_inbox.h"
 
-/* 1: events, quarantine, counters. 2: + wh_auth_cache. */
-#define WH_INBOX_SCHEMA_VERSION 2
+/* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key
+ * and listing order apart (wh_order, wh_pending), wh_payments,
+ * event_instant, quarantine release columns. */
+#define WH_INBOX_SCHEMA_VERSION 3
 
-/* Counter rows in wh_counter. */
+/* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
+ * unused, in upgraded databases); 2 numbers quarantined bodies. */
 #define WH_COUNTER_EVENTS     1
 #define WH_COUNTER_QUARANTINE 2
+
+/* PostgreSQL advisory lock keys (transaction-scoped): the sequencer that
+ * numbers committed events, and schema creation/upgrades. Arbitrary
+ * constants ("whorder", "whschem" in ASCII). */
+#define WH_PG_LOCK_SEQUENCER "33610350098408818"
+#define WH_PG_LOCK_SCHEMA    "33610367026881901"
 
 /* Lock waits are bounded: a writer waits at most about this long for the
  * write lock (SQLite busy wait, PostgreSQL lock_timeout) and then the
@@ -44,7 +57,8 @@
 
 /* The schema, statement by statement (apr_dbd_query runs one at a time on
  * PostgreSQL's simple protocol just as well, but one per call keeps error
- * messages precise). Version 1. */
+ * messages precise). Versions 1 and 2 are history: what older wirehooks
+ * created, for the upgrade and its tests. Version 1. */
 #define WH_SQL_SCHEMA_V1                                                      \
     "CREATE TABLE IF NOT EXISTS wh_meta ("                                    \
     " id INTEGER NOT NULL PRIMARY KEY,"                                       \
@@ -97,10 +111,166 @@
     "UPDATE wh_meta SET schema_version = 2"                                   \
     " WHERE id = 1 AND schema_version = 1"
 
+/* ---- version 3 -------------------------------------------------------
+ * A step's text on SQLite and on PostgreSQL; NULL skips it there. */
+typedef struct {
+    const char *sqlite;
+    const char *pg;
+} wh_schema_step;
+#define WH_BOTH(sql) { sql, sql }
+
+/* The tables and indexes of version 3 that are new in it (a new database
+ * gets them with the rest below; an upgrade after moving wh_events).
+ * wh_order: listing position -> event, with copies of the filter columns
+ * so a filtered page is one index range. wh_pending: committed events the
+ * sequencer has not numbered yet (PostgreSQL). wh_payments: each
+ * payment's current state, kept by the store transaction. */
+#define WH_SQL_V3_NEW                                                         \
+    { "CREATE TABLE IF NOT EXISTS wh_order ("                                 \
+      " seq INTEGER NOT NULL PRIMARY KEY,"                                    \
+      " event_id BIGINT NOT NULL UNIQUE,"                                     \
+      " payment_id TEXT,"                                                     \
+      " status TEXT)",                                                        \
+      "CREATE TABLE IF NOT EXISTS wh_order ("                                 \
+      " seq BIGINT NOT NULL PRIMARY KEY,"                                     \
+      " event_id BIGINT NOT NULL UNIQUE,"                                     \
+      " payment_id TEXT,"                                                     \
+      " status TEXT)" },                                                      \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_order_payment"                     \
+            " ON wh_order (payment_id, seq)"),                                \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_order_status"                      \
+            " ON wh_order (status, seq)"),                                    \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_events_history"                    \
+            " ON wh_events (payment_id, event_instant, id)"),                 \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_pending ("                         \
+            " event_id BIGINT NOT NULL PRIMARY KEY)"),                        \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_payments ("                        \
+            " payment_id TEXT NOT NULL PRIMARY KEY,"                          \
+            " status TEXT NOT NULL,"                                          \
+            " event_instant BIGINT,"                                          \
+            " event_time TEXT,"                                               \
+            " event_id BIGINT NOT NULL,"                                      \
+            " notification_id TEXT NOT NULL,"                                 \
+            " events BIGINT NOT NULL,"                                        \
+            " updated_at BIGINT NOT NULL)"),                                  \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_payments_status"                   \
+            " ON wh_payments (status, payment_id)")
+
+/* A new database, version 3 at once. */
+#define WH_SQL_SCHEMA_V3                                                      \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_meta ("                            \
+            " id INTEGER NOT NULL PRIMARY KEY,"                               \
+            " schema_version INTEGER NOT NULL)"),                             \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_counter ("                         \
+            " id INTEGER NOT NULL PRIMARY KEY,"                               \
+            " last_value BIGINT NOT NULL)"),                                  \
+    { "CREATE TABLE IF NOT EXISTS wh_events ("                                \
+      " id INTEGER NOT NULL PRIMARY KEY,"                                     \
+      " notification_id TEXT NOT NULL UNIQUE,"                                \
+      " event_type TEXT,"                                                     \
+      " event_time TEXT,"                                                     \
+      " payment_id TEXT,"                                                     \
+      " status TEXT,"                                                         \
+      " event_instant BIGINT,"                                                \
+      " received_at BIGINT NOT NULL,"                                         \
+      " body TEXT NOT NULL)",                                                 \
+      "CREATE TABLE IF NOT EXISTS wh_events ("                                \
+      " id BIGINT NOT NULL PRIMARY KEY,"                                      \
+      " notification_id TEXT NOT NULL UNIQUE,"                                \
+      " event_type TEXT,"                                                     \
+      " event_time TEXT,"                                                     \
+      " payment_id TEXT,"                                                     \
+      " status TEXT,"                                                         \
+      " event_instant BIGINT,"                                                \
+      " received_at BIGINT NOT NULL,"                                         \
+      " body TEXT NOT NULL)" },                                               \
+    { NULL, "CREATE SEQUENCE IF NOT EXISTS wh_event_ids" },                   \
+    WH_SQL_V3_NEW,                                                            \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_quarantine ("                      \
+            " id BIGINT NOT NULL PRIMARY KEY,"                                \
+            " received_at BIGINT NOT NULL,"                                   \
+            " code TEXT NOT NULL,"                                            \
+            " message TEXT,"                                                  \
+            " details TEXT NOT NULL,"                                         \
+            " notification_id TEXT,"                                          \
+            " body BYTEA NOT NULL,"                                           \
+            " released_at BIGINT,"                                            \
+            " released_event_id BIGINT)"),                                    \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_auth_cache ("                      \
+            " cache_key TEXT NOT NULL PRIMARY KEY,"                           \
+            " user_name TEXT NOT NULL,"                                       \
+            " expires BIGINT NOT NULL)"),                                     \
+    WH_BOTH("INSERT INTO wh_counter (id, last_value) VALUES (2, 0)"           \
+            " ON CONFLICT (id) DO NOTHING"),                                  \
+    WH_BOTH("INSERT INTO wh_meta (id, schema_version) VALUES (1, 3)"          \
+            " ON CONFLICT (id) DO NOTHING")
+
+/* Version 2 -> 3, first part: wh_events keyed by id (= the old seq, so
+ * every stored event keeps its position and every offset its meaning),
+ * wh_order filled with the same numbers. SQLite rebuilds the table (its
+ * key becomes the row's own key); PostgreSQL renames the column in place
+ * and continues the numbers with a sequence. The indexes no query uses
+ * any more go. */
+#define WH_SQL_UPGRADE_V3_MOVE                                                \
+    WH_BOTH("DROP INDEX IF EXISTS wh_events_payment"),                        \
+    WH_BOTH("DROP INDEX IF EXISTS wh_events_status"),                         \
+    WH_BOTH("DROP INDEX IF EXISTS wh_events_type"),                           \
+    WH_BOTH("DROP INDEX IF EXISTS wh_events_time"),                           \
+    { "CREATE TABLE wh_events_v3 ("                                           \
+      " id INTEGER NOT NULL PRIMARY KEY,"                                     \
+      " notification_id TEXT NOT NULL UNIQUE,"                                \
+      " event_type TEXT,"                                                     \
+      " event_time TEXT,"                                                     \
+      " payment_id TEXT,"                                                     \
+      " status TEXT,"                                                         \
+      " event_instant BIGINT,"                                                \
+      " received_at BIGINT NOT NULL,"                                         \
+      " body TEXT NOT NULL)",                                                 \
+      NULL },                                                                 \
+    { "INSERT INTO wh_events_v3 (id, notification_id, event_type,"            \
+      " event_time, payment_id, status, received_at, body)"                   \
+      " SELECT seq, notification_id, event_type, event_time, payment_id,"     \
+      " status, received_at, body FROM wh_events",                            \
+      NULL },                                                                 \
+    { "DROP TABLE wh_events", NULL },                                         \
+    { "ALTER TABLE wh_events_v3 RENAME TO wh_events", NULL },                 \
+    { NULL, "ALTER TABLE wh_events RENAME COLUMN seq TO id" },                \
+    { NULL, "ALTER TABLE wh_events ADD COLUMN event_instant BIGINT" },        \
+    { NULL, "CREATE SEQUENCE IF NOT EXISTS wh_event_ids" },                   \
+    { NULL, "SELECT setval('wh_event_ids',"                                   \
+            " (SELECT coalesce(max(id), 0) + 1 FROM wh_events), false)" },    \
+    WH_SQL_V3_NEW,                                                            \
+    WH_BOTH("INSERT INTO wh_order (seq, event_id, payment_id, status)"        \
+            " SELECT id, id, payment_id, status FROM wh_events"),             \
+    WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN released_at BIGINT"),       \
+    WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN released_event_id BIGINT")
+
+/* Version 2 -> 3, last part, once event_instant is filled (in C, row by
+ * row: SQL cannot parse RFC 3339 offsets the same way on both engines):
+ * each payment's state from its events, the latest by (event_instant,
+ * id) with unknown instants first, as the store transaction keeps it. */
+#define WH_SQL_UPGRADE_V3_FINISH                                              \
+    WH_BOTH("INSERT INTO wh_payments (payment_id, status, event_instant,"     \
+            " event_time, event_id, notification_id, events, updated_at)"     \
+            " SELECT payment_id, status, event_instant, event_time, id,"      \
+            " notification_id, n, last_at FROM (SELECT payment_id, status,"   \
+            " event_instant, event_time, id, notification_id,"                \
+            " count(*) OVER (PARTITION BY payment_id) AS n,"                  \
+            " max(received_at) OVER (PARTITION BY payment_id) AS last_at,"    \
+            " row_number() OVER (PARTITION BY payment_id ORDER BY"            \
+            " event_instant DESC NULLS LAST, id DESC) AS rn FROM wh_events"   \
+            " WHERE payment_id IS NOT NULL AND status IS NOT NULL) AS x"      \
+            " WHERE rn = 1"),                                                 \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 3"                           \
+            " WHERE id = 1 AND schema_version = 2")
+
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */
 void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms);
+/* For tests: 0 stops stores from running PostgreSQL's sequencer after
+ * their commit, as a crash between the two would; listings still run it. */
+void wh_inbox_set_sequencer(wh_inbox *ib, int on);
 
 #endif

@@ -1,56 +1,222 @@
-/* Storing an accepted notification: one durable transaction that numbers
- * it and inserts it, or finds its notificationId already there. */
+/* Storing accepted notifications. Each one, in one durable transaction:
+ *   1. INSERT into wh_events ... ON CONFLICT (notification_id) DO NOTHING;
+ *      no row inserted: a duplicate.
+ *   2. its listing position: SQLite numbers it in the same transaction
+ *      (writers are serialised by the database lock anyway); PostgreSQL
+ *      queues it in wh_pending for the sequencer (wh_inbox_sequence.c), so
+ *      concurrent writers share no row and commit in parallel.
+ *   3. wh_payments: the payment's current state.
+ * store_rows() runs the same steps for several rows inside one
+ * transaction; a row whose statement fails undoes it, and each row is then
+ * stored on its own, so one bad row never costs its neighbours their 200. */
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
+#include "wh_datetime.h"
 #include <apr_strings.h>
 #include <string.h>
 
-static const wh_inbox_stmt st_insert = {
-    "INSERT INTO wh_events (seq, notification_id, event_type, event_time,"
-    " payment_id, status, received_at, body)"
-    " VALUES (%lld, %s, %s, %s, %s, %s, %lld, %s)"
-    " ON CONFLICT (notification_id) DO NOTHING", NULL };
+/* SQLite: the arrival key is max(id) + 1 in the transaction that holds
+ * the write lock; PostgreSQL: from a sequence (gaps after rollbacks are
+ * fine for it), RETURNING telling whether the row went in. */
+static const wh_inbox_stmt st_event = {
+    "INSERT INTO wh_events (id, notification_id, event_type, event_time,"
+    " payment_id, status, event_instant, received_at, body)"
+    " VALUES (%lld, %s, %s, %s, %s, %s, %lld, %lld, %s)"
+    " ON CONFLICT (notification_id) DO NOTHING",
+    "INSERT INTO wh_events (id, notification_id, event_type, event_time,"
+    " payment_id, status, event_instant, received_at, body)"
+    " VALUES (nextval('wh_event_ids'), %s, %s, %s, %s, %s, %lld, %lld, %s)"
+    " ON CONFLICT (notification_id) DO NOTHING RETURNING id" };
+static const wh_inbox_stmt st_last = {
+    "SELECT (SELECT coalesce(max(id), 0) FROM wh_events),"
+    " (SELECT coalesce(max(seq), 0) FROM wh_order)", NULL };
+static const wh_inbox_stmt st_order = {
+    "INSERT INTO wh_order (seq, event_id, payment_id, status)"
+    " VALUES (%lld, %lld, %s, %s)", NULL };
+static const wh_inbox_stmt st_pending = {
+    "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL };
+
+/* The new event is later than the payment's current one when its
+ * (event_instant, id) is greater, unknown instants sorting first: arrival
+ * breaks ties, and a late arrival of an older event never moves a payment
+ * backwards. The event count always grows. */
+#define WH_LATER                                                              \
+    "(CASE WHEN excluded.event_instant IS NULL"                               \
+    " THEN wh_payments.event_instant IS NULL"                                 \
+    " AND excluded.event_id > wh_payments.event_id"                           \
+    " WHEN wh_payments.event_instant IS NULL THEN 1 = 1"                      \
+    " ELSE excluded.event_instant > wh_payments.event_instant"                \
+    " OR (excluded.event_instant = wh_payments.event_instant"                 \
+    " AND excluded.event_id > wh_payments.event_id) END)"
+#define WH_IF_LATER(col)                                                      \
+    " " col " = CASE WHEN " WH_LATER " THEN excluded." col                    \
+    " ELSE wh_payments." col " END"
+static const wh_inbox_stmt st_payment = {
+    "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
+    " event_id, notification_id, events, updated_at)"
+    " VALUES (%s, %s, %lld, %s, %lld, %s, 1, %lld)"
+    " ON CONFLICT (payment_id) DO UPDATE SET"
+    WH_IF_LATER("status") "," WH_IF_LATER("event_instant") ","
+    WH_IF_LATER("event_time") "," WH_IF_LATER("event_id") ","
+    WH_IF_LATER("notification_id") ","
+    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL };
+static const wh_inbox_stmt st_seq_of = {
+    "SELECT seq FROM wh_order WHERE event_id = %lld", NULL };
 
 typedef struct {
+    const void **args;
+    const char *seq;
+} seq_lookup;
+
+static int seq_read(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    seq_lookup *l = baton;
+    return wh_inbox_db_value(ib, p, &st_seq_of, l->args, &l->seq);
+}
+
+/* One notification, alone or in a batch. */
+typedef struct {
     const wh_facts *facts;
-    const char *text;
+    const char *text;               /* the body, NUL-terminated */
     apr_int64_t received;
-    apr_int64_t seq;
+    apr_int64_t instant;
+    int has_instant;
+    apr_int64_t id;                 /* arrival key, once inserted */
+    apr_int64_t seq;                /* SQLite: listing position */
+    wh_inbox_result result;
+} store_row;
+
+typedef struct {
+    store_row **rows;
+    int n;
+    int stored;
+    int bad;                        /* the row whose statement failed, or -1 */
 } store_job;
+
+/* Step 1 for one row; *inserted 0 for a duplicate. */
+static int insert_event(wh_inbox *ib, apr_pool_t *p, store_row *r, int *inserted)
+{
+    const wh_facts *f = r->facts;
+    const void *instant = r->has_instant ? (const void *)&r->instant : NULL;
+    int rv;
+
+    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
+        const void *args[9] = { &r->id, f->notification_id, f->event_type,
+                                f->event_time, f->payment_id, f->status,
+                                instant, &r->received, r->text };
+        return wh_inbox_db_exec(ib, p, &st_event, inserted, args);
+    } else {
+        const void *args[8] = { f->notification_id, f->event_type, f->event_time,
+                                f->payment_id, f->status, instant,
+                                &r->received, r->text };
+        wh_inbox_rows out;
+        rv = wh_inbox_db_select(ib, p, &st_event, args, 1, &out);
+        *inserted = rv == 0 && out.nrows == 1;
+        if (*inserted)
+            r->id = apr_atoi64(WH_ROW_CELL(&out, 0, 0));
+        return rv;
+    }
+}
+
+/* Steps 2 and 3 for a row that went in. */
+static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *next_seq)
+{
+    const wh_facts *f = r->facts;
+    int n = 0, rv;
+
+    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
+        const void *args[4] = { next_seq, &r->id, f->payment_id, f->status };
+        r->seq = ++*next_seq;
+        rv = wh_inbox_db_exec(ib, p, &st_order, &n, args);
+    } else {
+        const void *args[1] = { &r->id };
+        rv = wh_inbox_db_exec(ib, p, &st_pending, &n, args);
+    }
+    if (rv != 0 || n != 1)
+        return rv ? rv : -1;
+    /* Only status events of a payment make its state. */
+    if (f->payment_id && f->status) {
+        const void *args[7] = { f->payment_id, f->status,
+                                r->has_instant ? (const void *)&r->instant : NULL,
+                                f->event_time, &r->id, f->notification_id, &r->received };
+        rv = wh_inbox_db_exec(ib, p, &st_payment, &n, args);
+    }
+    return rv;
+}
 
 static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     store_job *j = baton;
-    const void *args[8];
-    int nrows = 0, rv;
+    apr_int64_t next_id = 0, next_seq = 0;
+    int rv;
 
-    /* The counter UPDATE comes first: on PostgreSQL it row-locks the
-     * counter, which serializes writers exactly as SQLite's BEGIN
-     * IMMEDIATE does, so numbers commit in order and a reader that sees N
-     * has seen every number below N. */
-    if ((rv = wh_inbox_counter_next(ib, p, WH_COUNTER_EVENTS, &j->seq)) != 0)
-        return wh_inbox_db_fail(ib, p, "allocating the arrival sequence", rv);
-    args[0] = &j->seq;
-    args[1] = j->facts->notification_id;
-    args[2] = j->facts->event_type;
-    args[3] = j->facts->event_time;
-    args[4] = j->facts->payment_id;
-    args[5] = j->facts->status;
-    args[6] = &j->received;
-    args[7] = j->text;
-    if ((rv = wh_inbox_db_exec(ib, p, &st_insert, &nrows, args)) != 0)
-        return wh_inbox_db_fail(ib, p, "INSERT", rv);
-    /* ON CONFLICT DO NOTHING: the notificationId is already stored.
-     * Rolling back returns the sequence number, so no gap. */
-    return nrows == 0 ? WH_TXN_ROLLBACK : WH_TXN_COMMIT;
+    j->stored = 0;
+    j->bad = -1;
+    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
+        wh_inbox_rows last;
+        if ((rv = wh_inbox_db_select(ib, p, &st_last, NULL, 1, &last)) != 0)
+            return wh_inbox_db_fail(ib, p, "reading the last numbers", rv);
+        if (last.nrows != 1 || last.ncols != 2)
+            return wh_inbox_db_fail(ib, p, "reading the last numbers", -1);
+        next_id = apr_atoi64(WH_ROW_CELL(&last, 0, 0));
+        next_seq = apr_atoi64(WH_ROW_CELL(&last, 0, 1));
+    }
+    for (int i = 0; i < j->n; i++) {
+        store_row *r = j->rows[i];
+        int inserted = 0;
+
+        r->id = next_id + 1;
+        r->seq = 0;
+        if ((rv = insert_event(ib, p, r, &inserted)) != 0) {
+            j->bad = i;
+            return wh_inbox_db_fail(ib, p, "INSERT", rv);
+        }
+        if (!inserted) {
+            /* a copy of a stored event, or of one earlier in this batch */
+            r->result = WH_INBOX_DUPLICATE;
+            continue;
+        }
+        next_id = r->id > next_id ? r->id : next_id;
+        if ((rv = place_event(ib, p, r, &next_seq)) != 0) {
+            j->bad = i;
+            return wh_inbox_db_fail(ib, p, "numbering and payment state", rv);
+        }
+        r->result = WH_INBOX_STORED;
+        j->stored++;
+    }
+    /* Only duplicates: nothing to commit, no sync to wait for. */
+    return j->stored ? WH_TXN_COMMIT : WH_TXN_ROLLBACK;
 }
+
+/* Stores rows[0..n) in one transaction, or each on its own after a row
+ * failed. Sets every row's result; returns how many were stored. */
+static int store_rows(wh_inbox *ib, apr_pool_t *p, store_row **rows, int n)
+{
+    store_job j = { rows, n, 0, -1 };
+    wh_db_outcome out = wh_inbox_db_txn(ib, p, "store", store_txn, &j);
+    int stored = 0;
+
+    if (out == WH_DB_OK)
+        return j.stored;
+    if (out == WH_DB_ROLLED_BACK)
+        return 0;
+    for (int i = 0; i < n; i++)
+        rows[i]->result = WH_INBOX_UNAVAILABLE;
+    if (j.bad < 0 || n == 1)
+        return 0;   /* BEGIN, COMMIT or the connection: every row alike */
+    for (int i = 0; i < n; i++)
+        stored += store_rows(ib, p, &rows[i], 1);
+    return stored;
+}
+
+/* ------------------------------------------------------------- public --- */
 
 wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
                                const wh_facts *facts, const char *body,
                                apr_size_t body_len, apr_time_t now,
                                apr_int64_t *seq_out)
 {
-    store_job j;
+    store_row row, *rowp = &row;
 
     if (seq_out)
         *seq_out = 0;
@@ -64,18 +230,29 @@ wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
                 "inbox: refusing to store a body with a NUL byte");
         return WH_INBOX_UNAVAILABLE;
     }
-    memset(&j, 0, sizeof(j));
-    j.facts = facts;
-    j.text = apr_pstrmemdup(p, body, body_len);
-    j.received = (apr_int64_t)now;
-    switch (wh_inbox_db_txn(ib, p, "store", store_txn, &j)) {
-    case WH_DB_OK:
-        if (seq_out)
-            *seq_out = j.seq;
-        return WH_INBOX_STORED;
-    case WH_DB_ROLLED_BACK:
-        return WH_INBOX_DUPLICATE;
-    default:
-        return WH_INBOX_UNAVAILABLE;
+    memset(&row, 0, sizeof(row));
+    row.facts = facts;
+    row.text = apr_pstrmemdup(p, body, body_len);
+    row.received = (apr_int64_t)now;
+    row.has_instant = facts->event_time
+                      && wh_datetime_parse(facts->event_time, strlen(facts->event_time),
+                                           &row.instant) == 0;
+    row.result = WH_INBOX_UNAVAILABLE;
+
+    if (store_rows(ib, p, &rowp, 1) == 1 && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL
+        && !seq_out)
+        (void)wh_inbox_sequence_try(ib, p);
+    if (row.result == WH_INBOX_STORED && seq_out) {
+        if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
+            *seq_out = row.seq;
+        } else if (wh_inbox_sequence(ib, p) == 0) {
+            /* The caller wants the position: wait for the numbering. */
+            const void *args[1] = { &row.id };
+            seq_lookup l = { args, NULL };
+            if (wh_inbox_db_read(ib, p, "reading the position", seq_read, &l) == WH_DB_OK
+                && l.seq)
+                *seq_out = apr_atoi64(l.seq);
+        }
     }
+    return row.result;
 }

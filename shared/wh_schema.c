@@ -19,6 +19,7 @@
  * - Lengths count code points, not bytes: the limits are the bank's field
  *   sizes, written in characters. */
 #include "wh_schema.h"
+#include "wh_datetime.h"
 #include "wh_utf8.h"
 
 #include <apr_strings.h>
@@ -80,74 +81,10 @@ static const char *fmt_account_type(const char *s, apr_size_t len)
     return "must be one of D, S";
 }
 
-/* Reads exactly n digits at s[*i]; len bounds the read. */
-static int read_num(const char *s, apr_size_t len, apr_size_t *i, int n,
-                    int *out)
-{
-    int v = 0;
-    if (len - *i < (apr_size_t)n)
-        return 0;
-    for (int k = 0; k < n; k++) {
-        if (!is_digit(s[*i + k]))
-            return 0;
-        v = v * 10 + (s[*i + k] - '0');
-    }
-    *i += (apr_size_t)n;
-    *out = v;
-    return 1;
-}
-
-static int read_char(const char *s, apr_size_t len, apr_size_t *i,
-                     const char *accepted)
-{
-    if (*i >= len || s[*i] == '\0' || !strchr(accepted, s[*i]))
-        return 0;
-    (*i)++;
-    return 1;
-}
-
-static int days_in_month(int year, int month)
-{
-    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Zone: Z, or +hh:mm / -hh:mm. */
-static int read_zone(const char *s, apr_size_t len, apr_size_t *i)
-{
-    int oh, om;
-    if (read_char(s, len, i, "Zz"))
-        return 1;
-    return read_char(s, len, i, "+-") && read_num(s, len, i, 2, &oh)
-           && read_char(s, len, i, ":") && read_num(s, len, i, 2, &om)
-           && oh < 24 && om < 60;
-}
-
-/* RFC 3339 section 5.6 date-time, with the fraction capped at nanoseconds.
- * The separator must be T (either case): the RFC's note allowing a space
- * is for human-readable use, not interchange. Second 60 is a leap second. */
+/* One parser for the check and for the instant the inbox keeps. */
 static const char *fmt_datetime(const char *s, apr_size_t len)
 {
-    int y, mo, d, h, mi, sec;
-    apr_size_t i = 0;
-    int ok = read_num(s, len, &i, 4, &y) && read_char(s, len, &i, "-")
-             && read_num(s, len, &i, 2, &mo) && read_char(s, len, &i, "-")
-             && read_num(s, len, &i, 2, &d) && read_char(s, len, &i, "Tt")
-             && read_num(s, len, &i, 2, &h) && read_char(s, len, &i, ":")
-             && read_num(s, len, &i, 2, &mi) && read_char(s, len, &i, ":")
-             && read_num(s, len, &i, 2, &sec);
-
-    if (ok && i < len && s[i] == '.') {
-        apr_size_t start = ++i;
-        while (i < len && is_digit(s[i]))
-            i++;
-        ok = i > start && i - start <= 9;
-    }
-    ok = ok && read_zone(s, len, &i) && i == len;
-    ok = ok && mo >= 1 && mo <= 12 && d >= 1 && d <= days_in_month(y, mo)
-         && h < 24 && mi < 60 && sec <= 60;
-    return ok ? NULL : "must be an RFC 3339 date-time";
+    return wh_datetime_parse(s, len, NULL) == 0 ? NULL : "must be an RFC 3339 date-time";
 }
 
 /* ---- the schema, as data ------------------------------------------------ */

@@ -80,7 +80,7 @@ for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
     wh_post "$ep" "$(wh_body Complete)"
     assert_json_code accepted "lock released: $ep stores again"
 done
-assert_eq "4 4" "$(sqlite3 "$T/data/lock.db" "SELECT count(*) || ' ' || max(seq) FROM wh_events")" \
+assert_eq "4 4" "$(sqlite3 "$T/data/lock.db" "SELECT count(*) || ' ' || max(seq) FROM wh_order")" \
     "locked episodes consumed no sequence number"
 assert_contains "$(wh_errlog)" "database is locked" "the lock is named in the error log"
 

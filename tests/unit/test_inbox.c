@@ -9,9 +9,7 @@
  * before each case), which tests/integration/test_inbox_pg.sh arranges
  * with a throwaway cluster; WH_TEST_PG_STOP / WH_TEST_PG_START are shell
  * commands that stop and restart that cluster for the recovery case. */
-#include "wh_test.h"
-#include "wh_inbox.h"
-#include "wh_inbox_sql.h"
+#include "inbox_fx.h"
 #include <apr_dbd.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>
@@ -28,282 +26,67 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Which engine the current case runs on (set by the suite wrappers). */
-static int use_pg;
-
-typedef struct {
-    const char *dir;
-    const char *path;
-    wh_config *cfg;
-    wh_inbox *ib;
-    char log[8192];
-} fx;
-
-static void capture_log(void *baton, wh_log_level level, const char *msg)
-{
-    fx *f = baton;
-    size_t used = strlen(f->log);
-    (void)level;
-    if (used + 2 < sizeof(f->log)) {
-        apr_cpystrn(f->log + used, msg, sizeof(f->log) - used - 1);
-        strcat(f->log, "\n");
-    }
-}
-
-static apr_status_t remove_dir(void *data)
-{
-    const char *dir = data;
-    apr_pool_t *p;
-    apr_dir_t *d;
-    apr_finfo_t fi;
-
-    apr_pool_create(&p, NULL);
-    chmod(dir, 0700);
-    if (apr_dir_open(&d, dir, p) == APR_SUCCESS) {
-        while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS)
-            if (strcmp(fi.name, ".") && strcmp(fi.name, ".."))
-                unlink(apr_pstrcat(p, dir, "/", fi.name, NULL));
-        apr_dir_close(d);
-    }
-    rmdir(dir);
-    apr_pool_destroy(p);
-    return APR_SUCCESS;
-}
-
-/* A fresh directory for the database, removed when the test pool is
- * cleared (after the inbox's own pools, which close the connection). */
-static fx *make_fx(void)
-{
-    apr_pool_t *p = wh_test_pool();
-    fx *f = apr_pcalloc(p, sizeof(*f));
-    char *dir = apr_pstrdup(p, "/tmp/wh-inbox-XXXXXX");
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    chmod(dir, 0755);
-    f->dir = dir;
-    f->path = apr_pstrcat(p, dir, "/inbox.db", NULL);
-    apr_pool_cleanup_register(p, dir, remove_dir, apr_pool_cleanup_null);
-    apr_dbd_init(p);   /* for the test's own connections; repeat calls are fine */
-    f->cfg = wh_config_create(p);
-    f->cfg->inbox_driver = WH_INBOX_SQLITE3;
-    f->cfg->inbox_driver_name = "sqlite3";
-    f->cfg->inbox_params = f->path;
-    if (use_pg) {
-        const apr_dbd_driver_t *drv;
-        apr_dbd_t *h = NULL;
-        const char *err = NULL;
-        int n = 0;
-        f->cfg->inbox_driver = WH_INBOX_PGSQL;
-        f->cfg->inbox_driver_name = "pgsql";
-        f->cfg->inbox_params = getenv("WH_TEST_PG_CONNINFO");
-        CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, "pgsql", &drv), APR_SUCCESS);
-        CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, f->cfg->inbox_params, &h, &err),
-                              APR_SUCCESS);
-        CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE IF EXISTS wh_events, "
-                                      "wh_quarantine, wh_counter, wh_meta, wh_auth_cache"), 0);
-        apr_dbd_close(drv, h);
-    }
-    return f;
-}
-
-static wh_inbox *open_in(fx *f, apr_pool_t *p)
-{
-    wh_logger lg = { capture_log, f };
-    wh_inbox *ib = NULL;
-    const char *err = wh_inbox_open(p, f->cfg, &lg, &ib);
-    if (err)
-        fprintf(stderr, "  open: %s\n", err);
-    return ib;
-}
-
-static fx *opened(void)
-{
-    fx *f = make_fx();
-    f->ib = open_in(f, wh_test_pool());
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
-    return f;
-}
-
-static wh_facts facts(const char *id, const char *payment, const char *status)
-{
-    wh_facts fa;
-    memset(&fa, 0, sizeof(fa));
-    fa.notification_id = id;
-    fa.event_type = "wire.status";
-    fa.event_time = "2026-11-22T14:05:09Z";
-    fa.payment_id = payment;
-    fa.status = status;
-    fa.status_known = 1;
-    return fa;
-}
-
-static const char *nid(int i)
-{
-    return apr_psprintf(wh_test_pool(), "00000000-0000-4000-8000-%012d", i);
-}
-
-/* A body whose bytes would not survive re-serialization: spacing, a
- * newline, escapes and UTF-8 must all come back exactly. */
-static const char *body_for(const char *id, const char *payment, const char *status)
-{
-    return apr_psprintf(wh_test_pool(),
-                        "{ \"notificationId\" : \"%s\",\n  \"eventType\":\"wire.status\","
-                        "\"data\":{\"wireEventInfo\":{\"paymentId\":\"%s\",\"status\":\"%s\","
-                        "\"note\":\"Zo\\u00eb \xc3\x85ngstr\xc3\xb6m \\/ 1.50\"}} }  ",
-                        id, payment, status);
-}
-
-static wh_inbox_result store(fx *f, const char *id, const char *payment,
-                             const char *status, apr_int64_t *seq)
-{
-    wh_facts fa = facts(id, payment, status);
-    const char *b = body_for(id, payment, status);
-    return wh_inbox_store(f->ib, wh_test_pool(), &fa, b, strlen(b),
-                          apr_time_now(), seq);
-}
-
-static const char *list(fx *f, apr_int64_t offset, int limit, const char *payment,
-                        const char *status)
-{
-    wh_page_query q = { offset, limit, payment, status };
-    const char *json = NULL;
-    CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_STORED);
-    return json;
-}
-
-typedef struct {
-    int n;
-    const char *ids[128];
-    const char *offset;
-    int more;
-} page;
-
-/* Parses a listing; checks its shape on the way. */
-static page parse_page(const char *json)
-{
-    page pg;
-    json_object *root, *events, *pag, *o;
-
-    memset(&pg, 0, sizeof(pg));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    root = json_tokener_parse(json);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    CU_ASSERT_FATAL(json_object_object_get_ex(root, "events", &events));
-    CU_ASSERT_FATAL(json_object_is_type(events, json_type_array));
-    CU_ASSERT_FATAL(json_object_object_get_ex(root, "pagination", &pag));
-    CU_ASSERT_FATAL(json_object_object_get_ex(pag, "offset", &o));
-    CU_ASSERT_FATAL(json_object_is_type(o, json_type_string));   /* as in the spec */
-    pg.offset = apr_pstrdup(wh_test_pool(), json_object_get_string(o));
-    CU_ASSERT_FATAL(json_object_object_get_ex(pag, "moreRecords", &o));
-    CU_ASSERT_FATAL(json_object_is_type(o, json_type_boolean));
-    pg.more = json_object_get_boolean(o);
-    pg.n = (int)json_object_array_length(events);
-    for (int i = 0; i < pg.n && i < 128; i++) {
-        json_object *e = json_object_array_get_idx(events, (size_t)i), *id;
-        CU_ASSERT_FATAL(json_object_object_get_ex(e, "notificationId", &id));
-        pg.ids[i] = apr_pstrdup(wh_test_pool(), json_object_get_string(id));
-    }
-    json_object_put(root);
-    return pg;
-}
-
-/* A second, independent connection for inspecting or locking the file. */
-static apr_dbd_t *raw_open(fx *f, const apr_dbd_driver_t **drv)
-{
-    apr_dbd_t *h = NULL;
-    const char *err = NULL;
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(wh_test_pool(), use_pg ? "pgsql" : "sqlite3",
-                                             drv), APR_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(*drv, wh_test_pool(), f->cfg->inbox_params, &h, &err),
-                          APR_SUCCESS);
-    return h;
-}
-
-static const char *raw_value(const apr_dbd_driver_t *drv, apr_dbd_t *h, const char *sql)
-{
-    apr_dbd_results_t *res = NULL;
-    apr_dbd_row_t *row = NULL;
-    const char *v = NULL;
-    if (apr_dbd_select(drv, wh_test_pool(), h, &res, sql, 1) != 0)
-        return NULL;
-    while (apr_dbd_get_row(drv, wh_test_pool(), res, &row, -1) == 0)
-        if (!v) {
-            const char *e = apr_dbd_get_entry(drv, row, 0);
-            v = apr_pstrdup(wh_test_pool(), e ? e : "NULL");
-        }
-    return v;
-}
-
-static const char *query_value(fx *f, const char *sql)
-{
-    const apr_dbd_driver_t *drv;
-    apr_dbd_t *h = raw_open(f, &drv);
-    const char *v = raw_value(drv, h, sql);
-    apr_dbd_close(drv, h);
-    return v;
-}
-
 /* ------------------------------------------------------------------ */
 
 static void test_store_and_list_exact_bodies(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     apr_int64_t seq = 0;
-    const char *b1 = body_for(nid(1), "P1", "Complete");
-    const char *b2 = body_for(nid(2), "P2", "Send Ready");
+    const char *b1 = ix_body(ix_nid(1), "P1", "Complete");
+    const char *b2 = ix_body(ix_nid(2), "P2", "Send Ready");
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Complete", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Complete", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 1);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P2", "Send Ready", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P2", "Send Ready", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
     /* Byte for byte: the bodies are spliced in, never re-serialized. */
-    CU_ASSERT_STRING_EQUAL(list(f, 0, 25, NULL, NULL),
+    ASSERT_STR(ix_list(f, 0, 25, NULL, NULL),
                            apr_pstrcat(wh_test_pool(), "{\"events\":[", b1, ",", b2,
                                        "],\"pagination\":{\"offset\":\"2\","
                                        "\"moreRecords\":false}}", NULL));
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT payment_id || '|' || status || '|' || "
-                                          "event_type || '|' || event_time FROM wh_events "
-                                          "WHERE seq = 2"),
+    ASSERT_STR(ix_query(f, "SELECT e.payment_id || '|' || e.status || '|' || "
+                                          "e.event_type || '|' || e.event_time FROM wh_events e "
+                                          "JOIN wh_order o ON o.event_id = e.id WHERE o.seq = 2"),
                            "P2|Send Ready|wire.status|2026-11-22T14:05:09Z");
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT schema_version FROM wh_meta"),
+    ASSERT_STR(ix_query(f, "SELECT schema_version FROM wh_meta"),
                            apr_itoa(wh_test_pool(), WH_INBOX_SCHEMA_VERSION));
 }
 
 static void test_empty_inbox_lists_nothing(void)
 {
-    fx *f = opened();
-    CU_ASSERT_STRING_EQUAL(list(f, 0, 25, NULL, NULL),
+    fx *f = ix_opened();
+    ASSERT_STR(ix_list(f, 0, 25, NULL, NULL),
                            "{\"events\":[],\"pagination\":{\"offset\":\"0\",\"moreRecords\":false}}");
 }
 
 static void test_duplicate_stored_once_no_gap(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     apr_int64_t seq = 0;
     page pg;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Review", &seq), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Review", &seq), WH_INBOX_DUPLICATE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", &seq), WH_INBOX_DUPLICATE);
     CU_ASSERT_EQUAL(seq, 0);
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Complete", NULL), WH_INBOX_DUPLICATE);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P1", "Complete", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Complete", NULL), WH_INBOX_DUPLICATE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P1", "Complete", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);   /* the duplicates consumed no number */
-    pg = parse_page(list(f, 0, 25, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 0, 25, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 2);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(1));
-    CU_ASSERT_STRING_EQUAL(pg.ids[1], nid(2));
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_events"), "2");
+    ASSERT_STR(pg.ids[0], ix_nid(1));
+    ASSERT_STR(pg.ids[1], ix_nid(2));
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_events"), "2");
 }
 
 static void test_sequence_gap_free_across_duplicates(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     apr_int64_t seq = 0, expect = 1;
 
     for (int i = 0; i < 40; i++) {
         /* every third is a copy of an earlier one */
         int id = (i % 3 == 2) ? i - 1 : i;
-        wh_inbox_result r = store(f, nid(id), "P", "Review", &seq);
+        wh_inbox_result r = ix_store(f, ix_nid(id), "P", "Review", &seq);
         if (i % 3 == 2) {
             CU_ASSERT_EQUAL(r, WH_INBOX_DUPLICATE);
         } else {
@@ -312,48 +95,48 @@ static void test_sequence_gap_free_across_duplicates(void)
             expect++;
         }
     }
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT min(seq) || '-' || max(seq) || '-' || "
-                                          "count(*) FROM wh_events"),
+    ASSERT_STR(ix_query(f, "SELECT min(seq) || '-' || max(seq) || '-' || "
+                                          "count(*) FROM wh_order"),
                            apr_psprintf(wh_test_pool(), "1-%" APR_INT64_T_FMT "-%"
                                         APR_INT64_T_FMT, expect - 1, expect - 1));
 }
 
 static void test_paging_first_next_past_end(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     page pg;
 
     for (int i = 1; i <= 7; i++)
-        CU_ASSERT_EQUAL(store(f, nid(i), "P", "Review", NULL), WH_INBOX_STORED);
+        CU_ASSERT_EQUAL(ix_store(f, ix_nid(i), "P", "Review", NULL), WH_INBOX_STORED);
     /* offset=0&limit=n: the first n */
-    pg = parse_page(list(f, 0, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 0, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 3);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(1));
-    CU_ASSERT_STRING_EQUAL(pg.ids[2], nid(3));
-    CU_ASSERT_STRING_EQUAL(pg.offset, "3");
+    ASSERT_STR(pg.ids[0], ix_nid(1));
+    ASSERT_STR(pg.ids[2], ix_nid(3));
+    ASSERT_STR(pg.offset, "3");
     CU_ASSERT_TRUE(pg.more);
     /* offset=n&limit=n: the next n */
-    pg = parse_page(list(f, 3, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 3, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 3);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(4));
-    CU_ASSERT_STRING_EQUAL(pg.offset, "6");
+    ASSERT_STR(pg.ids[0], ix_nid(4));
+    ASSERT_STR(pg.offset, "6");
     CU_ASSERT_TRUE(pg.more);
-    pg = parse_page(list(f, 6, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 6, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 1);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(7));
-    CU_ASSERT_STRING_EQUAL(pg.offset, "7");
+    ASSERT_STR(pg.ids[0], ix_nid(7));
+    ASSERT_STR(pg.offset, "7");
     CU_ASSERT_FALSE(pg.more);
     /* exactly at the end and past it: nothing, offset stays */
-    pg = parse_page(list(f, 7, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 7, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 0);
-    CU_ASSERT_STRING_EQUAL(pg.offset, "7");
+    ASSERT_STR(pg.offset, "7");
     CU_ASSERT_FALSE(pg.more);
-    pg = parse_page(list(f, 1000, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 1000, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 0);
-    CU_ASSERT_STRING_EQUAL(pg.offset, "1000");
+    ASSERT_STR(pg.offset, "1000");
     CU_ASSERT_FALSE(pg.more);
     /* a page that ends exactly at the last record says no more */
-    pg = parse_page(list(f, 4, 3, NULL, NULL));
+    pg = ix_parse_page(ix_list(f, 4, 3, NULL, NULL));
     CU_ASSERT_EQUAL(pg.n, 3);
     CU_ASSERT_FALSE(pg.more);
 }
@@ -367,7 +150,7 @@ static const char *walk(fx *f, int limit, const char *payment, const char *statu
     page pg;
     *pages = 0;
     do {
-        pg = parse_page(list(f, off, limit, payment, status));
+        pg = ix_parse_page(ix_list(f, off, limit, payment, status));
         for (int i = 0; i < pg.n; i++)
             all = apr_pstrcat(wh_test_pool(), all, pg.ids[i], ";", NULL);
         off = apr_atoi64(pg.offset);
@@ -378,65 +161,65 @@ static const char *walk(fx *f, int limit, const char *payment, const char *statu
 
 static void test_limit_1_and_100_same_sequence(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     int pages1, pages100;
     const char *a, *b;
 
     for (int i = 1; i <= 30; i++)
-        CU_ASSERT_EQUAL(store(f, nid(i), i % 2 ? "P1" : "P2", "Review", NULL), WH_INBOX_STORED);
+        CU_ASSERT_EQUAL(ix_store(f, ix_nid(i), i % 2 ? "P1" : "P2", "Review", NULL), WH_INBOX_STORED);
     a = walk(f, 1, NULL, NULL, &pages1);
     b = walk(f, 100, NULL, NULL, &pages100);
-    CU_ASSERT_STRING_EQUAL(a, b);
+    ASSERT_STR(a, b);
     CU_ASSERT_EQUAL(pages1, 30);
     CU_ASSERT_EQUAL(pages100, 1);
     CU_ASSERT_EQUAL(strlen(a), 30 * 37);
     a = walk(f, 1, "P2", NULL, &pages1);
     b = walk(f, 100, "P2", NULL, &pages100);
-    CU_ASSERT_STRING_EQUAL(a, b);
+    ASSERT_STR(a, b);
     CU_ASSERT_EQUAL(pages1, 15);
 }
 
 static void test_filters_count_within_the_filter(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     page pg;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Review", NULL), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P2", "Review", NULL), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(store(f, nid(3), "P1", "Send Ready", NULL), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(store(f, nid(4), "P2", "Send Ready", NULL), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(store(f, nid(5), "P1", "Complete", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P2", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(3), "P1", "Send Ready", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(4), "P2", "Send Ready", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(5), "P1", "Complete", NULL), WH_INBOX_STORED);
 
-    pg = parse_page(list(f, 0, 2, "P1", NULL));
+    pg = ix_parse_page(ix_list(f, 0, 2, "P1", NULL));
     CU_ASSERT_EQUAL(pg.n, 2);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(1));
-    CU_ASSERT_STRING_EQUAL(pg.ids[1], nid(3));
-    CU_ASSERT_STRING_EQUAL(pg.offset, "2");
+    ASSERT_STR(pg.ids[0], ix_nid(1));
+    ASSERT_STR(pg.ids[1], ix_nid(3));
+    ASSERT_STR(pg.offset, "2");
     CU_ASSERT_TRUE(pg.more);
-    pg = parse_page(list(f, 2, 2, "P1", NULL));   /* offset counts P1 records */
+    pg = ix_parse_page(ix_list(f, 2, 2, "P1", NULL));   /* offset counts P1 records */
     CU_ASSERT_EQUAL(pg.n, 1);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(5));
-    CU_ASSERT_STRING_EQUAL(pg.offset, "3");
+    ASSERT_STR(pg.ids[0], ix_nid(5));
+    ASSERT_STR(pg.offset, "3");
     CU_ASSERT_FALSE(pg.more);
 
-    pg = parse_page(list(f, 0, 25, NULL, "Send Ready"));
+    pg = ix_parse_page(ix_list(f, 0, 25, NULL, "Send Ready"));
     CU_ASSERT_EQUAL(pg.n, 2);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(3));
-    CU_ASSERT_STRING_EQUAL(pg.ids[1], nid(4));
-    pg = parse_page(list(f, 0, 25, "P2", "Send Ready"));
+    ASSERT_STR(pg.ids[0], ix_nid(3));
+    ASSERT_STR(pg.ids[1], ix_nid(4));
+    pg = ix_parse_page(ix_list(f, 0, 25, "P2", "Send Ready"));
     CU_ASSERT_EQUAL(pg.n, 1);
-    CU_ASSERT_STRING_EQUAL(pg.ids[0], nid(4));
-    pg = parse_page(list(f, 0, 25, "nope", NULL));
+    ASSERT_STR(pg.ids[0], ix_nid(4));
+    pg = ix_parse_page(ix_list(f, 0, 25, "nope", NULL));
     CU_ASSERT_EQUAL(pg.n, 0);
-    CU_ASSERT_STRING_EQUAL(pg.offset, "0");
+    ASSERT_STR(pg.offset, "0");
     /* filter values are bound, never spliced into SQL */
-    pg = parse_page(list(f, 0, 25, "P1' OR '1'='1", NULL));
+    pg = ix_parse_page(ix_list(f, 0, 25, "P1' OR '1'='1", NULL));
     CU_ASSERT_EQUAL(pg.n, 0);
 }
 
 static void test_quarantine_kept_not_listed(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     wh_verdict v;
     /* any bytes: NUL and invalid UTF-8 included */
     static const char bad[] = { '{', '"', 'a', '"', ':', 0, (char)0xff, '}' };
@@ -449,60 +232,60 @@ static void test_quarantine_kept_not_listed(void)
     wh_verdict_init(&v, wh_test_pool());
     wh_verdict_fail(&v, 400, WH_CODE_SCHEMA_VIOLATION, "schema");
     wh_verdict_add_problem(&v, wh_test_pool(), "/data/wireEventInfo/status", "not \"allowed\"");
-    v.facts.notification_id = nid(9);
+    v.facts.notification_id = ix_nid(9);
     CU_ASSERT_EQUAL(wh_inbox_quarantine(f->ib, wh_test_pool(), &v, "{}", 2,
                                         apr_time_now()), WH_INBOX_STORED);
 
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_quarantine"), "2");
-    CU_ASSERT_STRING_EQUAL(query_value(f, use_pg
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_quarantine"), "2");
+    ASSERT_STR(ix_query(f, ix_use_pg
                                           ? "SELECT length(body) || ' ' || upper(encode(body, "
                                             "'hex')) || ' ' || code FROM wh_quarantine WHERE id = 1"
                                           : "SELECT length(body) || ' ' || hex(body) || ' ' "
                                             "|| code FROM wh_quarantine WHERE id = 1"),
                            "8 7B2261223A00FF7D invalid_json");
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT details || ' ' || notification_id "
+    ASSERT_STR(ix_query(f, "SELECT details || ' ' || notification_id "
                                           "FROM wh_quarantine WHERE id = 2"),
                            apr_pstrcat(wh_test_pool(),
                                        "[{\"field\":\"/data/wireEventInfo/status\","
-                                       "\"problem\":\"not \\\"allowed\\\"\"}] ", nid(9), NULL));
-    CU_ASSERT_EQUAL(parse_page(list(f, 0, 25, NULL, NULL)).n, 0);
+                                       "\"problem\":\"not \\\"allowed\\\"\"}] ", ix_nid(9), NULL));
+    CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, NULL, NULL)).n, 0);
     /* quarantine numbers do not touch the event sequence */
     {
         apr_int64_t seq = 0;
-        CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", &seq), WH_INBOX_STORED);
+        CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", &seq), WH_INBOX_STORED);
         CU_ASSERT_EQUAL(seq, 1);
     }
 }
 
 static void test_survives_reopen(void)
 {
-    fx *f = make_fx();
+    fx *f = ix_make();
     apr_pool_t *p1;
     apr_int64_t seq = 0;
 
     apr_pool_create(&p1, wh_test_pool());
-    f->ib = open_in(f, p1);
+    f->ib = ix_open_in(f, p1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     apr_pool_destroy(p1);             /* closes the connection */
 
-    f->ib = open_in(f, wh_test_pool());
+    f->ib = ix_open_in(f, wh_test_pool());
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_DUPLICATE);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_DUPLICATE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
-    if (!use_pg)
-        CU_ASSERT_STRING_EQUAL(query_value(f, "PRAGMA journal_mode"), "wal");
+    if (!ix_use_pg)
+        ASSERT_STR(ix_query(f, "PRAGMA journal_mode"), "wal");
 }
 
 static void test_refuses_newer_schema(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     const apr_dbd_driver_t *drv;
-    apr_dbd_t *h = raw_open(f, &drv);
+    apr_dbd_t *h = ix_raw_open(f, &drv);
     int n = 0;
     wh_inbox *ib = NULL;
-    wh_logger lg = { capture_log, f };
+    wh_logger lg = { ix_capture_log, f };
 
     CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "UPDATE wh_meta SET schema_version = 99"), 0);
     apr_dbd_close(drv, h);
@@ -511,32 +294,9 @@ static void test_refuses_newer_schema(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "newer than this wirehook"));
 }
 
-static void test_upgrades_version_1(void)
-{
-    fx *f = opened();
-    const apr_dbd_driver_t *drv;
-    apr_dbd_t *h;
-    int n = 0;
-    apr_int64_t seq = 0;
-
-    CU_ASSERT_EQUAL(store(f, nid(1), "P1", "Complete", &seq), WH_INBOX_STORED);
-    /* turn it into a version 1 database, as an older wirehook left it */
-    h = raw_open(f, &drv);
-    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE wh_auth_cache"), 0);
-    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "UPDATE wh_meta SET schema_version = 1"), 0);
-    apr_dbd_close(drv, h);
-    f->ib = open_in(f, wh_test_pool());
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT schema_version FROM wh_meta"), "2");
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "0");
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_events"), "1");
-    CU_ASSERT_EQUAL(store(f, nid(2), "P2", "Complete", &seq), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL(seq, 2);
-}
-
 static void test_auth_cache_rows(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     const char *k = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
     const char *user = NULL;
     apr_time_t t0 = apr_time_now(), s = apr_time_from_sec(1), exp = 0;
@@ -546,7 +306,7 @@ static void test_auth_cache_rows(void)
     CU_ASSERT_PTR_NULL(user);
     CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, k, "bank", t0, t0 + 60 * s), 0);
     CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 10 * s, &user, &exp), 1);
-    CU_ASSERT_STRING_EQUAL(user, "bank");
+    ASSERT_STR(user, "bank");
     CU_ASSERT_EQUAL(exp, t0 + 60 * s);
     /* expired: a miss */
     CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 60 * s, &user, &exp), 0);
@@ -554,19 +314,19 @@ static void test_auth_cache_rows(void)
     CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, k, "bank", t0 + 50 * s, t0 + 110 * s), 0);
     CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, k, t0 + 100 * s, &user, &exp), 1);
     CU_ASSERT_EQUAL(exp, t0 + 110 * s);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "1");
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_auth_cache"), "1");
     /* another key's store drops expired rows */
     CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, "ff", "bank", t0 + 200 * s, t0 + 260 * s), 0);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) FROM wh_auth_cache"), "1");
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_auth_cache"), "1");
     /* a second store of the same key replaces it */
     CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, p, "ff", "bank2", t0 + 200 * s, t0 + 270 * s), 0);
     CU_ASSERT_EQUAL(wh_inbox_auth_lookup(f->ib, p, "ff", t0 + 201 * s, &user, &exp), 1);
-    CU_ASSERT_STRING_EQUAL(user, "bank2");
+    ASSERT_STR(user, "bank2");
 }
 
 static void test_open_without_params_fails(void)
 {
-    fx *f = make_fx();
+    fx *f = ix_make();
     wh_inbox *ib = NULL;
     f->cfg->inbox_params = NULL;
     CU_ASSERT_PTR_NOT_NULL(wh_inbox_open(wh_test_pool(), f->cfg, NULL, &ib));
@@ -575,18 +335,18 @@ static void test_open_without_params_fails(void)
 
 static void test_never_logs_params(void)
 {
-    fx *f = make_fx();
+    fx *f = ix_make();
     wh_inbox *ib = NULL;
     /* nothing listens there / a directory that cannot exist: the open
      * fails, and the password or path stays out of the log */
-    f->cfg->inbox_params = use_pg ? "host=127.0.0.1 port=1 dbname=x user=u "
+    f->cfg->inbox_params = ix_use_pg ? "host=127.0.0.1 port=1 dbname=x user=u "
                                     "password=secretpath connect_timeout=2"
                                   : "/nonexistent-wh-secretpath/x.db";
     CU_ASSERT_PTR_NULL(wh_inbox_open(wh_test_pool(), f->cfg,
-                                     &(wh_logger){ capture_log, f }, &ib));
+                                     &(wh_logger){ ix_capture_log, f }, &ib));
     CU_ASSERT_PTR_NOT_NULL_FATAL(ib);   /* down now is not a config error */
     f->ib = ib;
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "cannot open"));
     CU_ASSERT_PTR_NULL(strstr(f->log, "secretpath"));
 }
@@ -619,7 +379,7 @@ static int child_store(fx *f)
 {
     apr_pool_t *p;
     wh_inbox *ib = NULL;
-    wh_facts fa = facts("11111111-0000-4000-8000-000000000001", "P", "Review");
+    wh_facts fa = ix_facts("11111111-0000-4000-8000-000000000001", "P", "Review");
     wh_inbox_result r;
 
     apr_pool_create(&p, NULL);
@@ -631,10 +391,10 @@ static int child_store(fx *f)
 
 static void test_read_only_file_unavailable(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     int rc;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     chmod(f->path, 0444);
     chmod(apr_pstrcat(wh_test_pool(), f->path, "-wal", NULL), 0444);
     chmod(apr_pstrcat(wh_test_pool(), f->path, "-shm", NULL), 0444);
@@ -650,7 +410,7 @@ static void test_read_only_file_unavailable(void)
 
 static void test_read_only_directory_unavailable(void)
 {
-    fx *f = make_fx();
+    fx *f = ix_make();
     int rc;
 
     chmod(f->dir, 0555);   /* the database file cannot even be created */
@@ -683,7 +443,7 @@ static int child_store_until_full(fx *f)
     memset(big, 'x', 200 * 1024);
     big[200 * 1024] = '\0';
     for (int i = 0; i < 20; i++) {
-        wh_facts fa = facts(apr_psprintf(p, "22222222-0000-4000-8000-%012d", i), "P", "Review");
+        wh_facts fa = ix_facts(apr_psprintf(p, "22222222-0000-4000-8000-%012d", i), "P", "Review");
         wh_inbox_result r = wh_inbox_store(ib, p, &fa, big, strlen(big), apr_time_now(), NULL);
         if (r == WH_INBOX_UNAVAILABLE)
             return 0;
@@ -695,42 +455,42 @@ static int child_store_until_full(fx *f)
 
 static void test_full_disk_unavailable_then_recovers(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     apr_int64_t seq = 0;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(in_child_as_nobody(child_store_until_full, f, 0), 0);
     /* nothing torn: the parent still stores, numbering continues */
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "PRAGMA integrity_check"), "ok");
+    ASSERT_STR(ix_query(f, "PRAGMA integrity_check"), "ok");
 }
 
 static void test_locked_unavailable_after_bounded_wait(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     const apr_dbd_driver_t *drv;
     apr_dbd_t *h;
     int n = 0;
     apr_time_t t0, took;
     apr_int64_t seq = 0;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     /* the shortest wait the driver allows: 16 tries x 100 ms */
     wh_inbox_set_lock_wait_ms(f->ib, 0);
-    h = raw_open(f, &drv);
+    h = ix_raw_open(f, &drv);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN EXCLUSIVE"), 0);
     t0 = apr_time_now();
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     took = apr_time_now() - t0;
     CU_ASSERT(took >= apr_time_from_msec(1000));
     CU_ASSERT(took < apr_time_from_sec(4));
     /* WAL: listing is not blocked by the writer's lock */
-    CU_ASSERT_EQUAL(parse_page(list(f, 0, 25, NULL, NULL)).n, 1);
+    CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, NULL, NULL)).n, 1);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "COMMIT"), 0);
     apr_dbd_close(drv, h);
     /* recovers with the next request, and the failed try took no number */
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "locked"));
 }
@@ -745,11 +505,11 @@ static void test_default_lock_wait_is_about_5s(void)
 
     if (getenv("WH_TEST_FAST"))
         return;
-    f = opened();
-    h = raw_open(f, &drv);
+    f = ix_opened();
+    h = ix_raw_open(f, &drv);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN EXCLUSIVE"), 0);
     t0 = apr_time_now();
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     took = apr_time_now() - t0;
     CU_ASSERT(took >= apr_time_from_msec(4000));
     CU_ASSERT(took < apr_time_from_msec(7500));
@@ -771,11 +531,11 @@ static void *APR_THREAD_FUNC thr_store(apr_thread_t *t, void *data)
     apr_pool_create_unmanaged_ex(&p, NULL, NULL);
     for (int i = 0; i < a->count; i++) {
         const char *id = apr_psprintf(p, "33333333-0000-4000-8000-%012d", a->base + i);
-        wh_facts fa = facts(id, "P", "Review");
+        wh_facts fa = ix_facts(id, "P", "Review");
         if (wh_inbox_store(a->f->ib, p, &fa, "{}", 2, apr_time_now(), NULL) == WH_INBOX_STORED)
             a->stored++;
         /* a copy every time, from every thread: stored once */
-        fa = facts("33333333-0000-4000-8000-999999999999", "P", "Review");
+        fa = ix_facts("33333333-0000-4000-8000-999999999999", "P", "Review");
         (void)wh_inbox_store(a->f->ib, p, &fa, "{}", 2, apr_time_now(), NULL);
     }
     apr_pool_destroy(p);
@@ -787,7 +547,7 @@ static void *APR_THREAD_FUNC thr_store(apr_thread_t *t, void *data)
 
 static void test_threads_share_one_inbox(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     apr_thread_t *th[4];
     thr_arg args[4];
     apr_status_t st;
@@ -803,7 +563,7 @@ static void test_threads_share_one_inbox(void)
         total += args[i].stored;
     }
     CU_ASSERT_EQUAL(total, 60);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) || ' ' || max(seq) FROM wh_events"),
+    ASSERT_STR(ix_query(f, "SELECT count(*) || ' ' || max(seq) FROM wh_order"),
                            "61 61");
 }
 
@@ -819,7 +579,7 @@ static int child_race(fx *f)
         return 10;
     for (int i = 0; i < 20; i++) {
         const char *id = apr_psprintf(p, "44444444-0000-4000-8000-%012d", i);
-        wh_facts fa = facts(id, "P", "Review");
+        wh_facts fa = ix_facts(id, "P", "Review");
         wh_inbox_result r = wh_inbox_store(ib, p, &fa, "{}", 2, apr_time_now(), NULL);
         if (r == WH_INBOX_UNAVAILABLE)
             bad++;
@@ -829,7 +589,7 @@ static int child_race(fx *f)
 
 static void test_processes_race_same_ids(void)
 {
-    fx *f = make_fx();   /* not opened: the children create the schema */
+    fx *f = ix_make();   /* not opened: the children create the schema */
     pid_t kids[4];
     int ok = 0;
 
@@ -846,36 +606,49 @@ static void test_processes_race_same_ids(void)
             ok++;
     }
     CU_ASSERT_EQUAL(ok, 4);
-    CU_ASSERT_STRING_EQUAL(query_value(f, "SELECT count(*) || ' ' || max(seq) || ' ' || "
-                                          "count(DISTINCT notification_id) FROM wh_events"),
+    /* a listing numbers what the children's sequencer runs left pending
+     * (PostgreSQL: a store that lost the try-lock leaves its event to the
+     * next run) */
+    f->ib = ix_open_in(f, wh_test_pool());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
+    {
+        wh_page_query q = { 0, 100, NULL, NULL };
+        const char *json = NULL;
+        CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_STORED);
+        CU_ASSERT(contains(json, "\"offset\":\"20\""));
+    }
+    ASSERT_STR(ix_query(f, "SELECT count(*) || ' ' || max(o.seq) || ' ' || "
+                                          "count(DISTINCT e.notification_id) FROM wh_events e "
+                                          "JOIN wh_order o ON o.event_id = e.id"),
                            "20 20 20");
 }
 
-/* PostgreSQL: another session holds the counter row; the store waits
- * lock_timeout, answers unavailable, and works once the lock is gone. */
+/* PostgreSQL: another session locks the events table against writers;
+ * the store waits lock_timeout, answers unavailable, and works once the
+ * lock is gone. */
 static void test_pg_locked_unavailable_after_bounded_wait(void)
 {
-    fx *f = opened();
+    fx *f = ix_opened();
     const apr_dbd_driver_t *drv;
     apr_dbd_t *h;
     int n = 0;
     apr_time_t t0, took;
     apr_int64_t seq = 0;
 
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     wh_inbox_set_lock_wait_ms(f->ib, 300);
-    h = raw_open(f, &drv);
+    h = ix_raw_open(f, &drv);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN"), 0);
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "LOCK TABLE wh_counter IN EXCLUSIVE MODE"), 0);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "LOCK TABLE wh_events IN EXCLUSIVE MODE"), 0);
     t0 = apr_time_now();
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     took = apr_time_now() - t0;
     CU_ASSERT(took >= apr_time_from_msec(250));
     CU_ASSERT(took < apr_time_from_sec(3));
-    CU_ASSERT_EQUAL(parse_page(list(f, 0, 25, NULL, NULL)).n, 1);   /* readers go on */
+    CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, NULL, NULL)).n, 1);   /* readers go on */
     CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "ROLLBACK"), 0);
     apr_dbd_close(drv, h);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "lock"));
 }
@@ -898,25 +671,25 @@ static void test_pg_recovers_after_restart(void)
         fprintf(stderr, "  (skipped: WH_TEST_PG_STOP/START not set)\n");
         return;
     }
-    f = opened();
-    CU_ASSERT_EQUAL(store(f, nid(1), "P", "Review", NULL), WH_INBOX_STORED);
+    f = ix_opened();
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_STOP"), 0);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     {
         wh_page_query q = { 0, 5, NULL, NULL };
         const char *json = NULL;
         CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_UNAVAILABLE);
     }
     CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_START"), 0);
-    CU_ASSERT_EQUAL(store(f, nid(2), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
     /* restarted while idle: the old session is dead, nobody noticed yet */
     CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_STOP"), 0);
     CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_START"), 0);
-    CU_ASSERT_EQUAL(store(f, nid(3), "P", "Review", &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(3), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 3);
-    CU_ASSERT_EQUAL(parse_page(list(f, 0, 25, NULL, NULL)).n, 3);
+    CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, NULL, NULL)).n, 3);
     CU_ASSERT_PTR_NULL(strstr(f->log, getenv("WH_TEST_PG_CONNINFO")));
 }
 
@@ -935,13 +708,12 @@ static void test_pg_recovers_after_restart(void)
     X(never_logs_params, "unreachable database: 503, params never logged")    \
     X(threads_share_one_inbox, "threads share one inbox")                     \
     X(processes_race_same_ids, "processes race the same ids (and the schema)") \
-    X(upgrades_version_1, "upgrades a version 1 database in place")          \
     X(auth_cache_rows, "auth cache: hit, miss, expiry, re-store, purge")
 
 #define SQLITE_WRAP(name, title) \
-    static void sq_##name(void) { use_pg = 0; test_##name(); }
+    static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
 #define PG_WRAP(name, title) \
-    static void pg_##name(void) { use_pg = 1; test_##name(); use_pg = 0; }
+    static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
 #define SQLITE_ROW(name, title) { title, sq_##name },
 #define PG_ROW(name, title) { title, pg_##name },
 
@@ -950,7 +722,7 @@ ENGINE_CASES(PG_WRAP)
 
 static void sq_sqlite_only(void (*fn)(void))
 {
-    use_pg = 0;
+    ix_use_pg = 0;
     fn();
 }
 static void sq_open_without_params(void) { sq_sqlite_only(test_open_without_params_fails); }
@@ -961,15 +733,15 @@ static void sq_locked(void) { sq_sqlite_only(test_locked_unavailable_after_bound
 static void sq_default_wait(void) { sq_sqlite_only(test_default_lock_wait_is_about_5s); }
 static void pg_locked(void)
 {
-    use_pg = 1;
+    ix_use_pg = 1;
     test_pg_locked_unavailable_after_bounded_wait();
-    use_pg = 0;
+    ix_use_pg = 0;
 }
 static void pg_recovers(void)
 {
-    use_pg = 1;
+    ix_use_pg = 1;
     test_pg_recovers_after_restart();
-    use_pg = 0;
+    ix_use_pg = 0;
 }
 
 static const wh_test_case cases[] = {

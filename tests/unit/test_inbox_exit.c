@@ -146,7 +146,7 @@ static void test_small_wal_left_for_the_next_process(void)
     /* the next process recovers it and carries on */
     CU_ASSERT_EQUAL(writer(f, WRITER_EVENTS), 0);
     ASSERT_STR(query(f, "SELECT count(*) FROM wh_events"), "8");
-    ASSERT_STR(query(f, "SELECT max(seq) FROM wh_events"), "8");
+    ASSERT_STR(query(f, "SELECT max(seq) FROM wh_order"), "8");
 }
 
 static void test_wal_bounded_across_processes(void)

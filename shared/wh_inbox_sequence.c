@@ -1,0 +1,100 @@
+/* PostgreSQL's sequencer: gives committed events their listing positions.
+ *
+ * A store on PostgreSQL commits its event with a row in wh_pending and
+ * touches no row another store writes, so concurrent stores commit (and
+ * sync) together. This then moves every pending event into wh_order, in
+ * one short transaction under a transaction-scoped advisory lock:
+ *   base = max(seq); seq = base + 1, base + 2, ... by event id.
+ * The lock serialises sequencer runs, and each run commits its whole
+ * range at once: a reader sees either none of a run's numbers or all of
+ * them, always above every number it saw before, so pages have no gap and
+ * no repeat. Numbers are given only to committed events (the DELETE sees
+ * committed wh_pending rows only), so seq follows commit order, never
+ * changes, and is never reused. An event committed but not numbered yet
+ * (a store that lost the try-lock, or a crash between its commit and the
+ * sequencer) is durable and gets its number at the next run: after the
+ * next store, or before the next listing. See docs/architecture.md.
+ *
+ * SQLite needs none of this: its writers are serialised by the database
+ * lock, and each store numbers its event in its own transaction. */
+#include "wh_inbox_db.h"
+#include "wh_inbox_sql.h"
+#include <string.h>
+
+static const wh_inbox_stmt st_try = {
+    "SELECT pg_try_advisory_xact_lock(" WH_PG_LOCK_SEQUENCER ")", NULL };
+static const wh_inbox_stmt st_lock = {
+    "SELECT pg_advisory_xact_lock(" WH_PG_LOCK_SEQUENCER ")", NULL };
+/* LEFT JOIN: a pending row always has its event (same transaction), and
+ * if it ever had not, it would still get a position rather than vanish. */
+static const wh_inbox_stmt st_move = {
+    "WITH moved AS (DELETE FROM wh_pending RETURNING event_id),"
+    " base AS (SELECT coalesce(max(seq), 0) AS b FROM wh_order)"
+    " INSERT INTO wh_order (seq, event_id, payment_id, status)"
+    " SELECT base.b + row_number() OVER (ORDER BY m.event_id), m.event_id,"
+    " e.payment_id, e.status FROM moved m CROSS JOIN base"
+    " LEFT JOIN wh_events e ON e.id = m.event_id", NULL };
+static const wh_inbox_stmt st_any = {
+    "SELECT count(*) FROM (SELECT 1 FROM wh_pending LIMIT 1) AS x", NULL };
+
+typedef struct {
+    int wait;                       /* take the lock even if it is held */
+    int numbered;
+} seq_job;
+
+static int sequence_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    seq_job *j = baton;
+    const char *got = NULL;
+    int rv;
+
+    /* The lock first, then the statement: its snapshot is taken after the
+     * previous holder committed, so max(seq) includes that run. */
+    rv = wh_inbox_db_value(ib, p, j->wait ? &st_lock : &st_try, NULL, &got);
+    if (rv != 0)
+        return wh_inbox_db_fail(ib, p, "sequencer lock", rv);
+    if (!j->wait && (!got || strcmp(got, "t") != 0))
+        return WH_TXN_ROLLBACK;   /* another run holds it: it, or the next, numbers ours */
+    if ((rv = wh_inbox_db_exec(ib, p, &st_move, &j->numbered, NULL)) != 0)
+        return wh_inbox_db_fail(ib, p, "numbering pending events", rv);
+    return WH_TXN_COMMIT;
+}
+
+static int pending_read(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    const char *v = NULL;
+    int rv = wh_inbox_db_value(ib, p, &st_any, NULL, &v);
+    *(int *)baton = rv == 0 && v && strcmp(v, "0") != 0;
+    return rv;
+}
+
+static int run(wh_inbox *ib, apr_pool_t *p, int wait)
+{
+    seq_job j = { wait, 0 };
+    wh_db_outcome out;
+
+    if (wh_inbox_db_engine(ib) != WH_INBOX_PGSQL)
+        return 0;
+    out = wh_inbox_db_txn(ib, p, "sequencer", sequence_txn, &j);
+    return out == WH_DB_UNAVAILABLE ? -1 : 0;
+}
+
+int wh_inbox_sequence_try(wh_inbox *ib, apr_pool_t *p)
+{
+    return wh_inbox_db_sequencer_on(ib) ? run(ib, p, 0) : 0;
+}
+
+int wh_inbox_sequence(wh_inbox *ib, apr_pool_t *p)
+{
+    int pending = 0;
+
+    if (wh_inbox_db_engine(ib) != WH_INBOX_PGSQL)
+        return 0;
+    /* The common case, nothing pending, costs one indexed read. */
+    if (wh_inbox_db_read(ib, p, "looking for pending events", pending_read, &pending)
+        != WH_DB_OK)
+        return -1;
+    if (!pending)
+        return 0;
+    return run(ib, p, 1);
+}

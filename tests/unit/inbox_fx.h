@@ -1,0 +1,54 @@
+#ifndef INBOX_FX_H
+#define INBOX_FX_H
+/* The inbox suites' fixture (test_inbox*.c): a fresh SQLite file in a
+ * temp directory, or, with ix_use_pg set, a scratch PostgreSQL database
+ * named by WH_TEST_PG_CONNINFO whose tables are dropped first. */
+#include "wh_test.h"
+#include "wh_inbox.h"
+#include "wh_inbox_sql.h"
+#include <apr_dbd.h>
+
+/* Which engine the current case runs on (set by the suite wrappers). */
+extern int ix_use_pg;
+
+typedef struct {
+    const char *dir;
+    const char *path;
+    wh_config *cfg;
+    wh_inbox *ib;
+    char log[8192];
+} fx;
+
+void ix_capture_log(void *baton, wh_log_level level, const char *msg);
+/* A fresh database, not opened yet. */
+fx *ix_make(void);
+wh_inbox *ix_open_in(fx *f, apr_pool_t *p);
+/* A fresh database, opened in the test pool. */
+fx *ix_opened(void);
+wh_facts ix_facts(const char *id, const char *payment, const char *status);
+/* A canonical notificationId from a number. */
+const char *ix_nid(int i);
+/* A body whose bytes would not survive re-serialization. */
+const char *ix_body(const char *id, const char *payment, const char *status);
+wh_inbox_result ix_store(fx *f, const char *id, const char *payment,
+                         const char *status, apr_int64_t *seq);
+const char *ix_list(fx *f, apr_int64_t offset, int limit, const char *payment,
+                    const char *status);
+
+typedef struct {
+    int n;
+    const char *ids[128];
+    const char *offset;
+    int more;
+} page;
+page ix_parse_page(const char *json);
+
+/* A second, independent connection for inspecting or locking. */
+apr_dbd_t *ix_raw_open(fx *f, const apr_dbd_driver_t **drv);
+const char *ix_raw_value(const apr_dbd_driver_t *drv, apr_dbd_t *h, const char *sql);
+/* The first cell of sql on a connection of its own, or NULL. */
+const char *ix_query(fx *f, const char *sql);
+/* Runs sql on a connection of its own; 0 or the driver's error. */
+int ix_exec(fx *f, const char *sql);
+
+#endif
