@@ -338,7 +338,7 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
                 db_down = 0;
                 if (claim) {
                     more = c.claims->nelts == free_n;
-                    new_events = c.ingested == WH_DLV_INGEST_BATCH;
+                    new_events = c.backlog;
                     next_due = c.next_due;
                 }
                 if (c.ingested)

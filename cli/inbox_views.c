@@ -23,12 +23,15 @@ static int print(wh_pay_result r, const char *json, const char *what)
 int wh_inbox_cmd_payment(wh_inbox_args *a)
 {
     const char *json = NULL, *id, *err;
+    wh_pay_result r;
 
     if ((err = wh_page_filter_value(a->p, "the payment id", a->id, &id)) != NULL) {
         fprintf(stderr, "wirehook inbox: %s\n", err);
         return 2;
     }
-    return print(wh_payments_get(a->ib, a->p, id, &json), json, id);
+    r = wh_payments_get(a->ib, a->p, id, &json);
+
+    return print(r, json, id);
 }
 
 int wh_inbox_cmd_payments(wh_inbox_args *a)
@@ -45,5 +48,8 @@ int wh_inbox_cmd_payments(wh_inbox_args *a)
         fprintf(stderr, "wirehook inbox: %s\n", err);
         return 2;
     }
-    return print(wh_payments_list(a->ib, a->p, &q, &json), json, "");
+    {
+        wh_pay_result r = wh_payments_list(a->ib, a->p, &q, &json);
+        return print(r, json, "");
+    }
 }

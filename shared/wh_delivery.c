@@ -100,6 +100,7 @@ typedef struct {
     apr_int64_t lease_ms;
     apr_time_t now;
     wh_dlv_cycle *out;
+    int pending;                 /* PostgreSQL: events await the sequencer */
 } cycle_ctx;
 
 static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
@@ -190,6 +191,7 @@ static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last,
             return wh_inbox_db_fail(ib, p, "moving the forward cursor", rv ? rv : -1);
     }
     c->out->ingested = n;
+    c->out->backlog |= upto < head;
     return 0;
 }
 
@@ -274,6 +276,7 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
     if ((rv = wh_inbox_db_select(ib, p, &st_cursor, NULL, 1, &cur)) != 0 || !cur.nrows)
         return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv ? rv : -1);
     last = wh_cell_num(WH_ROW_CELL(&cur, 0, 0));
+    c->pending = wh_cell_num(WH_ROW_CELL(&cur, 0, 2)) > 0;
     if (c->outcomes && c->outcomes->nelts && (rv = record(ib, p, c)) != 0)
         return rv;
     if (c->claim_max > 0) {
@@ -309,7 +312,7 @@ int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
                       const apr_array_header_t *outcomes, int claim_max,
                       apr_int64_t lease_ms, apr_time_t now, wh_dlv_cycle *out)
 {
-    cycle_ctx c = { d, outcomes, claim_max, lease_ms, now, out };
+    cycle_ctx c = { d, outcomes, claim_max, lease_ms, now, out, 0 };
 
     memset(out, 0, sizeof(*out));
     out->claims = apr_array_make(p, claim_max > 0 ? claim_max : 1, sizeof(wh_dlv_claim));
@@ -320,6 +323,10 @@ int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
         out->claims = apr_array_make(p, 1, sizeof(wh_dlv_claim));
         return -1;
     }
+    /* Numbered now, queued by the next cycle. A failure here only delays
+     * them: the next peek or cycle sees them pending again. */
+    if (c.pending && wh_inbox_sequence(d->ib, p) == 0)
+        out->backlog = 1;
     return 0;
 }
 
@@ -352,9 +359,12 @@ static const char **read_one(wh_delivery *d, apr_pool_t *p, const wh_inbox_stmt 
 int wh_delivery_peek(wh_delivery *d, apr_pool_t *p, int *new_events,
                      apr_time_t *next_due)
 {
-    const char **r = read_one(d, p, &st_peek, "forward peek");
+    const char **r;
 
-    if (!r)
+    /* Committed events without a listing position yet (PostgreSQL) get
+     * it first: the forwarder queues by position. */
+    if (wh_inbox_sequence(d->ib, p) != 0 ||
+        !(r = read_one(d, p, &st_peek, "forward peek")))
         return -1;
     *new_events = wh_cell_num(r[0]) > wh_cell_num(r[1]);
     *next_due = (apr_time_t)wh_cell_num(r[2]);

@@ -68,6 +68,7 @@ typedef struct {
     int lost;                    /* outcomes whose lease had passed to
                                     another forwarder (not written) */
     int ingested;                /* events moved into the queue */
+    int backlog;                 /* events are left to queue: claim again */
     apr_array_header_t *claims;  /* of wh_dlv_claim, in p */
     apr_time_t next_due;         /* the earliest next_at of a ready event
                                     left unclaimed, 0: none */

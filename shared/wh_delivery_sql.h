@@ -42,10 +42,13 @@
     " WHERE state = 4"
 
 /* The cursor, read under a lock that orders every change of states
- * (SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row), and
- * the listing's end: events up to it may be queued. */
+ * (SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row), the
+ * listing's end (events up to it may be queued), and whether committed
+ * events wait for their listing position (PostgreSQL's wh_pending: the
+ * sequencer is run after the cycle, so the next one queues them). */
 #define WH_DLV_SQL_CURSOR                                                     \
-    "SELECT last_seq, (SELECT max(seq) FROM wh_order)"                        \
+    "SELECT last_seq, (SELECT max(seq) FROM wh_order),"                       \
+    " (SELECT count(*) FROM (SELECT 1 FROM wh_pending LIMIT 1) AS x)"         \
     " FROM wh_forward_cursor WHERE id = 1"
 #define WH_DLV_SQL_CURSOR_PG WH_DLV_SQL_CURSOR " FOR UPDATE"
 #define WH_DLV_SQL_CURSOR_SET                                                 \

@@ -162,7 +162,7 @@ wh_release_result wh_quarantine_release(wh_inbox *ib, apr_pool_t *p,
 {
     wh_quarantined q;
     mark_ctx m;
-    apr_int64_t seq = 0;
+    wh_inbox_result stored;
     int found = wh_quarantine_get(ib, p, id, &q);
 
     *event_id = 0;
@@ -185,18 +185,13 @@ wh_release_result wh_quarantine_release(wh_inbox *ib, apr_pool_t *p,
     /* The inbox's own store, then the mark. A crash between the two leaves
      * the row in quarantine with its event stored: releasing it again finds
      * the notificationId there and only marks it. */
-    switch (wh_inbox_store(ib, p, &v->facts, q.body, q.body_len, now, &seq)) {
-    case WH_INBOX_STORED:
-        break;
-    case WH_INBOX_DUPLICATE:
-        break;
-    default:
+    stored = wh_inbox_store(ib, p, &v->facts, q.body, q.body_len, now, NULL);
+    if (stored != WH_INBOX_STORED && stored != WH_INBOX_DUPLICATE)
         return WH_RELEASE_UNAVAILABLE;
-    }
     if (wh_inbox_db_txn(ib, p, "quarantine release", mark, &m) != WH_DB_OK)
         return WH_RELEASE_UNAVAILABLE;
     *event_id = m.event_id;
     if (!m.marked)
         return WH_RELEASE_ALREADY;
-    return seq > 0 ? WH_RELEASE_STORED : WH_RELEASE_DUPLICATE;
+    return stored == WH_INBOX_STORED ? WH_RELEASE_STORED : WH_RELEASE_DUPLICATE;
 }

@@ -23,15 +23,6 @@
 # The application checks every delivery's signature with the forwarder's
 # secret $FW_SECRET_FILE and records it in $T/fw-NAME/app/deliveries.log.
 
-# Until the inbox's schema v3 (wh_order, wh_payments) is in the tree, the
-# forwarder has nothing to read: the suites say so and stop.
-fw_need_v3() {
-    if ! grep -qs "wh_order" "$WH_TOP"/shared/wh_inbox*.c "$WH_TOP"/shared/wh_inbox*.h; then
-        echo "   SKIP $(basename "$0"): the inbox's schema v3 (wh_order) is not in this tree yet"
-        wh_done
-    fi
-}
-
 FW_SECRET_FILE="$T/etc/forward.secret"
 wh_make_secrets "$FW_SECRET_FILE" "fw-secret-$(date +%s%N | sha256sum | cut -c1-24)"
 FW_ENGINE=sqlite3

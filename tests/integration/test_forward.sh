@@ -9,14 +9,11 @@
 wh_init
 . "$(dirname "$0")/forward_lib.sh"
 . "$(dirname "$0")/forward_scenarios.sh"
-[ -z "${WH_FWD_SETUP_HOOK:-}" ] && fw_need_v3
 
 fw_engine sqlite3
 fws_setup
 wh_httpd_conf
 wh_httpd_start || exit 1
-# shellcheck disable=SC1090
-[ -n "${WH_FWD_SETUP_HOOK:-}" ] && . "$WH_FWD_SETUP_HOOK"
 
 fws_run sqlite
 

@@ -8,7 +8,6 @@ wh_init
 . "$(dirname "$0")/pg.sh"
 . "$(dirname "$0")/forward_lib.sh"
 . "$(dirname "$0")/forward_scenarios.sh"
-[ -z "${WH_FWD_SETUP_HOOK:-}" ] && fw_need_v3
 
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 _wh_ok "PostgreSQL started on 127.0.0.1:$PG_PORT"
@@ -34,8 +33,6 @@ for c in "$T"/etc/fw-*.conf; do
 done
 wh_httpd_conf
 wh_httpd_start || exit 1
-# shellcheck disable=SC1090
-[ -n "${WH_FWD_SETUP_HOOK:-}" ] && . "$WH_FWD_SETUP_HOOK"
 
 fws_run pgsql
 

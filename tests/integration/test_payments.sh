@@ -11,7 +11,6 @@ wh_init
 . "$(dirname "$0")/inbox_lib.sh"
 . "$(dirname "$0")/pg.sh"
 . "$(dirname "$0")/forward_lib.sh"
-fw_need_v3
 
 ib_cgi_install
 ib_cgi_location /cgi/inbox

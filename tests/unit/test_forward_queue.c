@@ -3,9 +3,9 @@
  * runs on SQLite in temp files; "forward_queue_pg" runs the same cases on
  * the PostgreSQL database WH_TEST_PG_CONNINFO names (its tables dropped
  * before each case), as tests/integration/test_forward_pg.sh arranges.
- * Events are written as the store transaction of schema v3 writes them
- * (wh_events.id, the listing position in wh_order); until that schema is
- * the inbox's own, the test adds the two to the inbox's tables. */
+ * Events are written as the store transaction writes them (wh_events.id,
+ * the listing position in wh_order), with arrival keys apart from the
+ * positions so that one is never taken for the other. */
 #include "wh_test.h"
 #include "wh_delivery.h"
 #include "wh_inbox_db.h"
@@ -69,6 +69,7 @@ static void drop_pg_tables(apr_pool_t *p, const char *conninfo)
                                   " wh_pending, wh_payments, wh_quarantine, wh_counter,"
                                   " wh_meta, wh_auth_cache, wh_delivery, wh_forward_cursor"
                                   " CASCADE"), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP SEQUENCE IF EXISTS wh_event_ids"), 0);
     apr_dbd_close(drv, h);
 }
 
@@ -77,13 +78,6 @@ static qfx *make(void)
     apr_pool_t *p = wh_test_pool();
     qfx *f = apr_pcalloc(p, sizeof(*f));
     char *dir = apr_pstrdup(p, "/tmp/wh-queue-XXXXXX");
-    static const char *const v3[] = {
-        "ALTER TABLE wh_events ADD COLUMN id BIGINT",
-        "CREATE TABLE wh_order (seq BIGINT NOT NULL PRIMARY KEY,"
-        " event_id BIGINT NOT NULL UNIQUE, payment_id TEXT, status TEXT)",
-        NULL
-    };
-
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     f->dir = dir;
     apr_pool_cleanup_register(p, dir, remove_db, apr_pool_cleanup_null);
@@ -96,7 +90,6 @@ static qfx *make(void)
         drop_pg_tables(p, f->cfg->inbox_params);
     }
     CU_ASSERT_PTR_NULL_FATAL(wh_inbox_open(p, f->cfg, NULL, &f->ib));
-    CU_ASSERT_EQUAL_FATAL(wh_inbox_db_txn(f->ib, p, "v3", exec_all, (void *)v3), WH_DB_OK);
     CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(p, f->ib, f->cfg, "me", &f->d));
     return f;
 }
@@ -110,10 +103,10 @@ static apr_int64_t store(qfx *f, const char *payment)
     apr_int64_t id = 100 + seq;
     const char *pay = payment ? apr_psprintf(p, "'%s'", payment) : "NULL";
     const char *sql[] = {
-        apr_psprintf(p, "INSERT INTO wh_events (seq, id, notification_id, event_type,"
-                     " event_time, payment_id, status, received_at, body) VALUES (%d, %"
+        apr_psprintf(p, "INSERT INTO wh_events (id, notification_id, event_type,"
+                     " event_time, payment_id, status, received_at, body) VALUES (%"
                      APR_INT64_T_FMT ", 'n%d', 'wire.status', '2026-11-22T14:05:09Z', %s,"
-                     " 'Complete', %d, '{\"n\":%d}')", seq, id, seq, pay, seq, seq),
+                     " 'Complete', %d, '{\"n\":%d}')", id, seq, pay, seq, seq),
         apr_psprintf(p, "INSERT INTO wh_order VALUES (%d, %" APR_INT64_T_FMT ", %s,"
                      " 'Complete')", seq, id, pay),
         NULL
