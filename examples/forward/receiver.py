@@ -9,13 +9,14 @@ is safely handled: anything else makes the forwarder retry.
     FORWARD_URL=http://127.0.0.1:8080/wires  python3 receiver.py
 
 FORWARD_URL must be ForwardUrl exactly as configured: it is part of the
-signed text."""
+signed text; the receiver listens on its port, on 127.0.0.1."""
 import hashlib
 import hmac
 import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SECRET = open(os.environ["FORWARD_SECRET_FILE"], "rb").readline().rstrip(b"\r\n")
@@ -65,4 +66,6 @@ class Handler(BaseHTTPRequestHandler):
 
 
 if __name__ == "__main__":
-    ThreadingHTTPServer(("127.0.0.1", 8080), Handler).serve_forever()
+    # listens where ForwardUrl points (loopback here; a proxy in front)
+    port = urllib.parse.urlsplit(URL).port or 80
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
