@@ -69,6 +69,7 @@ typedef struct wh_mod_site {
     apr_thread_mutex_t *inbox_mutex;
     apr_pool_t *inbox_pool;
     wh_inbox *inbox;
+    apr_time_t inbox_retry_at;          /* no open before (wh_mod_inbox.c) */
 } wh_mod_site;
 
 /* Per-dir config: WirehookConfig PATH | off. */

@@ -46,11 +46,13 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
     }
 }
 
-void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                      const char *query, apr_pool_t *p, wh_response *out)
+void wh_endpoint_list_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                           const wh_request *req, const char *query, apr_pool_t *p,
+                           wh_response *out)
 {
     const wh_config *cfg = wh_verifier_config(vf);
     const char *err, *json = NULL;
+    wh_inbox *ib;
     wh_page_query q;
     wh_verdict auth;
 
@@ -65,6 +67,7 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION, err, out);
         return;
     }
+    ib = get ? get(ctx) : NULL;
     if (!ib || wh_inbox_list(ib, p, &q, &json) != WH_INBOX_STORED || !json) {
         unavailable(p, out);
         return;
@@ -73,6 +76,17 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
     out->status = 200;
     out->content_type = "application/json";
     out->body = json;
+}
+
+static wh_inbox *given(void *ctx)
+{
+    return ctx;
+}
+
+void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
+                      const char *query, apr_pool_t *p, wh_response *out)
+{
+    wh_endpoint_list_lazy(vf, given, ib, req, query, p, out);
 }
 
 void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,

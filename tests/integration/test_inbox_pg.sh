@@ -110,8 +110,9 @@ WH_AUTH=- wh_post "$C" "$(wh_body Review)"
 assert_status 401 "pg down: a bad request is still answered as such"
 pg_resume || _wh_bad "PostgreSQL restarts" ""
 after=$(wh_body Review)
-wh_post "$M" "$after"
-assert_status 200 "pg back: the module's next request succeeds"
+# the child tries again at most every 2 s (WH_INBOX_RETRY_MS)
+ib_post_retry "$M" "$after" 4
+assert_status 200 "pg back: the module serves again within its retry interval (${IB_RETRY_MS} ms)"
 assert_json_code accepted "pg back: module stores"
 wh_post "$C" "$after"
 assert_json_code duplicate "pg back: CGI stores (a duplicate of the module's)"

@@ -148,6 +148,7 @@ static void test_keys_table(void)
                           "TimestampUnit", "TimestampTolerance", "SignedUrl",
                           "SignedUrlForm", "MaxBodySize", "UnknownStatus", "AuthRealm",
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
+                          "InboxGroup", "InboxBatchMax", "InboxBatchWait",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
                           "ReplayWindow", NULL};
     const char *const *keys = wh_config_keys();
@@ -157,7 +158,7 @@ static void test_keys_table(void)
          * is not valid for it: the error must not be "unknown key"). */
         CU_ASSERT(!contains(set1(keys[n], "1"), "unknown key"));
     }
-    CU_ASSERT_EQUAL(n, 18);
+    CU_ASSERT_EQUAL(n, 21);
     for (int i = 0; want[i]; i++) {
         int found = 0;
         for (int j = 0; keys[j]; j++)
