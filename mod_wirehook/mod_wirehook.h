@@ -76,6 +76,7 @@ typedef struct wh_mod_state {
     wh_verdict verdict;
     wh_logger log;                      /* the core's sink, bound to r */
     void *kept;                         /* WIREHOOK_KEPT_BODY filter state */
+    const request_rec *delivered_to;    /* kept body and facts are on it */
     wh_mod_replay *recorded;            /* the id is in this replay store */
 } wh_mod_state;
 

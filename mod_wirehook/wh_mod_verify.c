@@ -88,11 +88,15 @@ static int respond_verdict(request_rec *r, const wh_mod_state *st)
     return wh_mod_respond(r, &resp);
 }
 
-/* The handler gets the verified bytes and the facts. */
+/* The handler gets the verified bytes and the facts (once per request: a
+ * fast redirect keeps both on r; an internal redirect needs them again). */
 static void deliver(request_rec *r, wh_mod_state *st)
 {
     wh_mod_kept_body_resume(r, st->kept);
-    wh_mod_publish_facts(r, &st->verdict.facts);
+    if (st->delivered_to != r) {
+        wh_mod_publish_facts(r, &st->verdict.facts);
+        st->delivered_to = r;
+    }
 }
 
 /* ---- the steps ------------------------------------------------------ */
