@@ -265,6 +265,7 @@ static int wh_fixups(request_rec *r)
     if (!st->verdict.ok) {
         wh_mod_log_bind(NULL);
         wh_mod_log_verdict(r, &st->verdict);
+        wh_mod_stats_verdict(site, st->verdict.code);
         close_if_body_large(r, cfg->max_body_size);
         wh_response resp;
         wh_response_from_verdict(r->pool, &st->verdict, &resp);
@@ -298,6 +299,7 @@ static int wh_fixups(request_rec *r)
 
     if (!st->verdict.ok) {
         wh_mod_log_verdict(r, &st->verdict);
+        wh_mod_stats_verdict(site, st->verdict.code);
         wh_response resp;
         wh_response_from_verdict(r->pool, &st->verdict, &resp);
         return wh_mod_respond(r, &resp);
@@ -306,11 +308,13 @@ static int wh_fixups(request_rec *r)
     const char *id = st->verdict.facts.notification_id;
     switch (wh_mod_replay_check(r, site->replay, cfg, id)) {
     case WH_REPLAY_DUPLICATE: {
+        wh_mod_stats_verdict(site, WH_MOD_STATS_DUPLICATE);
         wh_response resp;
         wh_response_ack(r->pool, "duplicate", id, &resp);
         return wh_mod_respond(r, &resp);
     }
     case WH_REPLAY_UNAVAILABLE:
+        wh_mod_stats_verdict(site, WH_CODE_REPLAY_UNAVAILABLE);
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
@@ -319,6 +323,7 @@ static int wh_fixups(request_rec *r)
         break;
     }
     wh_mod_log_verdict(r, &st->verdict);
+    wh_mod_stats_verdict(site, WH_CODE_ACCEPTED);
 
     st->verified = 1;
     st->replay_ctx = wh_mod_replay_body(r, st->req.body, st->req.body_len);
@@ -364,6 +369,7 @@ static void register_hooks(apr_pool_t *p)
     wh_mod_body_register();
     wh_mod_replay_register();
     wh_mod_inbox_register();
+    wh_mod_status_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -68,6 +68,7 @@ static int inbox_handler(request_rec *r)
          * was set after fixups): refuse rather than store unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
+        wh_mod_stats_verdict(site, WH_CODE_INTERNAL);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
@@ -89,6 +90,8 @@ static int inbox_handler(request_rec *r)
         wh_endpoint_handle(site->vf, ib, &req, r->args ? r->args : "",
                            r->pool, &resp);
     wh_mod_log_bind(NULL);
+    if (r->method_number == M_POST)
+        wh_mod_stats_endpoint(site, &st->verdict, &resp);
 
     if (r->method_number == M_POST && st->verdict.ok)
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00953)

@@ -43,8 +43,11 @@
     X(00951, "SetHandler wirehook without a WirehookConfig")                  \
     X(00952, "a POST reached the inbox handler unverified")                   \
     X(00953, "the inbox answered a verified notification")                    \
-    X(00954, "startup: one problem of a WirehookConfig file")
+    X(00954, "startup: one problem of a WirehookConfig file")               \
+    X(00955, "startup: the status counters' shared memory cannot be created") \
+    X(00956, "startup: a site gets no status counters (table full, long path)") \
+    X(00957, "startup: status counters of another layout, started again")
 
-#define WH_LOGTAG_NEXT 00955
+#define WH_LOGTAG_NEXT 00958
 
 #endif

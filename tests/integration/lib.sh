@@ -462,6 +462,20 @@ wh_httpd_graceful() {
     return 1
 }
 
+# wh_httpd_hup -- apache2 -k restart (SIGHUP: children stopped at once, the
+# parent stays and re-reads the configuration); waits for the new generation
+wh_httpd_hup() {
+    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} before i
+    before=$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)
+    "$WH_HTTPD" -f "$conf" -k restart >/dev/null 2>&1 || return 1
+    for i in $(seq 1 100); do
+        [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
+        sleep 0.1
+    done
+    for i in $(seq 1 50); do _wh_port_open && return 0; sleep 0.1; done
+    return 1
+}
+
 # ---------------------------------------------------------------- bodies ---
 # wh_uuid -> a random UUID v4
 wh_uuid() { python3 -c 'import uuid; print(uuid.uuid4())'; }
