@@ -18,6 +18,8 @@
 #   WH_MPM         event (default) | worker | prefork
 #   WH_VERBOSE=1   print passing assertions too
 #   WH_KEEP_TMP=1  keep $T for inspection
+#   WH_PYTHON      python3 for the helpers (default /usr/bin/python3)
+#   WH_SCALE       multiplies the sizes of sized suites (default 1, see wh_size)
 #
 # Standard layout written by wh_httpd_conf (all under WirehookConfig $WH_CONF
 # unless noted):
@@ -34,6 +36,29 @@ WH_FAIL=0
 WH_HTTPD_PID=""
 WH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WH_TOP=$(cd "$WH_LIB_DIR/../.." && pwd)
+
+# --------------------------------------------------------------- python ---
+# The harness's helpers (bodies, JSON, load drivers) run on the system's
+# python3 (Debian's /usr/bin/python3) rather than whatever `python3` is
+# first in PATH: a version manager's shim (pyenv) is a bash script that
+# forks several times per call, which on a loaded 2-core machine made
+# every call cost seconds. Only the standard library is used.
+# WH_PYTHON=/path/to/python3 chooses another.
+if [ -z "${WH_PYTHON:-}" ]; then
+    if [ -x /usr/bin/python3 ]; then WH_PYTHON=/usr/bin/python3; else WH_PYTHON=$(command -v python3); fi
+fi
+export WH_PYTHON
+python3() { "$WH_PYTHON" "$@"; }
+
+# ----------------------------------------------------------------- sizes ---
+# A suite with a size (events per load writer, rounds...) takes it as
+# `${WH_SOME_KNOB:-$(wh_size BASE)}`: BASE is the size that proves the point
+# in `make check`; WH_SCALE multiplies it (`make soak` runs the sized
+# suites with WH_SCALE=5, build/soak.mk).
+case "${WH_SCALE:-1}" in ''|*[!0-9]*|0) WH_SCALE=1 ;; esac
+WH_SCALE=${WH_SCALE:-1}
+export WH_SCALE
+wh_size() { echo $(( $1 * WH_SCALE )); }
 
 # ---------------------------------------------------------------- paths ---
 _wh_abs() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$WH_TOP/$1" ;; esac; }
