@@ -43,12 +43,22 @@ WH_TOP=$(cd "$WH_LIB_DIR/../.." && pwd)
 # first in PATH: a version manager's shim (pyenv) is a bash script that
 # forks several times per call, which on a loaded 2-core machine made
 # every call cost seconds. Only the standard library is used.
-# WH_PYTHON=/path/to/python3 chooses another.
+# WH_PYTHON=/path/to/python3 chooses another. It is put first in PATH as
+# $BUILD/test-bin/python3 (a symlink, not a shell function: `python3 ... &`
+# must leave the interpreter's own pid in $!, which tests kill -9).
 if [ -z "${WH_PYTHON:-}" ]; then
     if [ -x /usr/bin/python3 ]; then WH_PYTHON=/usr/bin/python3; else WH_PYTHON=$(command -v python3); fi
 fi
 export WH_PYTHON
-python3() { "$WH_PYTHON" "$@"; }
+_wh_pybin() {
+    local dir=$1
+    [ -n "$WH_PYTHON" ] && [ "$(command -v python3)" != "$WH_PYTHON" ] || return 0
+    [ "$(readlink "$dir/python3" 2>/dev/null)" = "$WH_PYTHON" ] ||
+        { mkdir -p "$dir" && ln -sfn "$WH_PYTHON" "$dir/python3.$$" && mv -f "$dir/python3.$$" "$dir/python3"; } ||
+        return 0
+    PATH="$dir:$PATH"
+    export PATH
+}
 
 # ----------------------------------------------------------------- sizes ---
 # A suite with a size (events per load writer, rounds...) takes it as
@@ -65,6 +75,7 @@ _wh_abs() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$WH_TOP/$1"
 
 WH_BUILD=$(_wh_abs "${BUILD:-build}")
 WH_SHARED=$(_wh_abs "${WH_SHARED_DIR:-../shared}")
+_wh_pybin "$WH_BUILD/test-bin"
 WIREHOOK="$WH_BUILD/wirehook"
 WH_MOD_SO="$WH_BUILD/mod_wirehook.so"
 WH_HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
