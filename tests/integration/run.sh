@@ -18,7 +18,8 @@
 #                          "fuzz-regress" (each input replayed counts as passed)
 #   WH_TIMES               where the durations are kept between runs (default
 #                          $BUILD/integration-times): the slowest suites of
-#                          the last run start first
+#                          the last run start first (a fresh clone uses
+#                          tests/integration/durations, from a full run)
 #
 # Suites never share ports (each draws its own), temp dirs or databases, so
 # they run side by side. A suite that must run alone -- it changes the
@@ -69,7 +70,7 @@ if [ -n "$want_unit" ]; then
 fi
 if [ -n "$want_fuzz" ]; then
     NAMES+=(fuzz-regress)
-    CMD[fuzz-regress]="\${MAKE:-make} --no-print-directory BUILD=\"\$BUILD\" fuzz-regress"
+    CMD[fuzz-regress]="\${MAKE:-make} -j2 --no-print-directory BUILD=\"\$BUILD\" fuzz-regress"
 fi
 for t in "$here"/test_*.sh; do
     [ -e "$t" ] || continue
@@ -96,8 +97,10 @@ done
 # the last run's durations, "seconds name" per line; unknown suites are
 # taken as long, so a new suite never starts last
 declare -A LAST=()
-if [ -f "$TIMES" ]; then
-    while read -r s n; do [ -n "${n:-}" ] && LAST[$n]=${s%.*}; done <"$TIMES"
+times_in=$TIMES
+[ -f "$times_in" ] || times_in="$here/durations"
+if [ -f "$times_in" ]; then
+    while read -r s n; do [ -n "${n:-}" ] && LAST[$n]=${s%.*}; done <"$times_in"
 fi
 mapfile -t QUEUE < <(for n in "${NAMES[@]}"; do
     [ -n "${SERIAL[$n]:-}" ] && continue
