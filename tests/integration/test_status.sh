@@ -34,20 +34,27 @@ cp "$T/extra.conf" "$T/extra.base"
 wh_httpd_start || exit 1
 
 # ------------------------------------------------------------ helpers ---
-# st_fetch -- /server-status?auto into $T/status.auto
-st_fetch() { curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"; }
-# st_index CONF -> the site's index in the ?auto keys ("" if not shown)
-st_index() {
-    awk -v p="$1" 'index($0, ": ") { k = substr($0, 1, index($0, ": ") - 1); v = substr($0, index($0, ": ") + 2)
-        if (k ~ /^WirehookSite\[[0-9]+\]Config$/ && v == p) { gsub(/[^0-9]/, "", k); print k } }' "$T/status.auto"
+# st_fetch -- /server-status?auto into $T/status.auto, read into ST (key ->
+# value) and SITE (config path -> index)
+declare -A ST=() SITE=()
+st_fetch() {
+    local k v line
+    curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"
+    ST=(); SITE=()
+    while IFS= read -r line; do
+        [[ $line == *": "* ]] || continue
+        k=${line%%: *}; v=${line#*: }
+        ST[$k]=$v
+        [[ $k =~ ^WirehookSite\[([0-9]+)\]Config$ ]] && SITE[$v]=${BASH_REMATCH[1]}
+    done <"$T/status.auto"
 }
+# st_index CONF -> the site's index in the ?auto keys ("" if not shown)
+st_index() { printf '%s\n' "${SITE[$1]:-}"; }
 # st CONF KEY -> the value of WirehookSite[i]KEY for the site of CONF
 st() {
-    local i
-    i=$(st_index "$1")
+    local i=${SITE[$1]:-}
     [ -n "$i" ] || return 0
-    awk -v k="WirehookSite[$i]$2" 'index($0, ": ") && substr($0, 1, index($0, ": ") - 1) == k {
-        print substr($0, index($0, ": ") + 2) }' "$T/status.auto"
+    printf '%s\n' "${ST[WirehookSite[$i]$2]:-}"
 }
 # The codes a notification can be refused with: shared/wh_verdict.h's
 # WH_CODE_*, less the ones that are not a refusal of a notification.
