@@ -24,8 +24,9 @@
 # Suites never share ports (each draws its own), temp dirs or databases, so
 # they run side by side. A suite that must run alone -- it changes the
 # system (installs packages into the system's Apache) or measures time or
-# memory -- says so with a line "# wh-serial" among its first 30 lines: it
-# then runs after the others, one at a time, with nothing beside it.
+# memory -- says so with a line "# wh-serial" (or "# wh-serial: why") among
+# its first 30 lines: it then runs after the others, one at a time, with
+# nothing beside it.
 #
 # Each suite's output is kept and printed whole when it ends, in a stable
 # order (unit, fuzz-regress, then the scripts by name), headed by its
@@ -85,7 +86,7 @@ for t in "$here"/test_*.sh; do
     fi
     NAMES+=("$name")
     CMD[$name]="bash \"$t\""
-    head -n 30 "$t" | grep -qx '# wh-serial' && SERIAL[$name]=1
+    head -n 30 "$t" | grep -qE '^# wh-serial($|[ :])' && SERIAL[$name]=1
 done
 for a in "${!ASKED[@]}"; do
     echo "run.sh: no suite $a in tests/integration" >&2
