@@ -187,6 +187,7 @@ static void register_hooks(apr_pool_t *p)
     wh_mod_body_register();
     wh_mod_replay_register();
     wh_mod_inbox_register();
+    wh_mod_status_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -69,6 +69,7 @@ static int inbox_handler(request_rec *r)
          * rather than store anything unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
+        wh_mod_stats_verdict(site, WH_CODE_INTERNAL);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
@@ -84,9 +85,10 @@ static int inbox_handler(request_rec *r)
 
     wh_response resp;
     wh_inbox *ib = inbox_get(r, site);
-    if (r->method_number == M_POST)
+    if (r->method_number == M_POST) {
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
-    else
+        wh_mod_stats_endpoint(site, &st->verdict, &resp);
+    } else
         /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
         wh_endpoint_handle(site->vf, ib, &req, r->args ? r->args : "",
                            r->pool, &resp);

@@ -600,6 +600,12 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
                       rp->spec, id);
 }
 
+const char *wh_mod_replay_provider(const wh_mod_replay *rp)
+{
+    return rp && rp->model.provider && *rp->model.provider ? rp->model.provider
+                                                           : "-";
+}
+
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
                        apr_uint64_t *capacity)
 {
