@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# wh-serial: asserts durations (60 bcrypt requests under 20 s)
 # mod_wirehook in front of a CGI app, every verdict over real HTTP.
 . "$(dirname "$0")/lib.sh"
 wh_init
