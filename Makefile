@@ -109,13 +109,15 @@ unit: $(UNIT)
 integration: all
 	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) tests/integration/run.sh; fi
 
-# The README's test command: installs what is missing, builds, runs every
-# unit suite and every integration test against a real httpd on loopback.
+# The README's test command: installs what is missing, builds, then runs
+# the unit suites, the fuzz regressions and every integration suite against
+# a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
+# ends with the summed "N passed, N failed".
+CHECK_BUILD_JOBS ?= -j2
 check: deps
-	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) fuzz-regress
-	$(MAKE) integration
+	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT)
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
+	  tests/integration/run.sh
 
 # Unit suites under AddressSanitizer + UBSan in a separate build tree.
 asan:

@@ -2,7 +2,7 @@
 # `make soak`: the long fault run, the unit suites under valgrind and the
 # fuzz regression replay, then docs/reliability.md from their figures.
 #
-#   RELIABILITY_STEPS  "faults valgrind regress" (default all three)
+#   RELIABILITY_STEPS  "faults replay valgrind regress" (default all four)
 #   RELIABILITY_DOC    docs/reliability.md ("-": print only)
 # Fuzzing figures come from the last `make fuzz` in the same BUILD
 # ($BUILD/fuzz/*.summary); the document says when there is none.
@@ -15,7 +15,8 @@ abs() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$top/$1" ;; esa
 BUILD_REL=${BUILD:-build}
 BUILD=$(abs "$BUILD_REL")
 SHARED_DIR=${WH_SHARED_DIR:-../shared}
-STEPS=${RELIABILITY_STEPS:-faults valgrind regress}
+STEPS=${RELIABILITY_STEPS:-faults replay valgrind regress}
+REPLAY_FLOOD=${RELIABILITY_REPLAY_FLOOD:-120000}
 DOC=${RELIABILITY_DOC:-docs/reliability.md}
 FIG="$BUILD/reliability"
 MAKE=${MAKE:-make}
@@ -29,6 +30,12 @@ if has faults; then
     BUILD=$BUILD_REL WH_SHARED_DIR=$SHARED_DIR WH_SOAK=1 bash tests/integration/test_faults.sh \
         >"$FIG/faults-soak.log" 2>&1 || rc=1
     tail -n 3 "$FIG/faults-soak.log" >&2
+fi
+if has replay; then
+    log "replay protection: $REPLAY_FLOOD notifications inside one ReplayWindow"
+    BUILD=$BUILD_REL WH_SHARED_DIR=$SHARED_DIR WH_FLOOD=$REPLAY_FLOOD bash tests/integration/test_replay.sh \
+        >"$FIG/replay-soak.log" 2>&1 || rc=1
+    tail -n 3 "$FIG/replay-soak.log" >&2
 fi
 if has valgrind; then
     log "unit suites under valgrind"
@@ -58,6 +65,45 @@ vg_asserts=$(grep -E '^ +asserts +[0-9]' "$FIG/valgrind.log" 2>/dev/null | tail 
 
 machine=$(printf '%s, %s cores, %s' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
     "$(nproc)" "$(uname -sr)")
+
+# Every route to a handler tried by tests/integration/test_bypass.sh in its
+# last run (inside make check), over HTTP/1.1 and h2c, and the replay runs.
+routes() {
+    local R="$FIG/routes.tsv"
+    cat <<EOF
+## Routes to a handler
+
+\`tests/integration/test_bypass.sh\` (in \`make check\`) tries every route
+httpd can take to a handler whose final configuration names a
+\`WirehookConfig\`: for each, forged requests (no credentials and no
+signature, then a wrong signature) must never run the application, a valid
+notification signed for that URL must reach it once, byte for byte, and a
+notification already delivered through another route must be answered
+\`duplicate\`. The same suite runs over HTTP/1.1 and over h2c (mod_http2,
+\`Protocols h2c http/1.1\`), where it also checks every verdict code and a
+body streamed without Content-Length. Rows are its last run.
+
+EOF
+    if [ ! -s "$R" ]; then
+        echo "No run recorded in this build directory: run \`make check\` first."
+        echo
+        return
+    fi
+    echo "| protocol | route | path | sent | answer, and what the application saw |"
+    echo "|---|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | %s | `%s` | %s | %s |\n", $1, $2, $3, $4, $5 }' "$R"
+    echo
+    local rs="$FIG/replay-soak.log"
+    cat <<EOF
+Replay protection (\`tests/integration/test_replay.sh\`): with the default
+store (mod_socache_dbm) a notification delivered before $REPLAY_FLOOD others
+inside one ReplayWindow, and across a full and a graceful restart, is a
+duplicate; a fixed-size shmcb answers 503 rather than evict, and after each
+start 503 for what it cannot judge; a store emptied while running answers
+503. Last soak run: $( [ -f "$rs" ] && tail -n 1 "$rs" || echo "none" ).
+
+EOF
+}
 
 render() {
     cat <<EOF
@@ -107,6 +153,7 @@ where httpd refuses the request before any module runs; after each, a valid
 notification must be answered 200, and no httpd child may die.
 
 EOF
+    routes
     if [ -f "$FIG/faults-soak.log" ] && grep -q 'FAIL' "$FIG/faults-soak.log"; then
         echo "Failures of the soak run:"
         echo

@@ -8,7 +8,7 @@ BENCH_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ishared $(PKG_CFLAGS)
 BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/bench_gen \
                 $(BENCH_DIR)/min.cgi $(BENCH_DIR)/floor.cgi $(BENCH_DIR)/mod_benchok.so
 
-.PHONY: bench bench-tools
+.PHONY: bench bench-tools bench-node
 
 $(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h $(LIB) $(wildcard shared/*.h)
 	@mkdir -p $(dir $@)
@@ -34,5 +34,17 @@ $(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h
 
 bench-tools: $(BENCH_TOOLS)
 
-bench: all bench-tools
+# The Node receiver's dependencies (ajv, ajv-formats, bcryptjs) from the
+# committed lock file, into $(BENCH_DIR)/node_modules. Never fatal: without
+# npm (or the registry) the bench's node section is skipped with a note.
+# The lock file names no registry host: npm ci takes the configured one.
+$(BENCH_DIR)/node_modules/.package-lock.json: bench/receivers/package.json bench/receivers/package-lock.json
+	@mkdir -p $(BENCH_DIR)
+	cp bench/receivers/package.json bench/receivers/package-lock.json $(BENCH_DIR)/
+	cd $(BENCH_DIR) && npm ci --no-audit --no-fund --loglevel=error >npm.log 2>&1 \
+	  || { echo "npm ci failed (see $(BENCH_DIR)/npm.log): the node section will be skipped" >&2; rm -rf node_modules; }
+
+bench-node: $(BENCH_DIR)/node_modules/.package-lock.json
+
+bench: all bench-tools bench-node
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) BENCH_DIR=$(BENCH_DIR) bash bench/run.sh

@@ -7,29 +7,10 @@
  *       WirehookConfig /etc/wirehook/bank.conf
  *   </Location>
  *
- * Where verification happens: in the fixups hook (APR_HOOK_REALLY_FIRST,
- * after core's SetHandler evaluation). Fixups run for every main request
- * whatever Satisfy/Require say and before any handler, unlike an input
- * filter, which only runs when the handler reads the body. The hook reads
- * the whole body (bounded by MaxBodySize) through the input filters,
- * verifies it, and on success hands the exact bytes to the handler through
- * the WIREHOOK_REPLAY input filter. On failure it answers the JSON error
- * itself and returns DONE, so no handler runs.
- *
- * What the signature covers: the body bytes as sent on the wire (after
- * HTTP/1.1 de-chunking, before any Content-Encoding decoding). A request
- * with a Content-Encoding other than identity is refused 415
- * unsupported_media_type: the bank sends plain JSON, and a compressed body
- * could be neither schema-checked nor handed to the application as
- * verified without inflating it first.
- *
- * Headers: every Wirehook-* request header sent by a client is removed in
- * post_read_request (all requests, not only verified locations) and again
- * before verification; after acceptance the module sets Wirehook-Verified,
- * -Notification-Id, -Event-Type, -Event-Time, -Payment-Id, -Status and
- * -Status-Known for proxied backends, and WIREHOOK_* variables in
- * r->subprocess_env for CGI/SSI/PHP. A client cannot inject WIREHOOK_*
- * variables through headers: CGI exposes request headers only as HTTP_*.
+ * This file: the WirehookConfig directive (the file is read and checked
+ * while httpd reads its configuration, so a broken one stops startup),
+ * the per-directory configuration, and the module's lifecycle. The
+ * request path is wh_mod_verify.c.
  */
 #define WH_MOD_MAIN
 #include "mod_wirehook.h"
@@ -42,6 +23,11 @@
 #include <apr_hash.h>
 
 #define WH_SITES_KEY "wirehook-sites"
+
+/* A number listed twice in the log-tag registry is a duplicate enumerator:
+ * the module does not compile. */
+#define WH_LOGTAG_ENUM(n, what) WH_LOGTAG_N##n,
+enum wh_logtag_registry { WH_LOGTAGS(WH_LOGTAG_ENUM) WH_LOGTAG_COUNT_ };
 
 /* ------------------------------------------------------------ config --- */
 
@@ -64,6 +50,13 @@ apr_hash_t *wh_mod_sites(apr_pool_t *pconf)
     return wh_mod_pool_hash(pconf, WH_SITES_KEY);
 }
 
+wh_mod_site *wh_mod_site_of(const request_rec *r)
+{
+    const wh_mod_dir_conf *dconf =
+        ap_get_module_config(r->per_dir_config, &wirehook_module);
+    return dconf ? dconf->site : NULL;
+}
+
 static void *create_dir_conf(apr_pool_t *p, char *dir)
 {
     (void)dir;
@@ -77,6 +70,24 @@ static void *merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     /* the innermost WirehookConfig wins */
     *conf = add->set ? *add : *base;
     return conf;
+}
+
+/* Fails closed with every problem of the file on a line of its own in the
+ * startup log (the core collects them all, joined by '\n', each as
+ * "file:line: Key: rule"), and a one-line summary that httpd prints with
+ * the httpd.conf line of the directive. */
+static const char *config_errors(cmd_parms *cmd, const char *path,
+                                 const char *err)
+{
+    char *lines = apr_pstrdup(cmd->temp_pool, err), *state = NULL;
+    int n = 0;
+    for (char *l = apr_strtok(lines, "\n", &state); l;
+         l = apr_strtok(NULL, "\n", &state), n++)
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_ERR, 0, cmd->server,
+                     WHLOGNO(00954) "WirehookConfig %s: %s", path, l);
+    return apr_psprintf(cmd->pool, "WirehookConfig %s: %d error%s in the "
+                        "configuration file (each logged above)", path, n,
+                        n == 1 ? "" : "s");
 }
 
 static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
@@ -102,14 +113,11 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
         wh_config *cfg = NULL;
         err = wh_config_load(cmd->pool, path, &cfg);
         if (err)
-            /* fail closed: httpd reports this with the httpd.conf line,
-             * the core's messages carry the wirehook config's file:line */
-            return apr_pstrcat(cmd->pool, "WirehookConfig ", path, ":\n",
-                               err, NULL);
+            return config_errors(cmd, path, err);
         site = apr_pcalloc(cmd->pool, sizeof(*site));
         site->path = path;
         site->cfg = cfg;
-        site->vf = wh_verifier_create(cmd->pool, cfg, &wh_mod_logger);
+        site->vf = wh_verifier_create(cmd->pool, cfg, &wh_mod_server_logger);
         if (site->vf == NULL)
             return apr_pstrcat(cmd->pool, "WirehookConfig ", path,
                                ": cannot create the verifier", NULL);
@@ -145,7 +153,7 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         /* one log line per file: the core joins its warnings with '\n' */
         for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;
              l = apr_strtok(NULL, "\n", &state))
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, APLOGNO(10901)
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00901)
                          "WirehookConfig %s: %s", site->path, l);
     }
     return OK;
@@ -163,187 +171,23 @@ static void wh_child_init(apr_pool_t *pchild, server_rec *s)
                                     APR_THREAD_MUTEX_DEFAULT, pchild)
             != APR_SUCCESS) {
             site->inbox_mutex = NULL;
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, APLOGNO(10902)
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, WHLOGNO(00902)
                          "WirehookConfig %s: cannot create the inbox mutex",
                          site->path);
         }
     }
 }
 
-/* ------------------------------------------------------ early hook --- */
-
-static int wh_post_read_request(request_rec *r)
-{
-    wh_mod_strip_client_headers(r);
-    return DECLINED;
-}
-
-/* The state of the request (or an earlier one in its internal-redirect
- * chain) that this module already verified. */
-static wh_mod_state *find_prior_state(const request_rec *r)
-{
-    for (const request_rec *p = r->prev; p; p = p->prev) {
-        wh_mod_state *st = ap_get_module_config(p->request_config,
-                                                &wirehook_module);
-        if (st)
-            return st;
-    }
-    return NULL;
-}
-
-/* A body that may still be on the wire while we answer early: httpd would
- * discard (read) it after the response; don't read an unbounded one. */
-static void close_if_body_large(request_rec *r, apr_int64_t max)
-{
-    const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
-    const char *cl = apr_table_get(r->headers_in, "Content-Length");
-    if (te != NULL
-        || (cl != NULL && apr_atoi64(cl) > max)
-        || r->expecting_100)
-        r->connection->keepalive = AP_CONN_CLOSE;
-}
-
-static int wh_fixups(request_rec *r)
-{
-    if (r->main)                      /* subrequests carry no body */
-        return DECLINED;
-
-    wh_mod_state *prior = find_prior_state(r);
-    if (prior) {
-        /* internal redirect of a request this module already handled: the
-         * body was consumed; if it was accepted, the redirected request
-         * gets the replay filter back and the same facts */
-        if (prior->verified) {
-            ap_set_module_config(r->request_config, &wirehook_module, prior);
-            wh_mod_replay_resume(r, prior->replay_ctx);
-            wh_mod_publish_facts(r, &prior->verdict.facts);
-        }
-        return DECLINED;
-    }
-
-    const wh_mod_dir_conf *dconf =
-        ap_get_module_config(r->per_dir_config, &wirehook_module);
-    if (dconf == NULL || dconf->site == NULL)
-        return DECLINED;
-    wh_mod_site *site = dconf->site;
-    const wh_config *cfg = site->cfg;
-
-    wh_mod_strip_client_headers(r);
-
-    int inbox = wh_mod_is_inbox(r);
-    if (inbox && r->method_number != M_POST)
-        return DECLINED;              /* GET/HEAD/...: the handler decides */
-
-    wh_mod_state *st = apr_pcalloc(r->pool, sizeof(*st));
-    st->site = site;
-    ap_set_module_config(r->request_config, &wirehook_module, st);
-    wh_mod_request_init(r, cfg, &st->req);
-    wh_verdict_init(&st->verdict, r->pool);
-    wh_mod_log_bind(r);
-
-    wh_verify_envelope(site->vf, &st->req, &st->verdict, r->pool);
-    if (!st->verdict.ok) {
-        wh_mod_log_bind(NULL);
-        wh_mod_log_verdict(r, &st->verdict);
-        close_if_body_large(r, cfg->max_body_size);
-        wh_response resp;
-        wh_response_from_verdict(r->pool, &st->verdict, &resp);
-        return wh_mod_respond(r, &resp);
-    }
-    int status = OK;
-    switch (wh_mod_read_body(r, cfg->max_body_size, &st->req.body,
-                             &st->req.body_len, &status)) {
-    case WH_BODY_ERROR:
-        /* timeouts, aborted clients, bad chunking, LimitRequestBody:
-         * httpd's own answer, unchanged */
-        wh_mod_log_bind(NULL);
-        ap_set_module_config(r->request_config, &wirehook_module, NULL);
-        return status;
-    case WH_BODY_OVERFLOW:
-        /* the rest stays unread: never drain it, close after the 413 */
-        st->req.body_overflow = 1;
-        r->connection->keepalive = AP_CONN_CLOSE;
-        break;
-    case WH_BODY_OK:
-        break;
-    }
-
-    wh_verify_payload(site->vf, &st->req, &st->verdict, r->pool);
-    wh_mod_log_bind(NULL);
-
-    if (inbox && !st->req.body_overflow) {
-        wh_mod_log_verdict(r, &st->verdict);
-        return OK;      /* wh_endpoint_store answers (and quarantines) */
-    }
-
-    if (!st->verdict.ok) {
-        wh_mod_log_verdict(r, &st->verdict);
-        wh_response resp;
-        wh_response_from_verdict(r->pool, &st->verdict, &resp);
-        return wh_mod_respond(r, &resp);
-    }
-
-    const char *id = st->verdict.facts.notification_id;
-    switch (wh_mod_replay_check(r, site->replay, cfg, id)) {
-    case WH_REPLAY_DUPLICATE: {
-        wh_response resp;
-        wh_response_ack(r->pool, "duplicate", id, &resp);
-        return wh_mod_respond(r, &resp);
-    }
-    case WH_REPLAY_UNAVAILABLE:
-        return wh_mod_respond_error(
-            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
-            "replay protection is unavailable; retry later");
-    case WH_REPLAY_FIRST:
-        st->replay_recorded = site->replay != NULL;
-        break;
-    }
-    wh_mod_log_verdict(r, &st->verdict);
-
-    st->verified = 1;
-    st->replay_ctx = wh_mod_replay_body(r, st->req.body, st->req.body_len);
-    wh_mod_publish_facts(r, &st->verdict.facts);
-    return OK;
-}
-
-/* The application failed (final status 5xx): forget the notification id so
- * the bank's retry is delivered instead of being answered "duplicate". */
-static int wh_log_transaction(request_rec *r)
-{
-    const request_rec *first = r, *last = r;
-    while (first->prev)
-        first = first->prev;
-    while (last->next)
-        last = last->next;
-    const wh_mod_state *st = ap_get_module_config(first->request_config,
-                                                  &wirehook_module);
-    if (st == NULL || !st->replay_recorded || !st->verified)
-        return DECLINED;
-    if (last->status >= 500 && last->status <= 599) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10904)
-                      "application answered %d for notificationId=%s: "
-                      "removed from the replay cache so a retry is delivered",
-                      last->status, st->verdict.facts.notification_id);
-        wh_mod_replay_forget(r, st->site->replay,
-                             st->verdict.facts.notification_id);
-    }
-    return DECLINED;
-}
-
 static void register_hooks(apr_pool_t *p)
 {
     (void)p;
-    static const char *const after_core[] = {"core.c", NULL};
-    ap_hook_post_read_request(wh_post_read_request, NULL, NULL,
-                              APR_HOOK_REALLY_FIRST);
-    /* after core's fixup (SetHandler), before mod_rewrite's per-dir rules */
-    ap_hook_fixups(wh_fixups, after_core, NULL, APR_HOOK_REALLY_FIRST);
     ap_hook_post_config(wh_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(wh_child_init, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_log_transaction(wh_log_transaction, NULL, NULL, APR_HOOK_MIDDLE);
+    wh_mod_verify_register();
     wh_mod_body_register();
     wh_mod_replay_register();
     wh_mod_inbox_register();
+    wh_mod_status_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -1,14 +1,18 @@
 /* mod_wirehook internals shared by the module's source files.
  *
  * The module is glue: every verification decision is made by the core
- * (shared/wh_verify.h). Files, one job each:
- *   mod_wirehook.c    directives, per-dir config, hook registration, the
- *                     early verification hook (fixups)
- *   wh_mod_body.c     bounded read-ahead of the body, replay input filter
- *   wh_mod_replay.c   cross-process replay protection on mod_socache
+ * (shared/wh_verify.h, wh_replay.h). Files, one job each:
+ *   mod_wirehook.c    directives, per-dir config, lifecycle, hook
+ *                     registration
+ *   wh_mod_verify.c   the request path: verification in fixups, and the
+ *                     guard in front of every handler (fail closed)
+ *   wh_mod_body.c     bounded read-ahead of the body, WIREHOOK_KEPT_BODY
+ *                     input filter
+ *   wh_mod_replay.c   replay protection on mod_socache
  *   wh_mod_request.c  request_rec -> wh_request, wh_response -> wire,
- *                     facts -> env/headers, core logger bridge
+ *                     facts -> env/headers, header stripping, logging
  *   wh_mod_inbox.c    `SetHandler wirehook` (the inbox endpoint)
+ *   wh_mod_status.c   counters in shared memory, shown by mod_status
  */
 #ifndef MOD_WIREHOOK_H
 #define MOD_WIREHOOK_H
@@ -16,20 +20,13 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
-#include "ap_socache.h"
-#include <apr_global_mutex.h>
 #include <apr_thread_mutex.h>
 
 #include "wh_config.h"
 #include "wh_verify.h"
 #include "wh_response.h"
 #include "wh_inbox.h"
-
-/* For static analysers run without the httpd include path (make cppcheck):
- * http_log.h defines it in a real build. */
-#ifndef APLOGNO
-#define APLOGNO(n) "AH" #n ": "
-#endif
+#include "wh_mod_logtags.h"
 
 /* mod_wirehook.c gets it from AP_DECLARE_MODULE */
 #ifndef WH_MOD_MAIN
@@ -37,29 +34,15 @@ APLOG_USE_MODULE(wirehook);
 #endif
 
 #define WH_MOD_HANDLER      "wirehook"
-#define WH_MOD_FILTER       "WIREHOOK_REPLAY"
+#define WH_MOD_KEPT_FILTER  "WIREHOOK_KEPT_BODY"
 #define WH_MOD_MUTEX_TYPE   "wirehook-replay"
-#define WH_MOD_HEADER_PREFIX "Wirehook-"
 
-/* One socache instance + its global mutex, shared by every loaded config
- * naming the same ReplayCache spec. Created in post_config. */
-typedef struct wh_mod_replay {
-    const char *spec;                   /* "shmcb", "memcache:host:port" */
-    const char *provider_name;
-    const char *args;
-    const ap_socache_provider_t *provider;
-    ap_socache_instance_t *instance;
-    apr_global_mutex_t *mutex;
-    /* Taken before mutex: threads of one child queue on this cheap
-     * process-local lock, so the global one (a priority-inheriting robust
-     * pthread mutex by default, whose every contended lock and unlock is a
-     * system call) only ever sees one waiter per child. Per child. */
-    apr_thread_mutex_t *local;
-    const char *lockfile;
-    int index;                          /* namespace suffix */
-} wh_mod_replay;
+/* One replay store (a mod_socache instance, its mutexes and its ledger),
+ * shared by every loaded configuration naming the same ReplayCache.
+ * Opaque: wh_mod_replay.c. */
+typedef struct wh_mod_replay wh_mod_replay;
 
-/* One loaded configuration file (cached per path per process). */
+/* One loaded configuration file (cached per path per generation). */
 typedef struct wh_mod_site {
     const char *path;
     wh_config *cfg;
@@ -70,6 +53,9 @@ typedef struct wh_mod_site {
     apr_pool_t *inbox_pool;
     wh_inbox *inbox;
     apr_time_t inbox_retry_at;          /* no open before (wh_mod_inbox.c) */
+    /* wh_mod_status.c: this site's counters in shared memory (set in
+     * post_config; NULL: not counted) */
+    struct wh_mod_stats_slot *stats;
 } wh_mod_site;
 
 /* Per-dir config: WirehookConfig PATH | off. */
@@ -78,14 +64,25 @@ typedef struct {
     wh_mod_site *site;                  /* NULL: off */
 } wh_mod_dir_conf;
 
-/* Per-request state (request_config of the request that verified). */
-typedef struct {
+typedef enum {
+    /* accepted and recorded: the handler gets the kept body and facts */
+    WH_ST_VERIFIED = 1,
+    /* POST to the inbox: the verdict (good or bad) is the inbox handler's
+     * to store or quarantine; no other handler may take it */
+    WH_ST_INBOX
+} wh_mod_phase;
+
+/* Per-request state, on request_config of the request that verified (and
+ * carried along an internal-redirect chain). */
+typedef struct wh_mod_state {
     wh_mod_site *site;
+    wh_mod_phase phase;
     wh_request req;
     wh_verdict verdict;
-    int verified;                       /* accepted, facts valid */
-    void *replay_ctx;                   /* WIREHOOK_REPLAY filter state */
-    int replay_recorded;                /* id stored in the replay cache */
+    wh_logger log;                      /* the core's sink, bound to r */
+    void *kept;                         /* WIREHOOK_KEPT_BODY filter state */
+    const request_rec *delivered_to;    /* kept body and facts are on it */
+    wh_mod_replay *recorded;            /* the id is in this replay store */
 } wh_mod_state;
 
 extern module AP_MODULE_DECLARE_DATA wirehook_module;
@@ -93,6 +90,14 @@ extern module AP_MODULE_DECLARE_DATA wirehook_module;
 /* mod_wirehook.c */
 apr_hash_t *wh_mod_pool_hash(apr_pool_t *p, const char *key);
 apr_hash_t *wh_mod_sites(apr_pool_t *pconf);
+/* The WirehookConfig in force for r (its final per-dir config), or NULL. */
+wh_mod_site *wh_mod_site_of(const request_rec *r);
+
+/* wh_mod_verify.c */
+void wh_mod_verify_register(void);
+/* This module's state for r: its own, else the nearest one up r's
+ * internal-redirect chain. NULL for none. */
+wh_mod_state *wh_mod_chain_state(const request_rec *r);
 
 /* wh_mod_request.c */
 void wh_mod_request_init(request_rec *r, const wh_config *cfg,
@@ -103,9 +108,9 @@ int wh_mod_respond_error(request_rec *r, int status, const char *code,
 void wh_mod_strip_client_headers(request_rec *r);
 void wh_mod_publish_facts(request_rec *r, const wh_facts *facts);
 void wh_mod_log_verdict(request_rec *r, const wh_verdict *v);
-extern const wh_logger wh_mod_logger;
-/* The core's log sink reports against this request (thread-local). */
-void wh_mod_log_bind(request_rec *r);
+/* The core's sink: baton is the request_rec, or NULL for the server. */
+void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg);
+extern const wh_logger wh_mod_server_logger;
 
 /* wh_mod_body.c */
 typedef enum {
@@ -116,25 +121,60 @@ typedef enum {
 wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
                                 const char **body, apr_size_t *len,
                                 int *status);
-/* Returns the filter state; wh_mod_replay_resume re-adds the filter with
- * it after an internal redirect (which drops request-level filters). */
-void *wh_mod_replay_body(request_rec *r, const char *body, apr_size_t len);
-void wh_mod_replay_resume(request_rec *r, void *ctx);
+/* Reads and drops the rest of r's body if it ends within max bytes: 0;
+ * -1 when it is longer (or reading failed). */
+int wh_mod_drain_body(request_rec *r, apr_int64_t max);
+/* Hands exactly these bytes to whatever reads r's body next; returns the
+ * filter state (one per request chain). */
+void *wh_mod_keep_body(request_rec *r, const char *body, apr_size_t len);
+/* Puts the filter with that state on r when it is not there already
+ * (an internal redirect drops request-level filters). */
+void wh_mod_kept_body_resume(request_rec *r, void *kept);
 void wh_mod_body_register(void);
 
 /* wh_mod_replay.c */
 typedef enum {
     WH_REPLAY_FIRST = 0,                /* recorded now: deliver */
     WH_REPLAY_DUPLICATE,
-    WH_REPLAY_UNAVAILABLE
+    WH_REPLAY_UNAVAILABLE               /* cannot promise: answer 503 */
 } wh_replay_result;
 void wh_mod_replay_register(void);
 wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
-                                     const wh_config *cfg, const char *id);
+                                     const wh_config *cfg,
+                                     const wh_facts *facts);
 void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id);
+/* For server-status: the provider's name ("dbm", "shmcb", ...). */
+const char *wh_mod_replay_provider(const wh_mod_replay *rp);
+/* For server-status: live ids against capacity (0: no fixed capacity);
+ * -1 when unknown. Live ids are those this server stored within the
+ * window (a shared memcached or redis holds the other servers' too). */
+int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
+                       apr_uint64_t *capacity);
 
 /* wh_mod_inbox.c */
 void wh_mod_inbox_register(void);
 int wh_mod_is_inbox(const request_rec *r);
+
+/* wh_mod_status.c: counters per site, in shared memory (every child and
+ * thread adds to the same numbers; graceful restarts keep them), shown by
+ * mod_status in /server-status and /server-status?auto. Each call is one
+ * relaxed atomic add: no lock, no system call. site may be NULL.
+ * Count every POST wirehook answers exactly once, by what the sender is
+ * told:
+ *   wh_mod_stats_verdict(site, code)  code: WH_CODE_ACCEPTED (delivered to
+ *       the handler), WH_MOD_STATS_DUPLICATE, or the error code answered
+ *       (a verdict's code, WH_CODE_REPLAY_UNAVAILABLE, WH_CODE_INTERNAL...)
+ *   wh_mod_stats_inbox(site, result)  for the inbox handler's store:
+ *       counts the inbox result and the answer it makes (stored ->
+ *       accepted, duplicate -> duplicate, unavailable -> inbox_unavailable)
+ *   wh_mod_stats_endpoint(site, verdict, response)  for a handler that only
+ *       has wh_endpoint_store's answer: the verdict's code when it failed,
+ *       else the inbox result read back from the answer. */
+#define WH_MOD_STATS_DUPLICATE "duplicate"
+void wh_mod_stats_verdict(const wh_mod_site *site, const char *code);
+void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res);
+void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
+                           const wh_response *resp);
+void wh_mod_status_register(void);
 
 #endif

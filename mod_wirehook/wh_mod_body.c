@@ -1,6 +1,6 @@
-/* Bounded read-ahead of the request body, and the WIREHOOK_REPLAY input
+/* Bounded read-ahead of the request body, and the WIREHOOK_KEPT_BODY input
  * filter that serves exactly the verified bytes to the handler afterwards
- * (the pattern of mod_request's KEEP_BODY / kept_body filter). */
+ * (httpd's model: mod_request's KEPT_BODY filter over r->kept_body). */
 #include "mod_wirehook.h"
 
 #include "http_core.h"
@@ -52,7 +52,7 @@ wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
         if (rv != APR_SUCCESS) {
             apr_brigade_destroy(bb);
             *status = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, APLOGNO(10920)
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, WHLOGNO(00920)
                           "reading the request body failed (answer %d)",
                           *status);
             return WH_BODY_ERROR;
@@ -75,7 +75,7 @@ wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
             }
             if ((apr_int64_t)(used + n) > max) {
                 apr_brigade_destroy(bb);
-                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, APLOGNO(10921)
+                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00921)
                               "body exceeds MaxBodySize %" APR_INT64_T_FMT
                               ": stopped reading", max);
                 return WH_BODY_OVERFLOW;
@@ -103,20 +103,52 @@ wh_body_result wh_mod_read_body(request_rec *r, apr_int64_t max,
     return WH_BODY_OK;
 }
 
-/* ---------------------------------------------------- replay filter --- */
+/* Reads and drops the rest of the body, at most max bytes. 0 when it ended
+ * within them; -1 when it is longer or reading failed (the caller closes
+ * the connection instead). */
+int wh_mod_drain_body(request_rec *r, apr_int64_t max)
+{
+    apr_bucket_brigade *bb = apr_brigade_create(r->pool,
+                                                r->connection->bucket_alloc);
+    apr_int64_t seen = 0;
+    int rc = -1;
+
+    for (;;) {
+        apr_off_t n = 0;
+        if (ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES,
+                           APR_BLOCK_READ, WH_READ_CHUNK) != APR_SUCCESS
+            || apr_brigade_length(bb, 1, &n) != APR_SUCCESS)
+            break;
+        seen += n;
+        if (seen > max)
+            break;
+        if (!APR_BRIGADE_EMPTY(bb) && APR_BUCKET_IS_EOS(APR_BRIGADE_LAST(bb))) {
+            rc = 0;
+            break;
+        }
+        apr_brigade_cleanup(bb);
+    }
+    apr_brigade_destroy(bb);
+    return rc;
+}
+
+/* -------------------------------------------------- kept-body filter --- */
+
+static ap_filter_rec_t *kept_body_handle;
 
 typedef struct {
     const char *buf;
     apr_size_t len;
     apr_size_t off;
-} replay_ctx;
+} kept_ctx;
 
-static apr_status_t replay_filter(ap_filter_t *f, apr_bucket_brigade *bb,
-                                  ap_input_mode_t mode,
-                                  apr_read_type_e block, apr_off_t readbytes)
+static apr_status_t kept_body_filter(ap_filter_t *f, apr_bucket_brigade *bb,
+                                     ap_input_mode_t mode,
+                                     apr_read_type_e block,
+                                     apr_off_t readbytes)
 {
     (void)block;
-    replay_ctx *ctx = f->ctx;
+    kept_ctx *ctx = f->ctx;
     apr_bucket_alloc_t *ba = f->c->bucket_alloc;
 
     if (mode == AP_MODE_INIT)
@@ -163,13 +195,13 @@ static apr_status_t replay_filter(ap_filter_t *f, apr_bucket_brigade *bb,
  * is set to it (and Transfer-Encoding dropped) so CGI and proxied backends
  * see a consistent request. A Content-Length request keeps its header,
  * which already equals the byte count. */
-void *wh_mod_replay_body(request_rec *r, const char *body, apr_size_t len)
+void *wh_mod_keep_body(request_rec *r, const char *body, apr_size_t len)
 {
-    replay_ctx *ctx = apr_pcalloc(r->pool, sizeof(*ctx));
+    kept_ctx *ctx = apr_pcalloc(r->pool, sizeof(*ctx));
     ctx->buf = body;
     ctx->len = len;
     ctx->off = 0;
-    ap_add_input_filter(WH_MOD_FILTER, ctx, r, r->connection);
+    ap_add_input_filter_handle(kept_body_handle, ctx, r, r->connection);
     if (apr_table_get(r->headers_in, "Transfer-Encoding")) {
         apr_table_unset(r->headers_in, "Transfer-Encoding");
         apr_table_setn(r->headers_in, "Content-Length",
@@ -179,19 +211,20 @@ void *wh_mod_replay_body(request_rec *r, const char *body, apr_size_t len)
 }
 
 /* An internal redirect keeps only the protocol-level input filters: the
- * redirected request gets the replay filter back, with the same state, so
- * whatever the first handler did not read is still served (as mod_request
- * re-inserts KEPT_BODY for r->kept_body). */
-void wh_mod_replay_resume(request_rec *r, void *ctx)
+ * redirected request gets the kept-body filter back, with the same state,
+ * so whatever the first handler did not read is still served (as
+ * mod_request re-inserts KEPT_BODY for r->kept_body). */
+void wh_mod_kept_body_resume(request_rec *r, void *kept)
 {
     for (ap_filter_t *f = r->input_filters; f; f = f->next)
-        if (f->ctx == ctx)
+        if (f->ctx == kept)
             return;                      /* still there (fast redirect) */
-    ap_add_input_filter(WH_MOD_FILTER, ctx, r, r->connection);
+    ap_add_input_filter_handle(kept_body_handle, kept, r, r->connection);
 }
 
 void wh_mod_body_register(void)
 {
-    ap_register_input_filter(WH_MOD_FILTER, replay_filter, NULL,
-                             AP_FTYPE_RESOURCE);
+    kept_body_handle = ap_register_input_filter(WH_MOD_KEPT_FILTER,
+                                                kept_body_filter, NULL,
+                                                AP_FTYPE_RESOURCE);
 }

@@ -44,9 +44,9 @@ static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
         const char *err = "out of memory";
         /* stores of this child's threads share commits (InboxBatchMax) */
         if (apr_pool_create(&p, parent) == APR_SUCCESS)
-            err = wh_inbox_open_ex(p, site->cfg, &wh_mod_logger, WH_INBOX_GROUP_COMMIT, &ib);
+            err = wh_inbox_open_ex(p, site->cfg, &wh_mod_server_logger, WH_INBOX_GROUP_COMMIT, &ib);
         if (err || ib == NULL) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10950)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00950)
                           "WirehookConfig %s: cannot open the inbox: %s (trying "
                           "again in %d s)", site->path, err ? err : "unknown error",
                           (int)apr_time_sec(WH_MOD_INBOX_RETRY));
@@ -70,7 +70,7 @@ static int inbox_handler(request_rec *r)
         ap_get_module_config(r->per_dir_config, &wirehook_module);
     wh_mod_site *site = dconf ? dconf->site : NULL;
     if (site == NULL) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10951)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00951)
                       "SetHandler wirehook needs WirehookConfig in the same "
                       "context");
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
@@ -78,37 +78,39 @@ static int inbox_handler(request_rec *r)
                                     "the endpoint is not configured");
     }
 
-    wh_mod_state *st = ap_get_module_config(r->request_config,
-                                            &wirehook_module);
-    if (r->method_number == M_POST && st == NULL) {
-        /* fixups did not verify this POST (cannot happen unless the handler
-         * was set after fixups): refuse rather than store unverified */
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, APLOGNO(10952)
+    wh_mod_state *st = wh_mod_chain_state(r);
+    if (r->method_number == M_POST
+        && (st == NULL || st->phase != WH_ST_INBOX || st->site != site)) {
+        /* the guard verifies every POST before this handler: refuse
+         * rather than store anything unverified */
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
+        wh_mod_stats_verdict(site, WH_CODE_INTERNAL);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
     }
 
     wh_request req;
-    if (st)
+    wh_logger log = { wh_mod_log_sink, r };
+    if (st && r->method_number == M_POST)
         req = st->req;
     else
         wh_mod_request_init(r, site->cfg, &req);
+    req.log = &log;
 
     wh_response resp;
-    wh_mod_log_bind(r);
     wh_inbox *ib = inbox_get(r, site);
-    if (r->method_number == M_POST)
+    if (r->method_number == M_POST) {
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
-    else
+        wh_mod_stats_endpoint(site, &st->verdict, &resp);
+    } else
         /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
         wh_endpoint_handle(site->vf, ib, &req, r->args ? r->args : "",
                            r->pool, &resp);
-    wh_mod_log_bind(NULL);
 
     if (r->method_number == M_POST && st->verdict.ok)
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10953)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00953)
                       "inbox: notificationId=%s answered %d",
                       st->verdict.facts.notification_id
                           ? st->verdict.facts.notification_id : "-",

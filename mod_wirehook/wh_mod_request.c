@@ -10,19 +10,12 @@
 
 /* ---------------------------------------------------------- logging --- */
 
-/* The verifier is shared by all threads of a process and created with one
- * logger at config time; the request a message belongs to is bound per
- * thread around each core call. */
-static _Thread_local request_rec *wh_log_r;
-
-void wh_mod_log_bind(request_rec *r)
+/* The core logs through a wh_logger; each request carries one whose baton
+ * is its request_rec (wh_request.log), so a message lands against the
+ * request it is about, with no per-thread state. */
+void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
 {
-    wh_log_r = r;
-}
-
-static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
-{
-    (void)baton;
+    request_rec *r = baton;
     int lvl;
     switch (level) {
     case WH_LOG_ERROR: lvl = APLOG_ERR; break;
@@ -30,13 +23,13 @@ static void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
     case WH_LOG_INFO:  lvl = APLOG_INFO; break;
     default:           lvl = APLOG_DEBUG; break;
     }
-    if (wh_log_r)
-        ap_log_rerror(APLOG_MARK, lvl, 0, wh_log_r, APLOGNO(10910) "%s", msg);
+    if (r)
+        ap_log_rerror(APLOG_MARK, lvl, 0, r, WHLOGNO(00910) "%s", msg);
     else
-        ap_log_error(APLOG_MARK, lvl, 0, NULL, APLOGNO(10910) "%s", msg);
+        ap_log_error(APLOG_MARK, lvl, 0, NULL, WHLOGNO(00913) "%s", msg);
 }
 
-const wh_logger wh_mod_logger = { wh_mod_log_sink, NULL };
+const wh_logger wh_mod_server_logger = { wh_mod_log_sink, NULL };
 
 static const char *nz(const char *s)
 {
@@ -50,7 +43,7 @@ static const char *nz(const char *s)
 void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
 {
     if (v->ok) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, APLOGNO(10911)
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00911)
                       "accepted: notificationId=%s code=%s user=%s "
                       "eventType=%s status=%s",
                       nz(v->facts.notification_id), nz(v->code),
@@ -58,7 +51,7 @@ void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
                       nz(v->facts.status));
         return;
     }
-    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, APLOGNO(10912)
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00912)
                   "rejected: notificationId=%s code=%s status=%d reason=%s",
                   nz(v->facts.notification_id), nz(v->code), v->status,
                   nz(v->message));
@@ -66,38 +59,28 @@ void wh_mod_log_verdict(request_rec *r, const wh_verdict *v)
 
 /* --------------------------------------------------------- requests --- */
 
-typedef struct {
-    const char *name;
-    const char *joined;
-    apr_pool_t *pool;
-} join_ctx;
-
-static int join_one(void *data, const char *key, const char *val)
-{
-    join_ctx *j = data;
-    if (strcasecmp(key, j->name) == 0)
-        j->joined = j->joined ? apr_pstrcat(j->pool, j->joined, ", ", val, NULL)
-                              : val;
-    return 1;
-}
-
 /* Case-insensitive; repeated headers joined with ", " (httpd already merges
- * HTTP/1 headers so; this also covers tables that were not merged). */
+ * HTTP/1 headers so; apr_table_getm also covers tables that were not
+ * merged, without allocating for a header that appears once). */
 static const char *header_lookup(void *ctx, const char *name)
 {
     request_rec *r = ctx;
-    join_ctx j = { name, NULL, r->pool };
-    apr_table_do(join_one, &j, r->headers_in, name, NULL);
-    return j.joined;
+    return apr_table_getm(r->pool, r->headers_in, name);
 }
 
+/* The URL the sender signed is the one it sent: the first request of an
+ * internal-redirect chain (a fast redirect, DirectoryIndex or
+ * FallbackResource, keeps it on r). */
 void wh_mod_request_init(request_rec *r, const wh_config *cfg,
                          wh_request *req)
 {
+    const request_rec *first = r;
+    while (first->prev)
+        first = first->prev;
     memset(req, 0, sizeof(*req));
     req->method = r->method;
     req->url = wh_request_url(r->pool, cfg, ap_http_scheme(r),
-                              header_lookup(r, "Host"), r->unparsed_uri);
+                              header_lookup(r, "Host"), first->unparsed_uri);
     req->header = header_lookup;
     req->header_ctx = r;
     req->body = "";
@@ -142,36 +125,70 @@ int wh_mod_respond_error(request_rec *r, int status, const char *code,
 
 /* --------------------------------------------------------- headers --- */
 
-static int collect_prefixed(void *data, const char *key, const char *val)
+/* "Wirehook" then '-' or '_', in any case: CGI, WSGI and many backends
+ * fold '_' and '-' together (HTTP_WIREHOOK_VERIFIED), so a client's
+ * Wirehook_Verified is as much a forged fact as Wirehook-Verified. */
+#define WH_FACT_WORD "wirehook"
+
+static int is_fact_header(const char *name)
+{
+    apr_size_t n = sizeof(WH_FACT_WORD) - 1;
+    return strncasecmp(name, WH_FACT_WORD, n) == 0
+           && (name[n] == '-' || name[n] == '_');
+}
+
+typedef struct {
+    request_rec *r;
+    apr_array_header_t *names;          /* made at the first match */
+} strip_ctx;
+
+static int collect_fact_header(void *data, const char *key, const char *val)
 {
     (void)val;
-    apr_array_header_t *names = data;
-    if (strncasecmp(key, WH_MOD_HEADER_PREFIX,
-                    sizeof(WH_MOD_HEADER_PREFIX) - 1) == 0)
-        APR_ARRAY_PUSH(names, const char *) = key;
+    strip_ctx *c = data;
+    if (is_fact_header(key)) {
+        if (c->names == NULL)
+            c->names = apr_array_make(c->r->pool, 2, sizeof(char *));
+        APR_ARRAY_PUSH(c->names, const char *) = key;
+    }
     return 1;
 }
 
+static void strip_table(request_rec *r, apr_table_t *t, const char *what)
+{
+    strip_ctx c = { r, NULL };
+    if (t == NULL || apr_is_empty_table(t))
+        return;
+    apr_table_do(collect_fact_header, &c, t, NULL);
+    for (int i = 0; c.names && i < c.names->nelts; i++) {
+        const char *name = APR_ARRAY_IDX(c.names, i, const char *);
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
+                      "removed client-sent %s %s", what, name);
+        apr_table_unset(t, name);
+    }
+}
+
+/* Request headers and trailers (MergeTrailers would fold trailers into the
+ * headers once the body has been read, so this runs again after reading). */
 void wh_mod_strip_client_headers(request_rec *r)
 {
-    apr_array_header_t *names = apr_array_make(r->pool, 2, sizeof(char *));
-    apr_table_do(collect_prefixed, names, r->headers_in, NULL);
-    for (int i = 0; i < names->nelts; i++) {
-        const char *name = APR_ARRAY_IDX(names, i, const char *);
-        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, APLOGNO(10914)
-                      "removed client-sent request header %s", name);
-        apr_table_unset(r->headers_in, name);
-    }
+    strip_table(r, r->headers_in, "request header");
+    strip_table(r, r->trailers_in, "trailer");
 }
 
 /* A header value may not carry control characters (a JSON string could
  * hold "\r\n"): those become '?'. */
 static const char *header_safe(apr_pool_t *p, const char *v)
 {
+    const char *c = v;
+    while (*c && !apr_iscntrl((unsigned char)*c))
+        c++;
+    if (*c == '\0')
+        return v;                        /* the common case: no copy */
     char *s = apr_pstrdup(p, v);
-    for (char *c = s; *c; c++)
-        if (apr_iscntrl((unsigned char)*c))
-            *c = '?';
+    for (char *d = s + (c - v); *d; d++)
+        if (apr_iscntrl((unsigned char)*d))
+            *d = '?';
     return s;
 }
 
@@ -180,8 +197,9 @@ static void publish(request_rec *r, const char *env, const char *hdr,
 {
     if (value == NULL)
         return;
-    apr_table_set(r->subprocess_env, env, value);
-    apr_table_set(r->headers_in, hdr, header_safe(r->pool, value));
+    /* the facts live in r's pool (or are literals): no copies */
+    apr_table_setn(r->subprocess_env, env, value);
+    apr_table_setn(r->headers_in, hdr, header_safe(r->pool, value));
 }
 
 void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
@@ -196,7 +214,7 @@ void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
     publish(r, "WIREHOOK_STATUS_KNOWN", "Wirehook-Status-Known",
             f->status_known ? "1" : "0");
     if (f->user) {
-        apr_table_set(r->subprocess_env, "WIREHOOK_USER", f->user);
+        apr_table_setn(r->subprocess_env, "WIREHOOK_USER", f->user);
         if (r->user == NULL) {
             r->user = apr_pstrdup(r->pool, f->user);
             r->ap_auth_type = "Basic";

@@ -38,6 +38,7 @@ struct wh_auth_cache {
     unsigned char store_key[SHA256_DIGEST_LENGTH];
     unsigned long store_hits;
     unsigned long password_checks;
+    unsigned long decoy_checks;
 };
 
 /* SHA-256 fetched once per process: a fetch by name per call takes
@@ -102,6 +103,11 @@ unsigned long wh_auth_cache_store_hits(const wh_auth_cache *c)
 unsigned long wh_auth_cache_password_checks(const wh_auth_cache *c)
 {
     return c ? c->password_checks : 0;
+}
+
+unsigned long wh_auth_cache_decoy_checks(const wh_auth_cache *c)
+{
+    return c ? c->decoy_checks : 0;
 }
 
 static void count(wh_auth_cache *c, unsigned long *n)
@@ -238,7 +244,8 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
 static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
                                         wh_auth_cache *cache, const char *header,
                                         const char *user, const char *password,
-                                        apr_time_t now, const char **user_out)
+                                        apr_time_t now, const char **user_out,
+                                        int *checked)
 {
     unsigned char key[SHA256_DIGEST_LENGTH];
     char skey[2 * SHA256_DIGEST_LENGTH + 1];
@@ -266,9 +273,21 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
             return WH_AUTH_OK;
         }
     }
-    if (hash && cache)
+    if (cache)
         count(cache, &cache->password_checks);
-    if (!hash || apr_password_validate(password, hash) != APR_SUCCESS)
+    *checked = 1;
+    if (!hash) {
+        /* The same work as a wrong password for a real user, whose result
+         * cannot matter: the name is unknown. */
+        const char *decoy = wh_htpasswd_decoy(users);
+        if (decoy) {
+            (void)apr_password_validate(password, decoy);
+            if (cache)
+                count(cache, &cache->decoy_checks);
+        }
+        return WH_AUTH_FAILED;
+    }
+    if (apr_password_validate(password, hash) != APR_SUCCESS)
         return WH_AUTH_FAILED;
     if (use_cache)
         cache_store(cache, key, now, user);
@@ -278,17 +297,31 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
     return WH_AUTH_OK;
 }
 
+wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
+                                wh_auth_cache *cache, const char *header,
+                                apr_time_t now, const char **user_out,
+                                int *password_checked)
+{
+    const char *user = NULL, *password = NULL;
+    wh_auth_result result;
+    int checked = 0;
+
+    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
+        result = WH_AUTH_MISSING;
+    else {
+        result = check_credentials(p, users, cache, header, user, password,
+                                   now, user_out, &checked);
+        /* The decoded password lives in the pool; do not leave it readable. */
+        OPENSSL_cleanse((void *)password, strlen(password));
+    }
+    if (password_checked)
+        *password_checked = checked;
+    return result;
+}
+
 wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
                              wh_auth_cache *cache, const char *header,
                              apr_time_t now, const char **user_out)
 {
-    const char *user = NULL, *password = NULL;
-    wh_auth_result result;
-
-    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
-        return WH_AUTH_MISSING;
-    result = check_credentials(p, users, cache, header, user, password, now, user_out);
-    /* The decoded password lives in the pool; do not leave it readable. */
-    OPENSSL_cleanse((void *)password, strlen(password));
-    return result;
+    return wh_auth_check_ex(p, users, cache, header, now, user_out, NULL);
 }

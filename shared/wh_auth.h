@@ -54,16 +54,33 @@ int wh_auth_cache_set_store(wh_auth_cache *c, const wh_auth_store *store,
  * (apr_password_validate calls: bcrypt for bcrypt hashes). */
 unsigned long wh_auth_cache_store_hits(const wh_auth_cache *c);
 unsigned long wh_auth_cache_password_checks(const wh_auth_cache *c);
+/* Of those, the checks an unknown user's password paid against the
+ * decoy hash (see wh_auth_check). */
+unsigned long wh_auth_cache_decoy_checks(const wh_auth_cache *c);
 
 /* Splits "Basic base64(user:pass)". Returns NULL or why it is malformed. */
 const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
                                 const char **user, const char **password);
 
 /* Checks the Authorization header value against users (user -> hash).
- * cache may be NULL. *user_out gets the user name on success. */
+ * cache may be NULL. *user_out gets the user name on success. An unknown
+ * user costs the same password check as a known one with a wrong password
+ * (wh_htpasswd_decoy): timing does not tell which names exist. */
 wh_auth_result wh_auth_check(apr_pool_t *p, apr_hash_t *users,
                              wh_auth_cache *cache, const char *header,
                              apr_time_t now, const char **user_out);
+/* The same, saying in *password_checked (may be NULL) whether a password
+ * check (bcrypt for bcrypt hashes) ran, rather than a cache answering. */
+wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
+                                wh_auth_cache *cache, const char *header,
+                                apr_time_t now, const char **user_out,
+                                int *password_checked);
+
+/* The costliest hash of the table (bcrypt of the highest cost first):
+ * an unknown user's password is checked against it, and the result
+ * ignored, so that a failed login costs the same whether or not the name
+ * exists. NULL for an empty or NULL table. */
+const char *wh_htpasswd_decoy(apr_hash_t *users);
 
 /* Loads an htpasswd file (user:hash per line, '#' comments) into a hash.
  * Returns NULL or an error "path:line: message". */

@@ -9,9 +9,10 @@
  * are errors, and every error of a file is collected ("path:line: msg")
  * so an operator fixes them in one round instead of one per restart.
  *
- * No message ever repeats a value or an unknown key: a value may be a
- * conninfo with a password, and a line that is not a key at all may be a
- * secret pasted into the wrong file. Line numbers identify the culprit. */
+ * No message ever repeats a value: it may be a conninfo with a password.
+ * An unknown key is named only when it is shaped like a key name, since a
+ * line that is not a key at all may be a secret pasted into the wrong
+ * file. Line numbers identify the culprit. */
 #include "wh_config.h"
 #include "wh_auth.h"
 #include "wh_inbox_files.h"
@@ -294,7 +295,7 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     X("ListMaxLimit", set_list_max_limit,                                    \
       "N: largest list page size, 1..10000 (100)")                           \
     X("ReplayCache", set_replay_cache,                                       \
-      "SPEC: provider[:args] of the replay cache (shmcb)")                   \
+      "SPEC: provider[:args] of the replay store (dbm)")                   \
     X("ReplayWindow", set_replay_window,                                     \
       "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")
 
@@ -348,12 +349,31 @@ static apr_size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* The unknown key itself is not echoed (see top of file), so point at the
- * closest canonical key instead when there is a plausible one. */
+/* Key names are words of letters, and short. Anything else (digits,
+ * punctuation, length) may be a secret or a password pasted into the wrong
+ * file and is never echoed (see top of file) — unless it is a near miss of
+ * a real key name, which a random secret is not. */
+#define WH_KEY_ECHO_MAX 40
+
+static int looks_like_key(const char *name)
+{
+    apr_size_t n = strlen(name);
+
+    if (n == 0 || n > WH_KEY_ECHO_MAX)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!apr_isalpha(*c))
+            return 0;
+    return 1;
+}
+
+/* Names the unknown key when it is shaped like one, and points at the
+ * closest canonical key when there is a plausible one. */
 static const char *unknown_key_error(apr_pool_t *p, const char *name)
 {
     apr_size_t i, best = WH_SUGGEST_DISTANCE + 1;
     const char *match = NULL;
+    const char *what;
 
     if (strlen(name) <= WH_KEY_NAME_MAX) {
         for (i = 0; i < WH_KEY_COUNT; i++) {
@@ -364,9 +384,12 @@ static const char *unknown_key_error(apr_pool_t *p, const char *name)
             }
         }
     }
+    what = match || looks_like_key(name)
+           ? apr_psprintf(p, "unknown key '%s'", name)
+           : "unknown key (not shown: it does not look like a key name)";
     if (match)
-        return apr_psprintf(p, "unknown key (did you mean %s?)", match);
-    return "unknown key";
+        return apr_psprintf(p, "%s (did you mean %s?)", what, match);
+    return what;
 }
 
 /* ---- setting one key ----------------------------------------------- */
@@ -437,8 +460,8 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->inbox_batch_max = WH_DEF_BATCH_MAX;
     cfg->list_default_limit = WH_DEF_LIST_LIMIT;
     cfg->list_max_limit = WH_DEF_LIST_MAX;
-    cfg->replay_cache = "shmcb";
-    cfg->replay_cache_provider = "shmcb";
+    cfg->replay_cache = "dbm";
+    cfg->replay_cache_provider = "dbm";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
     cfg->seen = apr_hash_make(p);

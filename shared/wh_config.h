@@ -61,8 +61,8 @@ typedef struct {
     int list_default_limit;            /* 25 */
     int list_max_limit;                /* 100 */
 
-    const char *replay_cache;          /* ReplayCache as written: "shmcb" */
-    const char *replay_cache_provider; /* "shmcb", "memcache", "redis", .. */
+    const char *replay_cache;          /* ReplayCache as written: "dbm" */
+    const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */
     const char *replay_cache_args;     /* text after "provider:", or NULL */
     apr_int64_t replay_window;         /* ReplayWindow seconds; default and
                                           minimum 2 * timestamp_tolerance */

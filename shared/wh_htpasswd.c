@@ -83,6 +83,48 @@ static void htpasswd_line(void *vctx, unsigned lineno, char *line,
     add_user(ctx, line, (apr_size_t)(colon - line), colon + 1);
 }
 
+/* Relative work of one apr_password_validate() call on hash: what an
+ * unknown user's check must cost so that timing tells nothing. bcrypt is
+ * 2^cost rounds of its key schedule; SHA-crypt states its rounds (5000
+ * when unstated); apr1 is 1000 MD5 rounds; SHA1 and DES crypt are one
+ * hash. Only the order matters. */
+static apr_uint64_t hash_work(const char *h)
+{
+    if ((strncmp(h, "$2y$", 4) == 0 || strncmp(h, "$2a$", 4) == 0 ||
+         strncmp(h, "$2b$", 4) == 0) && apr_isdigit(h[4]) && apr_isdigit(h[5])) {
+        int cost = (h[4] - '0') * 10 + (h[5] - '0');
+        return cost <= 31 ? (apr_uint64_t)1000 << cost : 0;
+    }
+    if (strncmp(h, "$5$", 3) == 0 || strncmp(h, "$6$", 3) == 0) {
+        const char *r = strstr(h, "$rounds=");
+        apr_int64_t n = r ? apr_atoi64(r + 8) : 5000;
+        return n > 0 ? (apr_uint64_t)n : 5000;
+    }
+    if (strncmp(h, "$apr1$", 6) == 0)
+        return 1000;
+    return 1;
+}
+
+const char *wh_htpasswd_decoy(apr_hash_t *users)
+{
+    const char *best = NULL;
+    apr_uint64_t best_work = 0;
+
+    if (!users)
+        return NULL;
+    for (apr_hash_index_t *hi = apr_hash_first(NULL, users); hi;
+         hi = apr_hash_next(hi)) {
+        const char *h = apr_hash_this_val(hi);
+        apr_uint64_t w = hash_work(h);
+        /* strcmp breaks ties: the same file always gives the same decoy */
+        if (!best || w > best_work || (w == best_work && strcmp(h, best) < 0)) {
+            best = h;
+            best_work = w;
+        }
+    }
+    return best;
+}
+
 const char *wh_htpasswd_load(apr_pool_t *p, const char *path,
                              apr_hash_t **users)
 {

@@ -2,6 +2,7 @@
 #define WH_VERDICT_H
 #include <apr_pools.h>
 #include <apr_tables.h>
+#include <apr_time.h>
 
 /* Error codes: the contract with senders and operators (see README). */
 #define WH_CODE_METHOD_NOT_ALLOWED   "method_not_allowed"
@@ -43,6 +44,9 @@ typedef struct {
     const char *status;          /* NULL for non-wire events */
     int status_known;            /* status is one of the spec's list */
     const char *user;            /* Basic-auth user that was accepted */
+    apr_time_t signed_at;        /* the timestamp header's instant: what
+                                    the sender signed; 0 before it is
+                                    checked */
 } wh_facts;
 
 typedef struct {

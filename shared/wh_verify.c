@@ -59,8 +59,14 @@ int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
                    apr_pool_t *p)
 {
     const char *user = NULL;
-    wh_auth_result r = wh_auth_check(p, vf->cfg->users, vf->auth_cache,
-                                     header(req, "Authorization"), req->now, &user);
+    int checked = 0;
+    wh_auth_result r = wh_auth_check_ex(p, vf->cfg->users, vf->auth_cache,
+                                        header(req, "Authorization"), req->now,
+                                        &user, &checked);
+    if (checked && r == WH_AUTH_OK)
+        /* once per credential per AuthCacheTTL in steady use */
+        wh_logf(req->log ? req->log : &vf->log, WH_LOG_DEBUG,
+                "auth: password of user %s checked against BasicAuthFile", user);
     if (r == WH_AUTH_OK) {
         v->facts.user = user;
         return 0;
@@ -176,7 +182,8 @@ int wh_verify_envelope(wh_verifier *vf, const wh_request *req,
 }
 
 static int check_timestamp(const wh_config *cfg, const wh_request *req,
-                           wh_verdict *v, const char **ts_out)
+                           wh_verdict *v, const char **ts_out,
+                           apr_time_t *signed_at)
 {
     const char *ts = header(req, cfg->timestamp_header);
     apr_int64_t skew = 0;
@@ -189,6 +196,7 @@ static int check_timestamp(const wh_config *cfg, const wh_request *req,
                                req->now, &skew)) {
     case WH_TS_OK:
         *ts_out = ts;
+        (void)wh_timestamp_parse(ts, cfg->timestamp_unit, signed_at);
         return 0;
     case WH_TS_MALFORMED:
         return wh_verdict_fail(v, 401, WH_CODE_TS_MALFORMED,
@@ -231,7 +239,7 @@ static int check_signature(wh_verifier *vf, const wh_request *req,
                            req->body ? req->body : "", req->body_len, ts, given) < 0) {
         /* Enough to debug URL form, clock or proxy problems; nothing that
          * helps forge a signature. */
-        wh_logf(&vf->log, WH_LOG_DEBUG,
+        wh_logf(req->log ? req->log : &vf->log, WH_LOG_DEBUG,
                 "signature mismatch: signed text was method=%s url=%s timestamp=%s "
                 "body_length=%" APR_SIZE_T_FMT "; %d secret(s) tried",
                 req->method, req->url ? req->url : "", ts, req->body_len,
@@ -267,12 +275,17 @@ int wh_verify_payload(wh_verifier *vf, const wh_request *req,
                       wh_verdict *v, apr_pool_t *p)
 {
     const char *ts = NULL;
+    apr_time_t signed_at = 0;
+    int failed;
 
     v->ok = 0;
     if (req->body_overflow || req->body_len > (apr_size_t)vf->cfg->max_body_size)
         return too_large(vf->cfg, v);
-    if (check_timestamp(vf->cfg, req, v, &ts) || check_signature(vf, req, ts, v) ||
-        check_body(vf->cfg, req, v, p))
+    failed = check_timestamp(vf->cfg, req, v, &ts, &signed_at) ||
+             check_signature(vf, req, ts, v) || check_body(vf->cfg, req, v, p);
+    /* after check_body: the schema check fills the facts afresh */
+    v->facts.signed_at = signed_at;
+    if (failed)
         return v->status;
     v->ok = 1;
     v->status = 200;

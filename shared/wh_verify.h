@@ -22,6 +22,11 @@ typedef struct {
     apr_size_t body_len;
     int body_overflow;           /* host stopped reading at MaxBodySize */
     apr_time_t now;              /* apr_time_now() in production */
+    /* Where the core's messages about this request go; NULL: the
+     * verifier's logger. A host that knows the request at hand (httpd's
+     * request_rec) passes a sink bound to it, so a shared verifier needs
+     * no per-thread state. */
+    const wh_logger *log;
 } wh_request;
 
 /* Per-configuration verifier: holds the config, the log sink and the

@@ -78,12 +78,12 @@ for c in "${CODES[@]}"; do
     assert_true "docs/errors.md has a row for $c" grep -qE "\| \`$c\`( / \`[a-z_]+\`)? \|" <<<"$errmd"
 done
 
-# every AH number the docs quote is one the module logs
+# every log tag the docs quote is one the module logs
 missing=""
-for n in $(grep -ohE 'AH109[0-9]{2}' docs/*.md man/* | sort -u); do
-    grep -q "APLOGNO(${n#AH})" mod_wirehook/*.c || missing="$missing $n"
+for n in $(grep -ohE 'WH[0-9]{5}' docs/*.md man/* | sort -u); do
+    grep -q "WHLOGNO(${n#WH})" mod_wirehook/*.c || missing="$missing $n"
 done
-assert_eq "" "$missing" "every AH109xx number in docs/ and man/ exists in mod_wirehook"
+assert_eq "" "$missing" "every WH log tag in docs/ and man/ is logged by mod_wirehook"
 
 # ------------------------------------------------------------ docs, links ---
 for f in configuration errors spec-decisions troubleshooting architecture; do
@@ -122,8 +122,8 @@ if wh_httpd_start; then
     WH_TS=$(( $(date +%s) - 412 )) wh_post "$W" "$(wh_body Complete)"
     WH_TS=$(( $(date +%s) + 1800 )) wh_post "$W" "$(wh_body Complete)"
     sleep 0.3
-    real=$(grep -E 'AH1091[02]' "$T/logs/error.log" | norm)
-    guide=$(grep -E '^\[[A-Z][a-z]{2} .*AH1091[02]' docs/troubleshooting.md | norm)
+    real=$(grep -E 'WH0091[02]' "$T/logs/error.log" | norm)
+    guide=$(grep -E '^\[[A-Z][a-z]{2} .*WH0091[02]' docs/troubleshooting.md | norm)
     assert_true "troubleshooting.md quotes 4 log lines" test "$(grep -c . <<<"$guide")" -ge 4
     while IFS= read -r line; do
         assert_true "troubleshooting.md line is real: ${line:0:90}..." grep -qxF -- "$line" <<<"$real"

@@ -81,7 +81,7 @@ ex_conf() {
         echo "ServerRoot \"$dir\""
         # shellcheck disable=SC2086
         ex_mods mpm_event authz_core authz_host mime cgid env headers log_config \
-            unixd alias dir setenvif socache_shmcb $mods
+            unixd alias dir setenvif socache_dbm $mods
         [ -z "${EX_NO_MODULE:-}" ] && echo "LoadModule wirehook_module $WH_MOD_SO"
         [ -n "$www" ] && printf 'User %s\nGroup %s\n' "$www" "$www"
         cat <<EOF
@@ -387,6 +387,19 @@ ex_put "$E/apache.conf" /etc/apache2/conf-available/wirehook-cluster.conf
 ex_put "$EX/cgi-app/receive.cgi" /var/www/wirehook/app/receive.cgi 755
 B_DIR="$T/server-b"
 mkdir -p "$B_DIR"
+# mark_new KIND PORT: tells a new, empty cache that nothing was accepted
+# before it, as the example's README shows (otherwise wirehook answers 503
+# for TimestampTolerance: it cannot tell a new cache from an emptied one)
+mark_new() {
+    local key="wirehook-replay:$(printf 'wirehook:epoch' | od -An -tx1 | tr -d ' \n')"
+    local val="since=0 set=$(date +%s)000000"
+    case $1 in
+        redis) redis-cli -h 127.0.0.1 -p "$2" SET "$key" "$val" EX 1728000 >/dev/null ;;
+        memcache) exec 5<>"/dev/tcp/127.0.0.1/$2"
+                  printf 'set %s 0 1728000 %d\r\n%s\r\n' "$key" "${#val}" "$val" >&5
+                  head -c 8 <&5 >/dev/null; exec 5>&- ;;
+    esac
+}
 # cluster_run KIND PROVIDER-PORT-IN-EXAMPLE START-COMMAND...
 cluster_run() {
     local kind=$1 example_port=$2 cport cpid b id y yid n bport; shift 2
@@ -396,6 +409,7 @@ cluster_run() {
     EX_PIDS+=("$cpid")
     local i
     for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
+    mark_new "$kind" "$cport"
     ex_put "$E/wirehook-$kind.conf" /etc/wirehook/wirehook.conf
     CONF="$R/etc/wirehook/wirehook.conf"
     sed -i "s|replay-cache.example.com:$example_port|127.0.0.1:$cport|" "$CONF"
@@ -428,6 +442,28 @@ cluster_run() {
     ex_send "$CONF" "$A" --user "$CRED" --sample Complete
     assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache down: 503, not delivered"
     assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered while the cache is down"
+    # ... and comes back empty (restarted, flushed): it remembers nothing,
+    # so what it cannot judge is 503, the replay of y above included
+    "$@" "$cport" >>"$T/$kind.log" 2>&1 &
+    cpid=$!
+    EX_PIDS+=("$cpid")
+    for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
+    # until both servers reconnect (their client libraries hold off a dead
+    # server for a while), answers stay 503 for that reason
+    for i in $(seq 1 40); do
+        ex_send "$CONF" "$A" --user "$CRED" --sample Complete
+        ex_send "$CONF" "$B" --user "$CRED" --sample Complete
+        [ "$(cat "$T/logs/error.log" "$B_DIR/logs/error.log" | grep -c WH00957)" -ge 1 ] && break
+        sleep 0.5
+    done
+    assert_contains "$(cat "$T/logs/error.log" "$B_DIR/logs/error.log")" "WH00957" "$kind: the emptied cache is noticed (no epoch marker)"
+    ex_send "$CONF" "$A" --user "$CRED" "$y"
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache back empty: a replay through A is 503"
+    ex_send "$CONF" "$B" --user "$CRED" "$y"
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: ... and through B"
+    ex_send "$CONF" "$A" --user "$CRED" --sample Complete
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache back empty: a fresh one is 503 too, for TimestampTolerance"
+    assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered by an emptied cache"
     ex_stop_second "$B_DIR"
     wh_httpd_stop
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-serial: kill -9 and slow clients race the clock (reqtimeout, retries)
 # Fault and abuse tests (make check; WH_SOAK=1 for the longer `make soak`):
 #   1. ~60 malformed requests (truncated bodies, Content-Length lies, chunked
 #      bodies over the limit, header injection, duplicate headers, 10k-char

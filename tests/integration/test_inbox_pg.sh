@@ -2,15 +2,15 @@
 # The inbox on a real PostgreSQL (a throwaway cluster on 127.0.0.1, see
 # pg.sh): the unit cases on the pgsql driver, then the CGI and the
 # module's `SetHandler wirehook` sharing one database: store, duplicates,
-# listing, 8 writers x 500 with 10% duplicates, kill -9 of writers, an
+# listing, 8 writers x 100 with 10% duplicates, kill -9 of writers, an
 # outage (503 while down, service resumes when it is back) and no password
-# in any log. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (500).
+# in any log. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (100 x WH_SCALE).
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/inbox_lib.sh"
 . "$(dirname "$0")/pg.sh"
 W=${WH_LOAD_WRITERS:-8}
-E=${WH_LOAD_EVENTS:-500}
+E=${WH_LOAD_EVENTS:-$(wh_size 100)}
 
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 _wh_ok "PostgreSQL started on 127.0.0.1:$PG_PORT"

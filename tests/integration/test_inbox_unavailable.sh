@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-serial: asserts a lock wait of 4-9 s
 # A SQLite inbox that cannot take a write is answered 503 inbox_unavailable,
 # never 200, by the CGI and by the module; service resumes by itself once
 # the database is writable again. Read-only: a directory and file the

@@ -15,7 +15,7 @@ PROXIED="$T/etc/proxied.conf"
 PUBLIC_URL="https://bank-facing.example.com/v1/wires"
 wh_write_config "$PROXIED" "SignedUrl $PUBLIC_URL"
 EXPLICIT="$T/etc/explicit-cache.conf"
-wh_write_config "$EXPLICIT" "ReplayCache \"shmcb:$T/run/replay-explicit(256000)\"" "ReplayWindow 900"
+wh_write_config "$EXPLICIT" "ReplayCache \"shmcb:$T/run/replay-explicit(256000)\"" "ReplayWindow 900" "TimestampTolerance 3"
 
 MEMCACHE="$T/etc/memcache.conf"
 DEADMC=$(wh_free_port)
@@ -182,11 +182,21 @@ assert_json_code auth_required "verdicts unchanged after restart"
 wh_httpd_stop
 
 # ------------------------------------------------------- apache2 -t ---
-printf 'SigningSecretFile %s\nBasicAuthFile %s\nTimestampToleranse 300\n' "$WH_SECRETS" "$WH_HTPASSWD" >"$T/etc/broken.conf"
+printf 'SigningSecretFile %s\nBasicAuthFile %s\nTimestampToleranse 300\nFrobnicate 1\nMaxBodySize lots\n' "$WH_SECRETS" "$WH_HTPASSWD" >"$T/etc/broken.conf"
 wh_conf_variant broken "s|WirehookConfig $CUSTOM|WirehookConfig $T/etc/broken.conf|" >/dev/null
 WH_HTTPD_CONF="$T/httpd-broken.conf" wh_httpd_configtest
 assert_ne 0 "$?" "apache2 -t fails on a broken wirehook config"
 assert_contains "$WH_OUT" "$T/etc/broken.conf:3" "apache2 -t names the wirehook config's file:line"
+# Each problem on a line of its own, with the key named and a suggestion;
+# no literal "\n" escapes in the output.
+line3=$(printf '%s\n' "$WH_OUT" | grep -c "WH00954: WirehookConfig $T/etc/broken.conf: $T/etc/broken.conf:3: unknown key 'TimestampToleranse' (did you mean TimestampTolerance?)$")
+assert_eq 1 "$line3" "apache2 -t: the misspelt key is named on its own line, with 'did you mean'"
+line4=$(printf '%s\n' "$WH_OUT" | grep -c "broken.conf:4: unknown key 'Frobnicate'$")
+assert_eq 1 "$line4" "apache2 -t: a second unknown key gets its own line"
+line5=$(printf '%s\n' "$WH_OUT" | grep -c "broken.conf:5: MaxBodySize")
+assert_eq 1 "$line5" "apache2 -t: a bad value gets its own line"
+assert_not_contains "$WH_OUT" '\n' "apache2 -t prints no literal \\n escapes"
+assert_contains "$WH_OUT" "3 errors in the configuration file" "apache2 -t summarises with the count"
 WH_QUIET_START=1 WH_HTTPD_CONF="$T/httpd-broken.conf" wh_httpd_start
 assert_ne 0 "$?" "httpd refuses to start with a broken wirehook config"
 assert_false "nothing listens after the refused start" _wh_port_open
@@ -218,7 +228,7 @@ assert_eq 0 "$?" "apache2 -t passes on the good configuration"
 chmod 644 "$WH_SECRETS"
 : >"$T/logs/error.log"
 wh_httpd_start || exit 1
-assert_contains "$(wh_errlog)" "AH10901" "startup warns about a world-readable secrets file"
+assert_contains "$(wh_errlog)" "WH00901" "startup warns about a world-readable secrets file"
 assert_not_contains "$(wh_errlog)" "$WH_SECRET" "the warning does not reveal the secret"
 wh_httpd_stop
 chmod 600 "$WH_SECRETS"

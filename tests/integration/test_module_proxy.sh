@@ -12,6 +12,14 @@ wh_httpd_extra "<Location /proxied>
     WirehookConfig $WH_CONF
     ProxyPass http://127.0.0.1:$BACK/backend
 </Location>
+<Location /proxied-trailers>
+    WirehookConfig $WH_CONF
+    ProxyPass http://127.0.0.1:$BACK/backend
+</Location>
+<Location /open-proxied>
+    ProxyPass http://127.0.0.1:$BACK/open
+</Location>
+MergeTrailers on
 <Location /proxied-dead>
     WirehookConfig $WH_CONF
     ProxyPass http://127.0.0.1:$DEAD/nothing
@@ -77,6 +85,58 @@ assert_eq 1 "$(wh_app_env "$d" WIREHOOK_VERIFIED)" "rewrite: facts survive the r
 WH_AUTH=- wh_post "$WH_URL/rw/anything" "$(wh_body Complete)"
 assert_status 401 "rewrite: unsigned refused before the rewrite"
 assert_eq 1 "$(wh_app_calls)" "rewrite: refused request did not reach the app"
+
+# ---- client facts in every spelling ----------------------------------
+# backend.py, like WSGI and CGI environments, folds '_' and '-' together:
+# a client's Wirehook_Verified would arrive as HTTP_WIREHOOK_VERIFIED
+mkdir -p "$T/open-proxy"
+u=$(wh_body Complete)
+wh_post "$P" "$u" -H 'Wirehook_Verified: forged' -H 'wirehook_payment_id: FORGED' \
+    -H 'WIREHOOK-STATUS: Forged' -H 'wIrEhOoK_uSeR: mallory' -H 'Wirehook_Anything: x'
+assert_status 200 "underscores: accepted"
+d=$(wh_app_last)
+assert_eq 1 "$(grep -c '^HTTP_WIREHOOK_VERIFIED=' "$d/env")" "underscores: one Wirehook-Verified reaches the backend, not two"
+assert_eq 1 "$(wh_app_env "$d" HTTP_WIREHOOK_VERIFIED)" "underscores: it is the module's"
+assert_eq WP-2026-000481 "$(wh_app_env "$d" HTTP_WIREHOOK_PAYMENT_ID)" "underscores: the payment id is the verified one"
+assert_eq 1 "$(grep -c '^HTTP_WIREHOOK_PAYMENT_ID=' "$d/env")" "underscores: no second payment id"
+assert_eq Complete "$(wh_app_env "$d" HTTP_WIREHOOK_STATUS)" "upper case: the status is the verified one"
+assert_eq "" "$(wh_app_env "$d" HTTP_WIREHOOK_USER)" "mixed case: the forged user is gone"
+assert_eq "" "$(wh_app_env "$d" HTTP_WIREHOOK_ANYTHING)" "any Wirehook_ header is gone"
+assert_contains "$(wh_errlog)" "removed client-sent request header Wirehook_Verified" "the removal is logged at debug"
+# chunked, with forged facts as trailers merged into the headers
+python3 - "$WH_PORT" "$u" "$WH_USER:$WH_PASSWD" "$WH_SECRETS" "$WIREHOOK" >"$T/trailer.out" 2>&1 <<'EOF'
+import base64, socket, subprocess, sys, time
+port, path, cred, secrets, wirehook = sys.argv[1:6]
+body = open(path, "rb").read().replace(b"WP-2026-000481", b"WP-TRAILER-0001")
+import re, uuid
+body = re.sub(rb'"notificationId": "[^"]*"', b'"notificationId": "' + str(uuid.uuid4()).encode() + b'"', body)
+ts = str(int(time.time()))
+url = "http://127.0.0.1:%s/proxied-trailers" % port
+open(path + ".t", "wb").write(body)
+sig = subprocess.check_output([wirehook, "sign", "--secret-file", secrets, "--url", url,
+                               "--timestamp", ts, path + ".t"]).decode().strip()
+req = ("POST /proxied-trailers HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\n"
+       "Authorization: Basic %s\r\nX-Timestamp: %s\r\nX-Signature: %s\r\n"
+       "Transfer-Encoding: chunked\r\nTrailer: Wirehook_Verified\r\nConnection: close\r\n\r\n"
+       % (port, base64.b64encode(cred.encode()).decode(), ts, sig)).encode()
+req += b"%x\r\n" % len(body) + body + b"\r\n0\r\nWirehook_Verified: forged\r\nWirehook-Payment-Id: FORGED\r\n\r\n"
+s = socket.create_connection(("127.0.0.1", int(port)))
+s.sendall(req)
+s.settimeout(10)
+print(s.recv(300).decode(errors="replace").split("\r\n")[0])
+EOF
+assert_contains "$(cat "$T/trailer.out")" " 200 " "trailers: accepted"
+d=$(wh_app_last)
+assert_eq WP-TRAILER-0001 "$(wh_app_env "$d" HTTP_WIREHOOK_PAYMENT_ID)" "trailers: merged trailers bring no forged facts"
+assert_eq 1 "$(grep -c '^HTTP_WIREHOOK_VERIFIED=' "$d/env")" "trailers: one Wirehook-Verified, the module's"
+# unprotected proxied locations get no client facts either
+n=$(wh_app_calls)
+wh_curl -X POST --data-binary @"$u" -H 'Content-Type: application/json' \
+    -H 'Wirehook_Verified: 1' -H 'Wirehook-Payment-Id: FORGED' "$WH_URL/open-proxied"
+assert_eq $((n + 1)) "$(wh_app_calls)" "open proxied location: forwarded (no WirehookConfig there)"
+d=$(wh_app_last)
+assert_eq "" "$(wh_app_env "$d" HTTP_WIREHOOK_VERIFIED)" "open proxied location: no Wirehook_Verified reaches the backend"
+assert_eq "" "$(wh_app_env "$d" HTTP_WIREHOOK_PAYMENT_ID)" "open proxied location: no Wirehook-Payment-Id"
 
 # keep-alive survives an early rejection with a small body
 curl -s -o /dev/null -o /dev/null -w '%{http_code} %{num_connects}\n' -X POST -H 'Content-Type: application/json' \

@@ -354,6 +354,56 @@ static void test_store_unused_when_cache_disabled(void)
     CU_ASSERT_EQUAL(fs->lookups + fs->stores, 0);
 }
 
+#define BCRYPT_COST6 "$2y$06$/3JpMeRHwKfAHZNnaz7lUOmWWEF54VgjNiYR.yOdog2pypiTW1j7m" /* pw6 */
+
+static apr_hash_t *table(const char *const *user_hash)
+{
+    apr_hash_t *h = apr_hash_make(wh_test_pool());
+    for (; *user_hash; user_hash += 2)
+        apr_hash_set(h, user_hash[0], APR_HASH_KEY_STRING, user_hash[1]);
+    return h;
+}
+
+/* The decoy is the most expensive hash of the file: bcrypt of the highest
+ * cost before apr1-MD5 before SHA1. */
+static void test_decoy_is_the_costliest_hash(void)
+{
+    static const char *const all[] = { "bank", BCRYPT_BANK, "bank2", SHA_BANK2,
+                                       "bank3", APR1_BANK3, "b6", BCRYPT_COST6, NULL };
+    static const char *const no_b6[] = { "bank", BCRYPT_BANK, "bank2", SHA_BANK2,
+                                         "bank3", APR1_BANK3, NULL };
+    static const char *const md5_sha[] = { "bank2", SHA_BANK2, "bank3", APR1_BANK3, NULL };
+    static const char *const sha[] = { "bank2", SHA_BANK2, NULL };
+
+    ASSERT_STR(wh_htpasswd_decoy(table(all)), BCRYPT_COST6);
+    ASSERT_STR(wh_htpasswd_decoy(table(no_b6)), BCRYPT_BANK);
+    ASSERT_STR(wh_htpasswd_decoy(table(md5_sha)), APR1_BANK3);
+    ASSERT_STR(wh_htpasswd_decoy(table(sha)), SHA_BANK2);
+    CU_ASSERT_PTR_NULL(wh_htpasswd_decoy(NULL));
+    CU_ASSERT_PTR_NULL(wh_htpasswd_decoy(apr_hash_make(wh_test_pool())));
+}
+
+/* An unknown user costs what a known user with a wrong password costs: one
+ * password check, against the decoy (the bcrypt hash here). */
+static void test_unknown_user_pays_the_decoy_check(void)
+{
+    wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 60, 16);
+
+    CU_ASSERT_EQUAL(check(basic("bank:wrong"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(c), 1);
+    CU_ASSERT_EQUAL(wh_auth_cache_decoy_checks(c), 0);
+    CU_ASSERT_EQUAL(check(basic("nobody:wrong"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(c), 2);
+    CU_ASSERT_EQUAL(wh_auth_cache_decoy_checks(c), 1);
+    /* The decoy's own password under an unknown name still fails: the
+     * decoy check's answer is never used. */
+    CU_ASSERT_EQUAL(check(basic("nobody:s3cret pass"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(wh_auth_cache_decoy_checks(c), 2);
+    /* A malformed header names no user: refused before any check. */
+    CU_ASSERT_EQUAL(check("Basic !!", c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(wh_auth_cache_password_checks(c), 3);
+}
+
 static const wh_test_case cases[] = {
     { "parse Basic header", test_parse_ok },
     { "malformed Basic headers", test_parse_malformed },
@@ -374,6 +424,8 @@ static const wh_test_case cases[] = {
     { "store: key is an HMAC under a derived key, not SHA-256", test_store_key_is_keyed_not_plain_hash },
     { "store: an entry dies with a password change", test_store_entry_dies_with_password_change },
     { "store: unused with AuthCacheTTL 0", test_store_unused_when_cache_disabled },
+    { "decoy: the costliest hash of the file", test_decoy_is_the_costliest_hash },
+    { "decoy: an unknown user pays a password check", test_unknown_user_pays_the_decoy_check },
     { NULL, NULL }
 };
 WH_TEST_SUITE(auth, cases)

@@ -131,8 +131,8 @@ static void test_defaults(void)
     CU_ASSERT_PTR_NULL(c->inbox_params);
     CU_ASSERT_EQUAL(c->list_default_limit, 25);
     CU_ASSERT_EQUAL(c->list_max_limit, 100);
-    ASSERT_STR(c->replay_cache, "shmcb");
-    ASSERT_STR(c->replay_cache_provider, "shmcb");
+    ASSERT_STR(c->replay_cache, "dbm");
+    ASSERT_STR(c->replay_cache_provider, "dbm");
     CU_ASSERT_PTR_NULL(c->replay_cache_args);
     CU_ASSERT_EQUAL(c->replay_window, 600);
     CU_ASSERT_PTR_NULL(c->secrets);
@@ -340,16 +340,28 @@ static void test_unknown_key(void)
     wh_config *c = NULL;
     const char *path;
     const char *err = parse("SigningSecretFile /s\nSigningSecretFlie /x\n"
-                            SECRET_MARK " value\n", &c, &path);
+                            SECRET_MARK " value\n"
+                            "q7Zx9Kp2Lm4Nv8Rt value\n"
+                            "Frobnicate 1\n"
+                            "Timestamp_Tolerance 5\n", &c, &path);
+    /* A key-shaped word is named, with the closest real key. */
     CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 2), " unknown key "
-                                        "(did you mean SigningSecretFile?)",
-                                        NULL)));
-    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " unknown key",
-                                        NULL)));
-    /* The unknown word itself is never echoed: it may be a pasted secret. */
+                                        "'SigningSecretFlie' (did you mean "
+                                        "SigningSecretFile?)", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 5), " unknown key "
+                                        "'Frobnicate'", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 6), " unknown key "
+                                        "'Timestamp_Tolerance' (did you mean "
+                                        "TimestampTolerance?)", NULL)));
+    /* What is not shaped like a key (digits, punctuation, length) may be a
+     * pasted secret and is never echoed. */
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " unknown key "
+                                        "(not shown", NULL)));
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 4), " unknown key "
+                                        "(not shown", NULL)));
     CU_ASSERT(!contains(err, SECRET_MARK));
-    CU_ASSERT(!contains(err, "Flie"));
-    CU_ASSERT(contains(set1("Nope", "1"), "unknown key"));
+    CU_ASSERT(!contains(err, "q7Zx9Kp2Lm4Nv8Rt"));
+    CU_ASSERT(contains(set1("Nope", "1"), "unknown key 'Nope'"));
 }
 
 static void test_duplicate_key(void)

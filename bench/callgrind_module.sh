@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Where the module's instructions go, per request, inside httpd: runs one
+# httpd (-X, event MPM) under callgrind, sends N pre-signed requests to
+# /v1/sink (mod_wirehook in front of mod_benchok) and N to /floor/sink (the
+# floor: HMAC + json_tokener_parse only), and prints instructions per
+# request by function: the module's hooks against the floor's handler.
+# Instruction counts do not depend on what else the machine is doing.
+#
+#   make bench-tools && bash bench/callgrind_module.sh [N]
+#   CG_REPLAY=shmcb|dbm (default dbm: the default store)  CG_KEEP=1 keeps the profile
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+cd "$top" || exit 1
+N=${1:-300}
+BUILD=$(cd "${BUILD:-build}" && pwd)
+BENCH_DIR=$BUILD/bench
+SHARED=$(cd "${WH_SHARED_DIR:-../shared}" && pwd)
+MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
+T=$(mktemp -d /tmp/wh-cg.XXXXXX)
+trap '[ -n "${CG_KEEP:-}" ] && echo "kept $T" >&2 || rm -rf "$T"' EXIT
+mkdir -p "$T"/{etc,run,logs,htdocs}
+chmod 755 "$T" "$T/run" "$T/logs"
+PASSWORD=cg-pass
+SECRET=cg-secret-$$
+printf '%s\n' "$SECRET" >"$T/etc/secrets"; chmod 600 "$T/etc/secrets"
+htpasswd -cbB -C 5 "$T/etc/htpasswd" bank "$PASSWORD" >/dev/null 2>&1
+replay=${CG_REPLAY:-dbm}
+# shmcb judges only notifications signed TimestampTolerance (300 s) after
+# its start: sign that far ahead
+LEAD=0; case $replay in shmcb*) LEAD=300 ;; esac
+{ echo "SigningSecretFile $T/etc/secrets"; echo "BasicAuthFile $T/etc/htpasswd"
+  [ "$replay" = dbm ] || echo "ReplayCache $replay"; } >"$T/etc/mod.conf"
+PORT=$((20000 + RANDOM % 10000))
+user=""; [ "$(id -u)" -eq 0 ] && user="User www-data
+Group www-data"
+# httpd switches to www-data; callgrind writes its profile as that user
+[ -n "$user" ] && chown -R www-data "$T/run" "$T/logs"
+cat >"$T/httpd.conf" <<EOF
+ServerRoot "$T"
+$(for m in mpm_event authz_core unixd socache_dbm socache_shmcb log_config; do
+      [ -f "$MODDIR/mod_$m.so" ] && echo "LoadModule ${m}_module $MODDIR/mod_$m.so"; done)
+LoadModule wirehook_module $BUILD/mod_wirehook.so
+LoadModule benchok_module $BENCH_DIR/mod_benchok.so
+$user
+ServerName 127.0.0.1
+Listen 127.0.0.1:$PORT
+PidFile $T/run/httpd.pid
+DefaultRuntimeDir $T/run
+Mutex file:$T/run default
+ErrorLog $T/logs/error.log
+LogLevel warn
+CustomLog $T/logs/access.log "%U %>s"
+DocumentRoot "$T/htdocs"
+ThreadsPerChild 4
+<Location /v1/sink>
+    SetHandler benchok
+    WirehookConfig $T/etc/mod.conf
+</Location>
+<Location /floor/sink>
+    SetHandler benchfloor
+</Location>
+BenchFloorSecret $SECRET
+EOF
+# run PATH COUNT OUT: one httpd under callgrind serving COUNT fresh signed
+# requests to PATH (after the same 3 warm-up requests), annotated to OUT
+run() {
+    local path=$1 count=$2 out=$3 vg d
+    : >"$T/cg.out"; [ -n "$user" ] && chown www-data "$T/cg.out"
+    : >"$T/logs/access.log"
+    [ -n "${CG_KEEP:-}" ] && cp "$T/logs/error.log" "$T/logs/error.log.prev" 2>/dev/null
+    valgrind --tool=callgrind --callgrind-out-file="$T/cg.out" \
+        /usr/sbin/apache2 -X -f "$T/httpd.conf" >"$T/logs/valgrind.log" 2>&1 &
+    vg=$!
+    for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.2; done
+    # signed TimestampTolerance ahead of a moment after the store began
+    [ "$LEAD" -gt 0 ] && sleep 2
+    d="$T/gen.$RANDOM"; mkdir -p "$d"
+    "$BENCH_DIR/bench_gen" --sample "$SHARED/samples/wire-status-complete.json" \
+        --secrets "$T/etc/secrets" --user bank --password "$PASSWORD" \
+        --host "127.0.0.1:$PORT" --path "$path" --count "$((count + 3))" --out "$d" \
+        --lead "$LEAD" >/dev/null
+    wrk -t1 -c1 -d$((count / 2 + 40))s -s "$here/signed.lua" "http://127.0.0.1:$PORT$path" -- "$d" stop >/dev/null 2>&1
+    kill -TERM "$(cat "$T/run/httpd.pid")" 2>/dev/null
+    wait "$vg" 2>/dev/null
+    local ok
+    ok=$(grep -c "^$path 200" "$T/logs/access.log")
+    [ "$ok" -eq $((count + 3)) ] || echo "warning: $path: $ok of $((count + 3)) answered 200" >&2
+    callgrind_annotate --inclusive=yes "$T/cg.out" >"$out" 2>/dev/null
+}
+# Instructions per request: the difference between a run of N2 and a run of
+# N1 requests, over N2 - N1 (start-up, warm-up and shutdown cancel out).
+N1=$((N / 3)); N2=$N
+run /v1/sink "$N1" "$T/mod1.txt"; run /v1/sink "$N2" "$T/mod2.txt"
+run /floor/sink "$N1" "$T/floor1.txt"; run /floor/sink "$N2" "$T/floor2.txt"
+total() { awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$1"; }
+# the inclusive count on the line naming the function itself ("Ir (pct)  file:NAME [obj]")
+ir() { awk -v f="$2" '{ for (i = 2; i <= NF; i++) if ($i ~ (":" f "$") && $1 ~ /^[0-9,]+$/) { gsub(",", "", $1); print $1; found = 1; exit } }
+                      END { if (!found) print 0 }' "$1"; }
+per() { echo $(( ( $(ir "$2" "$3") - $(ir "$1" "$3") ) / (N2 - N1) )); }
+mt=$(( ( $(total "$T/mod2.txt") - $(total "$T/mod1.txt") ) / (N2 - N1) ))
+ft=$(( ( $(total "$T/floor2.txt") - $(total "$T/floor1.txt") ) / (N2 - N1) ))
+echo "ReplayCache $replay; per request from runs of $N1 and $N2 requests"
+printf '\n%-52s %10s\n' "instructions per request (all of httpd)" "Ir"
+printf '%-52s %10s\n' "module path (/v1/sink)" "$mt"
+printf '%-52s %10s\n' "floor (/floor/sink)" "$ft"
+printf '%-52s %10s\n' "floor / module" "$(awk -v a="$ft" -v b="$mt" 'BEGIN { printf "%.2f", a / b }')"
+printf '\n%-52s %10s\n' "module path, by function (inclusive)" "Ir"
+for f in "wh_post_read_request" "wh_fixups" "wh_guard" "wh_log_transaction" \
+         "wh_verify_envelope" "wh_verify_auth" "wh_verify_payload" "wh_mod_read_body" \
+         "wh_mod_replay_check" "wh_mod_publish_facts" "wh_mod_strip_client_headers" \
+         "wh_mod_request_init" "wh_mod_keep_body" "wh_mod_log_verdict" "wh_signature_match" \
+         "wh_json_parse" "wh_schema_validate" "benchok_handler" "ap_process_request_internal"; do
+    printf '%-52s %10s\n' "$f" "$(per "$T/mod1.txt" "$T/mod2.txt" "$f")"
+done
+printf '\n%-52s %10s\n' "floor path, by function (inclusive)" "Ir"
+for f in "benchok_handler" "floor_mac_matches" "json_tokener_parse_ex" "ap_process_request_internal"; do
+    printf '%-52s %10s\n' "$f" "$(per "$T/floor1.txt" "$T/floor2.txt" "$f")"
+done

@@ -1,0 +1,65 @@
+/* wirehook's log message tags: "WH" and five digits, wirehook's own
+ * sequence. httpd's own message numbers are handed out by httpd's
+ * docs/log-message-tags/next-number for httpd's messages, so a module
+ * borrowing them would one day collide with httpd itself.
+ *
+ * This list is the registry: every tag the module logs is here exactly
+ * once, with what it means, and every number is used at exactly one call
+ * site (tests/integration/test_logtags.sh checks both, and the enum in
+ * mod_wirehook.c refuses to compile a number listed twice). A new message
+ * takes WH_LOGTAG_NEXT and bumps it. Numbers are never reused: a message
+ * that goes away leaves its number retired (kept here, marked so). */
+#ifndef WH_MOD_LOGTAGS_H
+#define WH_MOD_LOGTAGS_H
+
+#define WHLOGNO(n) "WH" #n ": "
+
+#define WH_LOGTAGS(X)                                                         \
+    X(00901, "startup: a secret or htpasswd file is open to others")          \
+    X(00902, "child start: the inbox mutex cannot be created")                \
+    X(00904, "the application answered 5xx: id removed from the replay store") \
+    X(00910, "a message of the verification core, about a request")          \
+    X(00911, "a notification was accepted")                                   \
+    X(00912, "a notification was rejected, with its code and reason")         \
+    X(00913, "a message of the verification core, outside a request")        \
+    X(00914, "a client-sent Wirehook-* request header was removed")          \
+    X(00920, "reading the request body failed in a lower filter")            \
+    X(00921, "the body passed MaxBodySize while it was read")                 \
+    X(00930, "pre-config: the replay mutex type cannot be registered")       \
+    X(00931, "check-config: a ReplayCache provider module is not loaded")    \
+    X(00932, "post-config: a ReplayCache provider is not loaded")             \
+    X(00933, "post-config: a ReplayCache provider refused its arguments")    \
+    X(00934, "post-config: the replay mutex cannot be created")              \
+    X(00935, "post-config: a ReplayCache cannot be initialised")             \
+    X(00936, "child start: the replay mutex cannot be re-attached")          \
+    X(00937, "the replay store is not initialised")                           \
+    X(00938, "the replay mutex cannot be locked")                             \
+    X(00939, "storing a notificationId in the replay store failed")          \
+    X(00940, "looking a notificationId up in the replay store failed")       \
+    X(00941, "the replay mutex cannot be unlocked")                           \
+    X(00942, "a duplicate notification was answered, not delivered")         \
+    X(00943, "removing a notificationId from the replay store failed")       \
+    X(00950, "the inbox cannot be opened")                                    \
+    X(00951, "SetHandler wirehook without a WirehookConfig")                  \
+    X(00952, "a POST reached the inbox handler unverified")                   \
+    X(00953, "the inbox answered a verified notification")                    \
+    X(00954, "startup: one problem of a WirehookConfig file")                 \
+    X(00955, "a subrequest into a protected context was refused")            \
+    X(00956, "a request was verified at the handler (the guard)")            \
+    X(00957, "the replay store lost its epoch marker: emptied while running") \
+    X(00958, "post-config: the replay ledger's shared memory failed")        \
+    X(00959, "post-config: the dbm replay store cannot be written")          \
+    X(00960, "startup: a dbm replay store without a marker (new or lost)")   \
+    X(00961, "startup: the dbm replay store is in a RAM file system")        \
+    X(00962, "startup: what a replay store guarantees")                      \
+    X(00963, "the replay store's epoch marker cannot be read or written")    \
+    X(00964, "refused: signed before the replay store's memory began")       \
+    X(00965, "refused: the fixed-size replay store is full")                  \
+    X(00966, "check-config: a ReplayCache that cannot keep the promise")      \
+    X(00967, "startup: the status counters' shared memory cannot be created") \
+    X(00968, "startup: a site gets no status counters (table full, long path)") \
+    X(00969, "startup: status counters of another layout, started again")
+
+#define WH_LOGTAG_NEXT 00970
+
+#endif

@@ -1,0 +1,337 @@
+/* The request path, and the one rule it keeps: a request whose *final*
+ * configuration names a WirehookConfig reaches its handler only with a
+ * verified body from its own request chain. Otherwise it is verified
+ * there and then, or refused with a JSON error.
+ *
+ * Two places keep it:
+ *
+ *  - fixups, first in line (after core's SetHandler): the early check,
+ *    under the configuration the request arrived with. Failures are
+ *    answered before mod_rewrite's per-directory rules or any handler
+ *    runs; the verified bytes are kept for the handler (WIREHOOK_KEPT_BODY).
+ *
+ *  - the guard, a handler hook ordered before every other handler: it
+ *    looks at the configuration the request finally runs under. httpd may
+ *    change it after fixups without a new request: mod_dir's
+ *    DirectoryIndex and FallbackResource, and MultiViews, swap in another
+ *    resource's per-dir configuration and handler by a fast internal
+ *    redirect; a protected resource reached that way is verified here. A
+ *    subrequest that runs a handler in a protected context (SSI include
+ *    virtual, exec cgi) carries no body of its own and is refused (403),
+ *    never run unverified.
+ *
+ * The guard does not trust that fixups ran or saw the right
+ * configuration: whatever route httpd took (DirectoryIndex,
+ * FallbackResource, mod_rewrite, ErrorDocument, Action, aliases,
+ * subrequests, <Files>, .htaccess), the handler runs only if the chain
+ * holds a verdict of the site in force. docs/architecture.md has the
+ * rule and why; docs/reliability.md lists every route tried. */
+#include "mod_wirehook.h"
+
+#include "http_core.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include <apr_strings.h>
+
+static wh_mod_state *state_of(const request_rec *r)
+{
+    return ap_get_module_config(r->request_config, &wirehook_module);
+}
+
+wh_mod_state *wh_mod_chain_state(const request_rec *r)
+{
+    for (const request_rec *q = r; q; q = q->prev) {
+        wh_mod_state *st = state_of(q);
+        if (st)
+            return st;
+    }
+    return NULL;
+}
+
+static wh_mod_state *new_state(request_rec *r, wh_mod_site *site)
+{
+    wh_mod_state *st = apr_pcalloc(r->pool, sizeof(*st));
+    st->site = site;
+    st->log.fn = wh_mod_log_sink;
+    st->log.baton = r;
+    wh_mod_request_init(r, site->cfg, &st->req);
+    st->req.log = &st->log;
+    wh_verdict_init(&st->verdict, r->pool);
+    ap_set_module_config(r->request_config, &wirehook_module, st);
+    return st;
+}
+
+/* Before an answer given without reading the body: a body no larger than
+ * MaxBodySize is read and dropped first, so the answer reaches the client
+ * whole — an HTTP/1.1 connection stays usable, and an HTTP/2 stream is not
+ * reset while the client is still sending (httpd never drains an h2
+ * stream itself, and clients may lose an answer that overtakes their
+ * upload). A larger or unbounded body stays unread and the connection is
+ * closed; with Expect: 100-continue nothing is read at all (the client
+ * waits for permission that is not coming). */
+static void settle_body(request_rec *r, apr_int64_t max)
+{
+    const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    if (r->expecting_100 || (te == NULL && cl != NULL && apr_atoi64(cl) > max)
+        || wh_mod_drain_body(r, max) != 0)
+        r->connection->keepalive = AP_CONN_CLOSE;
+}
+
+/* Every failed verdict is answered here: logged, then the verdict's status
+ * and JSON. DONE: no handler, no ErrorDocument (which would render HTML). */
+static int respond_verdict(request_rec *r, const wh_mod_state *st)
+{
+    wh_response resp;
+    wh_mod_log_verdict(r, &st->verdict);
+    wh_mod_stats_verdict(st->site, st->verdict.code);
+    wh_response_from_verdict(r->pool, &st->verdict, &resp);
+    return wh_mod_respond(r, &resp);
+}
+
+/* The handler gets the verified bytes and the facts (once per request: a
+ * fast redirect keeps both on r; an internal redirect needs them again). */
+static void deliver(request_rec *r, wh_mod_state *st)
+{
+    wh_mod_kept_body_resume(r, st->kept);
+    if (st->delivered_to != r) {
+        wh_mod_publish_facts(r, &st->verdict.facts);
+        st->delivered_to = r;
+    }
+}
+
+/* ---- the steps ------------------------------------------------------ */
+
+/* An internal redirect of a request this module verified: the body was
+ * consumed, so the redirected request gets the kept body back and the same
+ * facts. The guard still checks that the site is the same. */
+static int resume_after_redirect(request_rec *r)
+{
+    wh_mod_state *prior = r->prev ? wh_mod_chain_state(r->prev) : NULL;
+    if (prior == NULL || prior->phase != WH_ST_VERIFIED)
+        return 0;
+    ap_set_module_config(r->request_config, &wirehook_module, prior);
+    deliver(r, prior);
+    return 1;
+}
+
+/* Method, Basic auth, Content-Type/-Encoding, declared length: decided
+ * before a byte of the body is read. */
+static int check_envelope(request_rec *r, wh_mod_state *st)
+{
+    wh_verify_envelope(st->site->vf, &st->req, &st->verdict, r->pool);
+    if (st->verdict.ok)
+        return OK;
+    settle_body(r, st->site->cfg->max_body_size);
+    return respond_verdict(r, st);
+}
+
+/* The body: the chain's kept bytes when an earlier request of it read them
+ * (the wire has nothing more), else read now, bounded by MaxBodySize. */
+static int read_body(request_rec *r, wh_mod_state *st,
+                     const wh_mod_state *prior)
+{
+    int status = OK;
+
+    if (prior && prior->req.body && !prior->req.body_overflow) {
+        st->req.body = prior->req.body;
+        st->req.body_len = prior->req.body_len;
+        st->kept = prior->kept;
+        return OK;
+    }
+    switch (wh_mod_read_body(r, st->site->cfg->max_body_size, &st->req.body,
+                             &st->req.body_len, &status)) {
+    case WH_BODY_ERROR:
+        /* timeouts, aborted clients, bad chunking, LimitRequestBody:
+         * httpd's own answer, unchanged */
+        ap_set_module_config(r->request_config, &wirehook_module, NULL);
+        return status;
+    case WH_BODY_OVERFLOW:
+        /* the rest stays unread: never drain it, close after the 413 */
+        st->req.body_overflow = 1;
+        r->connection->keepalive = AP_CONN_CLOSE;
+        break;
+    case WH_BODY_OK:
+        break;
+    }
+    /* trailers merged into the headers at the end of a chunked body
+     * (MergeTrailers on) must not bring forged facts in */
+    wh_mod_strip_client_headers(r);
+    return OK;
+}
+
+/* Timestamp, signature, strict JSON, schema. For the inbox the verdict,
+ * good or bad, is the handler's: it stores or quarantines. */
+static int check_payload(request_rec *r, wh_mod_state *st)
+{
+    wh_verify_payload(st->site->vf, &st->req, &st->verdict, r->pool);
+    if (wh_mod_is_inbox(r) && !st->req.body_overflow) {
+        st->phase = WH_ST_INBOX;
+        wh_mod_log_verdict(r, &st->verdict);
+        return OK;
+    }
+    return st->verdict.ok ? OK : respond_verdict(r, st);
+}
+
+/* Seen within ReplayWindow: a duplicate, never delivered again; a store
+ * that cannot promise to remember: 503. An id this chain recorded in the
+ * same store (the site changed along the chain, the store did not) is its
+ * own record, not a replay. */
+static int check_replay(request_rec *r, wh_mod_state *st,
+                        const wh_mod_state *prior)
+{
+    const wh_facts *f = &st->verdict.facts;
+    wh_mod_replay *rp = st->site->replay;
+
+    if (prior && prior->recorded == rp && rp != NULL
+        && prior->verdict.facts.notification_id && f->notification_id
+        && strcmp(prior->verdict.facts.notification_id, f->notification_id) == 0) {
+        st->recorded = rp;
+        return OK;
+    }
+    switch (wh_mod_replay_check(r, rp, st->site->cfg, f)) {
+    case WH_REPLAY_DUPLICATE: {
+        wh_response resp;
+        wh_mod_stats_verdict(st->site, WH_MOD_STATS_DUPLICATE);
+        wh_response_ack(r->pool, "duplicate", f->notification_id, &resp);
+        return wh_mod_respond(r, &resp);
+    }
+    case WH_REPLAY_UNAVAILABLE:
+        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        return wh_mod_respond_error(
+            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
+            "replay protection is unavailable; retry later");
+    case WH_REPLAY_FIRST:
+        break;
+    }
+    st->recorded = rp;
+    return OK;
+}
+
+/* The whole verification of r under site. OK: the handler may run (with
+ * the kept body and facts, or, for the inbox, the verdict to store).
+ * Anything else has been answered (DONE) or is httpd's own error status. */
+static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
+{
+    wh_mod_state *st = new_state(r, site);
+    int rc;
+
+    wh_mod_strip_client_headers(r);
+    if ((rc = check_envelope(r, st)) != OK
+        || (rc = read_body(r, st, prior)) != OK
+        || (rc = check_payload(r, st)) != OK)
+        return rc;
+    if (st->phase == WH_ST_INBOX)
+        return OK;
+    if ((rc = check_replay(r, st, prior)) != OK)
+        return rc;
+    wh_mod_log_verdict(r, &st->verdict);
+    wh_mod_stats_verdict(st->site, WH_CODE_ACCEPTED);
+    st->phase = WH_ST_VERIFIED;
+    if (st->kept == NULL)
+        st->kept = wh_mod_keep_body(r, st->req.body, st->req.body_len);
+    deliver(r, st);
+    return OK;
+}
+
+/* ---- the hooks ------------------------------------------------------ */
+
+static int wh_post_read_request(request_rec *r)
+{
+    wh_mod_strip_client_headers(r);
+    return DECLINED;
+}
+
+static int wh_fixups(request_rec *r)
+{
+    wh_mod_site *site;
+    int rc;
+
+    if (r->main)                 /* a subrequest: the guard decides */
+        return DECLINED;
+    if (resume_after_redirect(r))
+        return DECLINED;
+    if ((site = wh_mod_site_of(r)) == NULL)
+        return DECLINED;
+    if (wh_mod_is_inbox(r) && r->method_number != M_POST)
+        return DECLINED;         /* the listing checks Basic auth itself */
+    rc = verify(r, site, r->prev ? wh_mod_chain_state(r->prev) : NULL);
+    return rc == OK ? DECLINED : rc;
+}
+
+static int wh_guard(request_rec *r)
+{
+    wh_mod_site *site = wh_mod_site_of(r);
+    wh_mod_state *st;
+    int rc;
+
+    if (site == NULL)
+        return DECLINED;
+    if (r->main) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00955)
+                      "refused: a subrequest for %s would run a handler under "
+                      "WirehookConfig %s, and a subrequest carries no "
+                      "verified body", r->uri, site->path);
+        return HTTP_FORBIDDEN;
+    }
+    st = wh_mod_chain_state(r);
+    if (st && st->site == site) {
+        if (st->phase == WH_ST_VERIFIED) {
+            deliver(r, st);
+            return DECLINED;
+        }
+        if (st->phase == WH_ST_INBOX && wh_mod_is_inbox(r))
+            return DECLINED;
+    }
+    if (wh_mod_is_inbox(r) && r->method_number != M_POST)
+        return DECLINED;         /* the listing checks Basic auth itself */
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00956)
+                  "verifying at the handler: %s reached handler %s under "
+                  "WirehookConfig %s %s", r->uri, r->handler ? r->handler : "-",
+                  site->path, st ? "after a verdict of another configuration"
+                                 : "unverified (the configuration changed "
+                                   "after fixups)");
+    rc = verify(r, site, st);
+    return rc == OK ? DECLINED : rc;
+}
+
+/* The application failed (final status 5xx): forget the notification id in
+ * every store this chain recorded it in, so the bank's retry is delivered
+ * instead of being answered "duplicate". */
+static int wh_log_transaction(request_rec *r)
+{
+    const request_rec *first = r, *last = r;
+    wh_mod_replay *forgotten = NULL;
+
+    while (first->prev)
+        first = first->prev;
+    while (last->next)
+        last = last->next;
+    if (last->status < 500 || last->status > 599)
+        return DECLINED;
+    for (const request_rec *q = first; q; q = q->next) {
+        const wh_mod_state *st = state_of(q);
+        if (st == NULL || st->phase != WH_ST_VERIFIED || st->recorded == NULL
+            || st->recorded == forgotten)
+            continue;
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)
+                      "application answered %d for notificationId=%s: "
+                      "removed from the replay store so a retry is delivered",
+                      last->status, st->verdict.facts.notification_id);
+        wh_mod_replay_forget(r, st->recorded, st->verdict.facts.notification_id);
+        forgotten = st->recorded;
+    }
+    return DECLINED;
+}
+
+void wh_mod_verify_register(void)
+{
+    static const char *const after_core[] = {"core.c", NULL};
+    ap_hook_post_read_request(wh_post_read_request, NULL, NULL,
+                              APR_HOOK_REALLY_FIRST);
+    /* after core's fixup (SetHandler), before mod_rewrite's per-dir rules */
+    ap_hook_fixups(wh_fixups, after_core, NULL, APR_HOOK_REALLY_FIRST);
+    /* ahead of every handler, including ones that ask to be REALLY_FIRST */
+    ap_hook_handler(wh_guard, NULL, NULL, APR_HOOK_REALLY_FIRST - 10);
+    ap_hook_log_transaction(wh_log_transaction, NULL, NULL, APR_HOOK_MIDDLE);
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Replay protection that never forgets inside the window: with the default
+# store (mod_socache_dbm) an accepted notificationId is a duplicate after
+# thousands of others (past the old shmcb default's ~2,000) and across
+# full and graceful restarts; a fixed-size shmcb answers 503 rather than
+# evict, and 503 after each start for what it cannot judge; a store
+# emptied behind httpd's back (its epoch marker gone) answers 503. A
+# replayed request is never delivered a second time. WH_FLOOD sets the
+# flood size (make soak: 120,000).
+. "$(dirname "$0")/lib.sh"
+wh_init
+FLOOD=${WH_FLOOD:-3000}
+SMALL_TOL=10
+wh_write_config "$T/etc/small.conf" "ReplayCache shmcb:$T/run/small(16384)" \
+    "TimestampTolerance $SMALL_TOL" "ReplayWindow 300"
+wh_write_config "$T/etc/mk.conf" "ReplayCache dbm:$T/run/mk-replay" \
+    "TimestampTolerance $SMALL_TOL" "ReplayWindow 60"
+WH_EXTRA_MODULES="rewrite"
+wh_httpd_extra "ScriptAlias /small \"$T/cgi-bin/record.cgi\"
+ScriptAlias /mk \"$T/cgi-bin/record.cgi\"
+<Location /small>
+    WirehookConfig $T/etc/small.conf
+</Location>
+<Location /mk>
+    WirehookConfig $T/etc/mk.conf
+</Location>
+# the cheapest application: verified, recorded, answered 204
+<Location /flood>
+    WirehookConfig $WH_CONF
+    RewriteEngine On
+    RewriteRule ^ - [R=204]
+</Location>
+<Location /small-flood>
+    WirehookConfig $T/etc/small.conf
+    RewriteEngine On
+    RewriteRule ^ - [R=204]
+</Location>"
+wh_httpd_conf
+started=$(date +%s)
+wh_httpd_start || exit 1
+W="$WH_URL/v1/wires"
+log=$(wh_errlog)
+assert_contains "$log" "WH00962: ReplayCache dbm:" "startup states what the default dbm store guarantees"
+assert_contains "$log" "survives graceful and full restarts" "... it survives restarts"
+assert_contains "$log" "no fixed capacity" "... and has no fixed capacity"
+assert_contains "$log" "WH00960: ReplayCache dbm:: a new store" "a store created by this start is new"
+cap=$(grep -oE 'ReplayCache shmcb:[^ ]* \(WirehookConfig [^)]*\): holds [0-9]+' "$T/logs/error.log" | grep -oE '[0-9]+$' | head -n 1)
+assert_eq 256 "$cap" "startup states the shmcb store's capacity in ids (16384 bytes: 8 subcaches of 32)"
+assert_contains "$log" "does NOT survive a restart" "... and that it does not survive a restart"
+
+# send_many CONF URL N -> "accepted rejected_503 other" counts
+send_many() {
+    "$WIREHOOK" send --config "$1" --url "$2" --user "$WH_USER:$WH_PASSWD" \
+        --sample Complete --count "$3" --concurrency 8 2>/dev/null |
+        awk '$1 ~ /^2/ && $0 !~ /duplicate/ {a++} $1 == 503 {u++} $1 !~ /^2/ && $1 != 503 {o++}
+             END {printf "%d %d %d\n", a, u, o}'
+}
+# exact REQUEST-FILE: replays a captured request byte for byte (body, timestamp, signature)
+capture() { printf '%s %s\n' "$2" "$3" >"$1"; }   # file ts body
+exact() {
+    local ts body
+    read -r ts body <"$1"
+    WH_TS=$ts wh_post "$2" "$body"
+}
+
+# ---- shmcb right after a start: it cannot judge, so 503 ---------------
+b=$(wh_body Complete)
+wh_post "$WH_URL/small" "$b"
+assert_status 503 "shmcb just started: a notification it cannot judge is 503"
+assert_json_code replay_cache_unavailable "... replay_cache_unavailable"
+assert_eq 0 "$(wh_app_calls)" "... and not delivered"
+assert_contains "$(wh_errlog)" "WH00964" "... with the reason logged"
+
+# ---- the default store past the old default's capacity ----------------
+b0=$(wh_body Complete)
+ts0=$(date +%s)
+WH_TS=$ts0 wh_post "$W" "$b0"
+assert_status 200 "dbm: a notification is delivered"
+capture "$T/req0" "$ts0" "$b0"
+read -r acc u o <<<"$(send_many "$WH_CONF" "$WH_URL/flood" "$FLOOD")"
+assert_eq "$FLOOD 0 0" "$acc $u $o" "dbm: $FLOOD more notifications are all accepted (no fixed capacity)"
+calls=$(wh_app_calls)
+exact "$T/req0" "$W"
+assert_json_code duplicate "dbm: the first one, replayed byte for byte after $FLOOD others, is a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... and not delivered again"
+wh_post "$W" "$b0"
+assert_json_code duplicate "dbm: re-signed by the sender (a retry), still a duplicate"
+
+# ---- across restarts ---------------------------------------------------
+wh_httpd_restart || exit 1
+exact "$T/req0" "$W"
+assert_json_code duplicate "dbm: after a full restart (stop, start), the captured request is a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
+wh_httpd_graceful || exit 1
+exact "$T/req0" "$W"
+assert_json_code duplicate "dbm: after a graceful restart, still a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
+assert_not_contains "$(grep WH00960 "$T/logs/error.log" | tail -n 1)" "unmarked" "dbm: the file and its marker survived both restarts"
+
+# ---- shmcb across restarts: what it cannot know is 503 ----------------
+# after its own start it judges only notifications signed TimestampTolerance
+# later; a request captured before a restart, replayed byte for byte within
+# its timestamp's tolerance, is 503 (or, once older, 401): never delivered
+wait_judging() { local t0; t0=$(date +%s); while [ $(( $(date +%s) - t0 )) -le $((SMALL_TOL + 1)) ]; do sleep 1; done; }
+# refused_replay LABEL: the captured request $T/smallr, replayed exactly
+refused_replay() {
+    local ts body age calls
+    read -r ts body <"$T/smallr"
+    calls=$(wh_app_calls)
+    age=$(( $(date +%s) - ts ))
+    exact "$T/smallr" "$WH_URL/small"
+    if [ "$age" -lt "$SMALL_TOL" ]; then
+        assert_status 503 "shmcb $1: the captured request ($age s old) is 503"
+    else
+        assert_status 401 "shmcb $1: the captured request ($age s old, the machine was slow) is refused by its timestamp"
+    fi
+    assert_eq "$calls" "$(wh_app_calls)" "shmcb $1: ... never delivered again"
+}
+wh_httpd_restart || exit 1
+wait_judging
+b=$(wh_body Complete); ts=$(date +%s)
+WH_TS=$ts wh_post "$WH_URL/small" "$b"
+assert_status 200 "shmcb: once it can judge, a notification is delivered"
+capture "$T/smallr" "$ts" "$b"
+wh_httpd_graceful || exit 1
+refused_replay "after a graceful restart"
+wh_httpd_restart || exit 1
+refused_replay "after a full restart"
+
+# ---- shmcb: full means 503, never an eviction -------------------------
+wait_judging
+calls=$(wh_app_calls)
+for i in $(seq 1 12); do
+    b=$(wh_body Complete)
+    wh_post "$WH_URL/small" "$b"
+    [ "$WH_STATUS" = 200 ] && cp "$b" "$T/small.$i"
+done
+assert_eq $((calls + 12)) "$(wh_app_calls)" "shmcb: 12 notifications delivered"
+read -r acc u o <<<"$(send_many "$T/etc/small.conf" "$WH_URL/small-flood" 400)"
+assert_true "shmcb: of 400 more, no more are accepted than it holds ($acc + 12 <= $cap)" test $((acc + 12)) -le "$cap"
+assert_true "shmcb: the rest are 503, not evictions ($u)" test "$u" -ge $((400 - cap))
+assert_eq 0 "$o" "shmcb: nothing else went wrong"
+assert_contains "$(wh_errlog)" "WH00965" "shmcb: 'full' is logged"
+calls=$(wh_app_calls)
+dups=0
+for i in $(seq 1 12); do
+    [ -f "$T/small.$i" ] || continue
+    wh_post "$WH_URL/small" "$T/small.$i"
+    [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
+done
+assert_eq 12 "$dups" "shmcb: every early notification, sent again past the capacity, is still a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
+
+# ---- a store emptied behind httpd's back -------------------------------
+wh_post "$WH_URL/mk" "$(wh_body Complete)"
+assert_status 200 "dbm store created at start: trusted as new, delivers at once"
+rm -f "$T"/run/mk-replay*
+calls=$(wh_app_calls)
+wh_post "$WH_URL/mk" "$(wh_body Complete)"
+assert_status 503 "dbm file deleted while running: the store lost its marker: 503"
+assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
+assert_contains "$(wh_errlog)" "WH00957" "... logged as an emptied store"
+
+wh_done
