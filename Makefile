@@ -21,23 +21,30 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 # always dynamic). static, the default: a CGI process starts once per
 # request, and resolving libcrypto.so's symbols at every start costs about
 # a fifth of it; the price is that an OpenSSL update reaches the CGI only
-# with a rebuild (README, "The CGI"). APR stays dynamic in both modes:
-# apr_dbd dlopens its SQLite/PostgreSQL driver, which resolves APR's
-# symbols from the process's global scope. dynamic: everything shared.
-# CGI_CRYPTO_LIBS is the mode's libcrypto + json-c part (bench/floor_cgi.c
-# links it too, so the CGI floor starts as the CGI does).
+# with a rebuild (README, "The CGI"). APR and APR-util go inside too:
+# five shared objects fewer to map and relocate at every start (with
+# libexpat, libuuid, libcrypt that APR-util pulls in); apr_dbd dlopens its
+# SQLite/PostgreSQL driver, which calls back into a few APR functions: the
+# CGI exports exactly those (cgi/dbd-exports.list) and nothing else.
+# dynamic: everything shared. CGI_CRYPTO_LIBS is the mode's libcrypto +
+# json-c part (bench/floor_cgi.c links it too, so the CGI floor starts as
+# the CGI does).
 CGI_LINK   ?= static
 ifeq ($(CGI_LINK),static)
 CGI_CRYPTO_LIBS = $(shell pkg-config --libs-only-L json-c libcrypto 2>/dev/null) \
               -Wl,-Bstatic -ljson-c -lcrypto -Wl,-Bdynamic -ldl -pthread
 CGI_DEFS    = -DWH_CGI_PRIVATE_LIBCRYPTO
+CGI_EXPORTS = $(shell sed -n 's/^ *\(apr_[a-z0-9_]*\);.*/\1/p' cgi/dbd-exports.list)
+CGI_APR_LIBS = -Wl,--dynamic-list=cgi/dbd-exports.list $(CGI_EXPORTS:%=-Wl,-u,%) \
+              -Wl,-Bstatic -laprutil-1 -lapr-1 -lcrypt -luuid -Wl,-Bdynamic
 else ifeq ($(CGI_LINK),dynamic)
 CGI_CRYPTO_LIBS = $(shell pkg-config --libs json-c libcrypto 2>/dev/null)
 CGI_DEFS    =
+CGI_APR_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null)
 else
 $(error CGI_LINK must be static or dynamic, not '$(CGI_LINK)')
 endif
-CGI_LIBS    = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null) $(CGI_CRYPTO_LIBS)
+CGI_LIBS    = $(CGI_APR_LIBS) $(CGI_CRYPTO_LIBS)
 
 CORE_SRC   := $(wildcard shared/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
@@ -81,10 +88,11 @@ FORCE:
 $(CGI_OBJ): ALL_CFLAGS += $(CGI_DEFS)
 $(CGI_OBJ): $(BUILD)/obj/cgi-link
 
-$(CGI): $(CGI_OBJ) $(LIB) $(BUILD)/obj/cgi-link
+$(CGI): $(CGI_OBJ) $(LIB) $(BUILD)/obj/cgi-link cgi/dbd-exports.list
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CGI_OBJ) $(LIB) $(CGI_LIBS) || { \
 	  echo "wirehook.cgi: linking with CGI_LINK=$(CGI_LINK) failed; static needs" \
-	       "libcrypto.a and libjson-c.a (Debian: libssl-dev, libjson-c-dev)," \
+	       "libcrypto.a, libjson-c.a, libapr-1.a, libaprutil-1.a, libcrypt.a and libuuid.a" \
+	       "(Debian: libssl-dev, libjson-c-dev, libapr1-dev, libaprutil1-dev, libcrypt-dev, uuid-dev)," \
 	       "or build with CGI_LINK=dynamic" >&2; exit 1; }
 
 $(UNIT): $(UNIT_OBJ) $(LIB)
@@ -101,13 +109,15 @@ unit: $(UNIT)
 integration: all
 	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) tests/integration/run.sh; fi
 
-# The README's test command: installs what is missing, builds, runs every
-# unit suite and every integration test against a real httpd on loopback.
+# The README's test command: installs what is missing, builds, then runs
+# the unit suites, the fuzz regressions and every integration suite against
+# a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
+# ends with the summed "N passed, N failed".
+CHECK_BUILD_JOBS ?= -j2
 check: deps
-	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) fuzz-regress
-	$(MAKE) integration
+	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT)
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
+	  tests/integration/run.sh
 
 # Unit suites under AddressSanitizer + UBSan in a separate build tree.
 asan:

@@ -45,7 +45,7 @@ int main(int argc, const char *const *argv)
 {
     const char *sample_path = NULL, *secrets_path = NULL, *user = NULL,
                *password = NULL, *host = NULL, *path = NULL, *out = NULL;
-    long count = 0;
+    long count = 0, lead = 0;
     apr_pool_t *p;
     apr_array_header_t *secrets;
     const wh_secret *key;
@@ -70,12 +70,16 @@ int main(int argc, const char *const *argv)
         else if (!strcmp(k, "--path")) path = v;
         else if (!strcmp(k, "--count")) count = atol(v);
         else if (!strcmp(k, "--out")) out = v;
+        /* sign this many seconds ahead (at most TimestampTolerance): a
+         * store that began just now (shmcb after a start) judges only
+         * notifications signed TimestampTolerance after it began */
+        else if (!strcmp(k, "--lead")) lead = atol(v);
         else bench_die("unknown option", k);
     }
     if (!sample_path || !secrets_path || !user || !password || !host || !path || !out ||
-        count < 1 || count > MAX_COUNT)
+        count < 1 || count > MAX_COUNT || lead < 0 || lead > 86400)
         bench_die("usage: bench_gen --sample F --secrets F --user U --password P "
-            "--host H:P --path /p --count N --out DIR", NULL);
+            "--host H:P --path /p --count N --out DIR [--lead SECONDS]", NULL);
     if ((err = wh_secrets_load(p, secrets_path, &secrets)) != NULL)
         bench_die("secrets", err);
     key = &APR_ARRAY_IDX(secrets, 0, wh_secret);
@@ -108,7 +112,7 @@ int main(int argc, const char *const *argv)
     now = time(NULL);
     gmtime_r(&now, &tm);
     strftime(datetime, sizeof datetime, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    ts = apr_psprintf(p, "%ld", (long)now);
+    ts = apr_psprintf(p, "%ld", (long)now + lead);
     url = apr_pstrcat(p, "http://", host, path, NULL);
     list = fopen(apr_pstrcat(p, out, "/list", NULL), "w");
     if (!list)

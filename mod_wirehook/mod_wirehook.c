@@ -90,6 +90,18 @@ static const char *config_errors(cmd_parms *cmd, const char *path,
                         n == 1 ? "" : "s");
 }
 
+/* The <Location PATH> this directive is in, else NULL: only a plain URL
+ * prefix says where the inbox's sub-paths begin (a <LocationMatch>, a
+ * <Location ~ re>, a <Directory> or <Files> do not). */
+static const char *location_base(const cmd_parms *cmd)
+{
+    const ap_directive_t *sect = cmd->directive ? cmd->directive->parent : NULL;
+    if (!sect || !cmd->path || strcasecmp(sect->directive, "<Location") != 0
+        || (sect->args && sect->args[0] == '~') || cmd->path[0] != '/')
+        return NULL;
+    return cmd->path;
+}
+
 static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
                                        const char *arg)
 {
@@ -98,6 +110,7 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
     if (err)
         return err;
     conf->set = 1;
+    conf->base = location_base(cmd);
     if (strcasecmp(arg, "off") == 0) {
         conf->site = NULL;
         return NULL;
@@ -187,6 +200,7 @@ static void register_hooks(apr_pool_t *p)
     wh_mod_body_register();
     wh_mod_replay_register();
     wh_mod_inbox_register();
+    wh_mod_status_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -12,6 +12,7 @@
  *   wh_mod_request.c  request_rec -> wh_request, wh_response -> wire,
  *                     facts -> env/headers, header stripping, logging
  *   wh_mod_inbox.c    `SetHandler wirehook` (the inbox endpoint)
+ *   wh_mod_status.c   counters in shared memory, shown by mod_status
  */
 #ifndef MOD_WIREHOOK_H
 #define MOD_WIREHOOK_H
@@ -51,12 +52,20 @@ typedef struct wh_mod_site {
     apr_thread_mutex_t *inbox_mutex;
     apr_pool_t *inbox_pool;
     wh_inbox *inbox;
+    apr_time_t inbox_retry_at;          /* no open before (wh_mod_inbox.c) */
+    /* wh_mod_status.c: this site's counters in shared memory (set in
+     * post_config; NULL: not counted) */
+    struct wh_mod_stats_slot *stats;
 } wh_mod_site;
 
 /* Per-dir config: WirehookConfig PATH | off. */
 typedef struct {
     int set;
     wh_mod_site *site;                  /* NULL: off */
+    /* The URL path of the <Location> section that holds WirehookConfig
+     * (NULL in any other section, or a regex): the inbox's own URL, so
+     * the rest of a request's path is the resource under it. */
+    const char *base;
 } wh_mod_dir_conf;
 
 typedef enum {
@@ -76,6 +85,7 @@ typedef struct wh_mod_state {
     wh_verdict verdict;
     wh_logger log;                      /* the core's sink, bound to r */
     void *kept;                         /* WIREHOOK_KEPT_BODY filter state */
+    const request_rec *delivered_to;    /* kept body and facts are on it */
     wh_mod_replay *recorded;            /* the id is in this replay store */
 } wh_mod_state;
 
@@ -137,13 +147,38 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                      const wh_config *cfg,
                                      const wh_facts *facts);
 void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id);
+/* For server-status: the provider's name ("dbm", "shmcb", ...). */
+const char *wh_mod_replay_provider(const wh_mod_replay *rp);
 /* For server-status: live ids against capacity (0: no fixed capacity);
- * -1 when unknown. */
+ * -1 when unknown. Live ids are those this server stored within the
+ * window (a shared memcached or redis holds the other servers' too). */
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
                        apr_uint64_t *capacity);
 
 /* wh_mod_inbox.c */
 void wh_mod_inbox_register(void);
 int wh_mod_is_inbox(const request_rec *r);
+
+/* wh_mod_status.c: counters per site, in shared memory (every child and
+ * thread adds to the same numbers; graceful restarts keep them), shown by
+ * mod_status in /server-status and /server-status?auto. Each call is one
+ * relaxed atomic add: no lock, no system call. site may be NULL.
+ * Count every POST wirehook answers exactly once, by what the sender is
+ * told:
+ *   wh_mod_stats_verdict(site, code)  code: WH_CODE_ACCEPTED (delivered to
+ *       the handler), WH_MOD_STATS_DUPLICATE, or the error code answered
+ *       (a verdict's code, WH_CODE_REPLAY_UNAVAILABLE, WH_CODE_INTERNAL...)
+ *   wh_mod_stats_inbox(site, result)  for the inbox handler's store:
+ *       counts the inbox result and the answer it makes (stored ->
+ *       accepted, duplicate -> duplicate, unavailable -> inbox_unavailable)
+ *   wh_mod_stats_endpoint(site, verdict, response)  for a handler that only
+ *       has wh_endpoint_store's answer: the verdict's code when it failed,
+ *       else the inbox result read back from the answer. */
+#define WH_MOD_STATS_DUPLICATE "duplicate"
+void wh_mod_stats_verdict(const wh_mod_site *site, const char *code);
+void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res);
+void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
+                           const wh_response *resp);
+void wh_mod_status_register(void);
 
 #endif

@@ -9,7 +9,9 @@
  * connection (wh_inbox.c), so requests share it without further locking.
  * When it cannot be opened the endpoint functions get NULL: failed
  * verdicts are still answered as such, stores and lists answer 503
- * inbox_unavailable, and the next request tries to open it again. */
+ * inbox_unavailable, and the child tries to open it again after
+ * WH_MOD_INBOX_RETRY. Concurrent stores of one child share transactions
+ * (group commit, shared/wh_batch.h). */
 #include "mod_wirehook.h"
 
 #include "http_core.h"
@@ -23,27 +25,60 @@ int wh_mod_is_inbox(const request_rec *r)
     return r->handler && strcmp(r->handler, WH_MOD_HANDLER) == 0;
 }
 
+/* How often a child tries again to open an inbox that could not be
+ * opened (a schema newer than this build, a missing dbd driver): requests
+ * meanwhile answer 503 at once, and a failed attempt leaves nothing
+ * behind in the child (its sub-pool is destroyed). */
+#define WH_MOD_INBOX_RETRY apr_time_from_sec(5)
+
 static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
 {
     if (site->inbox_mutex == NULL
         || apr_thread_mutex_lock(site->inbox_mutex) != APR_SUCCESS)
         return NULL;
-    if (site->inbox == NULL) {
+    if (site->inbox == NULL && apr_time_now() >= site->inbox_retry_at) {
         wh_inbox *ib = NULL;
-        apr_pool_t *p = site->inbox_pool ? site->inbox_pool
-                                         : r->server->process->pool;
-        const char *err = wh_inbox_open(p, site->cfg, &wh_mod_server_logger,
-                                        &ib);
-        if (err || ib == NULL)
+        apr_pool_t *parent = site->inbox_pool ? site->inbox_pool
+                                              : r->server->process->pool;
+        apr_pool_t *p = NULL;
+        const char *err = "out of memory";
+        /* stores of this child's threads share commits (InboxBatchMax) */
+        if (apr_pool_create(&p, parent) == APR_SUCCESS)
+            err = wh_inbox_open_ex(p, site->cfg, &wh_mod_server_logger, WH_INBOX_GROUP_COMMIT, &ib);
+        if (err || ib == NULL) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00950)
-                          "WirehookConfig %s: cannot open the inbox: %s",
-                          site->path, err ? err : "unknown error");
-        else
+                          "WirehookConfig %s: cannot open the inbox: %s (trying "
+                          "again in %d s)", site->path, err ? err : "unknown error",
+                          (int)apr_time_sec(WH_MOD_INBOX_RETRY));
+            if (p)
+                apr_pool_destroy(p);
+            site->inbox_retry_at = apr_time_now() + WH_MOD_INBOX_RETRY;
+        } else {
             site->inbox = ib;
+        }
     }
     wh_inbox *ib = site->inbox;
     apr_thread_mutex_unlock(site->inbox_mutex);
     return ib;
+}
+
+/* The resource under the inbox (wh_endpoint.h): the rest of the URL path
+ * after the <Location> that configures it ("" for the inbox itself), or,
+ * for an inbox configured elsewhere, the PATH_INFO httpd found. A path
+ * outside the base (an Alias, a rewrite into it) has no sub-path. */
+static const char *inbox_sub_path(const request_rec *r,
+                                  const wh_mod_dir_conf *dconf)
+{
+    if (dconf->base) {
+        apr_size_t n = strlen(dconf->base);
+        while (n > 0 && dconf->base[n - 1] == '/')
+            n--;
+        if (strncmp(r->uri, dconf->base, n) == 0
+            && (r->uri[n] == '\0' || r->uri[n] == '/'))
+            return r->uri + n;
+        return NULL;
+    }
+    return r->path_info;
 }
 
 static int inbox_handler(request_rec *r)
@@ -69,6 +104,7 @@ static int inbox_handler(request_rec *r)
          * rather than store anything unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
+        wh_mod_stats_verdict(site, WH_CODE_INTERNAL);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
@@ -83,15 +119,24 @@ static int inbox_handler(request_rec *r)
     req.log = &log;
 
     wh_response resp;
-    wh_inbox *ib = inbox_get(r, site);
-    if (r->method_number == M_POST)
+    wh_route route;
+    const char *sub_path = inbox_sub_path(r, dconf);
+    wh_endpoint_route(r->pool, sub_path, &route);
+    int store = r->method_number == M_POST && route.kind == WH_ROUTE_INBOX;
+    /* a resource that does not exist is answered without the database */
+    wh_inbox *ib = route.kind == WH_ROUTE_UNKNOWN ? NULL : inbox_get(r, site);
+    if (store) {
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
-    else
-        /* GET/HEAD list; anything else 405 with Allow: GET, HEAD, POST */
-        wh_endpoint_handle(site->vf, ib, &req, NULL, r->args ? r->args : "",
-                           r->pool, &resp);
+        wh_mod_stats_endpoint(site, &st->verdict, &resp);
+    } else {
+        /* the listing and the payment views (GET/HEAD), 404 for a
+         * resource the inbox does not have, 405 for a method the resource
+         * does not take: a POST under the inbox is verified, never stored */
+        wh_endpoint_handle(site->vf, ib, &req, sub_path,
+                           r->args ? r->args : "", r->pool, &resp);
+    }
 
-    if (r->method_number == M_POST && st->verdict.ok)
+    if (store && st->verdict.ok)
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00953)
                       "inbox: notificationId=%s answered %d",
                       st->verdict.facts.notification_id

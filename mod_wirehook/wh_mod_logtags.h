@@ -55,8 +55,11 @@
     X(00963, "the replay store's epoch marker cannot be read or written")    \
     X(00964, "refused: signed before the replay store's memory began")       \
     X(00965, "refused: the fixed-size replay store is full")                  \
-    X(00966, "check-config: a ReplayCache that cannot keep the promise")
+    X(00966, "check-config: a ReplayCache that cannot keep the promise")      \
+    X(00967, "startup: the status counters' shared memory cannot be created") \
+    X(00968, "startup: a site gets no status counters (table full, long path)") \
+    X(00969, "startup: status counters of another layout, started again")
 
-#define WH_LOGTAG_NEXT 00967
+#define WH_LOGTAG_NEXT 00970
 
 #endif

@@ -41,6 +41,7 @@
 #include <apr_global_mutex.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -66,6 +67,12 @@ struct wh_mod_replay {
     apr_thread_mutex_t *local;
     const char *lockfile;
     wh_replay_ledger *ledger;           /* shared memory, under mutex */
+    /* dbm: the file as it was when its marker was last read, per child */
+    const char *dbm_file;
+    apr_time_t marker_since;
+    dev_t marker_dev;
+    ino_t marker_ino;
+    int marker_seen;
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
     int index;                          /* mutex name suffix */
@@ -206,6 +213,25 @@ static apr_status_t marker_store(wh_mod_replay *rp, server_rec *s,
                                (unsigned char *)v, (unsigned int)strlen(v), p);
 }
 
+/* A dbm store is emptied only by losing its file (mod_socache_dbm
+ * recreates a missing one empty): while the file is the one the marker was
+ * last read from, the marker needs no new reading — a stat instead of
+ * opening the database. Called under the replay mutex. */
+static int dbm_same_file(wh_mod_replay *rp, int remember)
+{
+    struct stat st;
+    if (rp->dbm_file == NULL || stat(rp->dbm_file, &st) != 0)
+        return 0;
+    if (remember) {
+        rp->marker_dev = st.st_dev;
+        rp->marker_ino = st.st_ino;
+        rp->marker_seen = 1;
+        return 1;
+    }
+    return rp->marker_seen && st.st_dev == rp->marker_dev
+           && st.st_ino == rp->marker_ino;
+}
+
 /* When the store's memory began, from its marker; a store without one was
  * emptied behind our back and begins now. 0, or -1 when the store fails. */
 static int marker_since(request_rec *r, wh_mod_replay *rp, apr_time_t now,
@@ -222,6 +248,8 @@ static int marker_since(request_rec *r, wh_mod_replay *rp, apr_time_t now,
         && wh_replay_marker_decode((const char *)val, len, since, &set) == 0) {
         if (now - set > WH_REPLAY_MARKER_REFRESH)
             (void)marker_store(rp, r->server, *since, now, r->pool);
+        rp->marker_since = *since;
+        (void)dbm_same_file(rp, 1);
         return 0;
     }
     if (rv != APR_SUCCESS && rv != APR_NOTFOUND)
@@ -233,8 +261,11 @@ static int marker_since(request_rec *r, wh_mod_replay *rp, apr_time_t now,
                   "nothing from before now; notifications signed in the next "
                   "%" APR_INT64_T_FMT " s are answered 503", rp->spec,
                   rp->tolerance);
-    return marker_store(rp, r->server, now, now, r->pool) == APR_SUCCESS
-           ? 0 : -1;
+    if (marker_store(rp, r->server, now, now, r->pool) != APR_SUCCESS)
+        return -1;
+    rp->marker_since = now;
+    (void)dbm_same_file(rp, 1);
+    return 0;
 }
 
 /* ---- post_config ----------------------------------------------------- */
@@ -262,6 +293,11 @@ static int create_store(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
         dbm_file = dbm_path(pconf, &rp->model);
         fresh_file = !dbm_exists(ptemp, dbm_file);
         rp->model.args = dbm_file;
+        {
+            const char *used1 = NULL, *used2 = NULL;
+            apr_dbm_get_usednames(pconf, dbm_file, &used1, &used2);
+            rp->dbm_file = used1;      /* the file the driver really opens */
+        }
     }
     err = rp->provider->create(&rp->instance, rp->model.args, ptemp, pconf);
     if (err) {
@@ -453,7 +489,9 @@ static int admit(request_rec *r, wh_mod_replay *rp, const wh_facts *f,
 {
     apr_time_t since = wh_replay_ledger_since(rp->ledger);
 
-    if (rp->model.uses_marker && marker_since(r, rp, now, &since) != 0) {
+    if (rp->model.uses_marker && dbm_same_file(rp, 0))
+        since = rp->marker_since;
+    else if (rp->model.uses_marker && marker_since(r, rp, now, &since) != 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00963)
                       "ReplayCache %s: cannot read or write its epoch marker",
                       rp->spec);
@@ -560,6 +598,12 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, WHLOGNO(00943)
                       "replay store %s: cannot remove notificationId=%s",
                       rp->spec, id);
+}
+
+const char *wh_mod_replay_provider(const wh_mod_replay *rp)
+{
+    return rp && rp->model.provider && *rp->model.provider ? rp->model.provider
+                                                           : "-";
 }
 
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,

@@ -84,15 +84,20 @@ static int respond_verdict(request_rec *r, const wh_mod_state *st)
 {
     wh_response resp;
     wh_mod_log_verdict(r, &st->verdict);
+    wh_mod_stats_verdict(st->site, st->verdict.code);
     wh_response_from_verdict(r->pool, &st->verdict, &resp);
     return wh_mod_respond(r, &resp);
 }
 
-/* The handler gets the verified bytes and the facts. */
+/* The handler gets the verified bytes and the facts (once per request: a
+ * fast redirect keeps both on r; an internal redirect needs them again). */
 static void deliver(request_rec *r, wh_mod_state *st)
 {
     wh_mod_kept_body_resume(r, st->kept);
-    wh_mod_publish_facts(r, &st->verdict.facts);
+    if (st->delivered_to != r) {
+        wh_mod_publish_facts(r, &st->verdict.facts);
+        st->delivered_to = r;
+    }
 }
 
 /* ---- the steps ------------------------------------------------------ */
@@ -187,10 +192,12 @@ static int check_replay(request_rec *r, wh_mod_state *st,
     switch (wh_mod_replay_check(r, rp, st->site->cfg, f)) {
     case WH_REPLAY_DUPLICATE: {
         wh_response resp;
+        wh_mod_stats_verdict(st->site, WH_MOD_STATS_DUPLICATE);
         wh_response_ack(r->pool, "duplicate", f->notification_id, &resp);
         return wh_mod_respond(r, &resp);
     }
     case WH_REPLAY_UNAVAILABLE:
+        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
@@ -219,6 +226,7 @@ static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
     if ((rc = check_replay(r, st, prior)) != OK)
         return rc;
     wh_mod_log_verdict(r, &st->verdict);
+    wh_mod_stats_verdict(st->site, WH_CODE_ACCEPTED);
     st->phase = WH_ST_VERIFIED;
     if (st->kept == NULL)
         st->kept = wh_mod_keep_body(r, st->req.body, st->req.body_len);

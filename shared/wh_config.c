@@ -16,6 +16,7 @@
 #include "wh_config.h"
 #include "wh_auth.h"
 #include "wh_forward_parse.h"
+#include "wh_inbox_files.h"
 #include "wh_parse.h"
 #include "wh_signature.h"
 
@@ -37,6 +38,7 @@
 #define WH_DEF_MAX_BODY 65536
 #define WH_DEF_AUTH_TTL 60
 #define WH_DEF_LIST_LIMIT 25
+#define WH_DEF_BATCH_MAX 64
 #define WH_DEF_LIST_MAX 100
 /* A replayed request is caught only while its nonce is remembered, and a
  * timestamp is accepted tolerance seconds either side of now, so the
@@ -207,6 +209,24 @@ static const char *set_inbox_params(apr_pool_t *p, wh_config *cfg,
     return wh_parse_path(p, v, &cfg->inbox_params);
 }
 
+static const char *set_inbox_group(apr_pool_t *p, wh_config *cfg,
+                                   const char *v)
+{
+    return wh_inbox_parse_group(p, v, &cfg->inbox_group);
+}
+
+static const char *set_inbox_batch_max(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return wh_parse_int(p, v, 1, 1000, &cfg->inbox_batch_max);
+}
+
+static const char *set_inbox_batch_wait(apr_pool_t *p, wh_config *cfg,
+                                        const char *v)
+{
+    return wh_parse_int64(p, v, 0, 100000, &cfg->inbox_batch_wait);
+}
+
 static const char *set_list_default_limit(apr_pool_t *p, wh_config *cfg,
                                           const char *v)
 {
@@ -331,6 +351,12 @@ static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
       "sqlite3|pgsql: apr_dbd driver of the inbox (sqlite3)")                \
     X("InboxParams", set_inbox_params,                                       \
       "TEXT: sqlite3 file or pgsql conninfo (unset: no inbox)")              \
+    X("InboxGroup", set_inbox_group,                                         \
+      "NAME: sqlite3 inbox files 0640 in this group (unset: 0600)")          \
+    X("InboxBatchMax", set_inbox_batch_max,                                  \
+      "N: most stores sharing one commit in a module child, 1..1000 (64)")   \
+    X("InboxBatchWait", set_inbox_batch_wait,                                \
+      "MICROSECONDS: wait for more stores before a commit, 0..100000 (0)")   \
     X("ListDefaultLimit", set_list_default_limit,                            \
       "N: list page size when none is asked, 1..10000 (25)")                 \
     X("ListMaxLimit", set_list_max_limit,                                    \
@@ -516,6 +542,7 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->auth_cache_ttl = WH_DEF_AUTH_TTL;
     cfg->inbox_driver = WH_INBOX_SQLITE3;
     cfg->inbox_driver_name = "sqlite3";
+    cfg->inbox_batch_max = WH_DEF_BATCH_MAX;
     cfg->list_default_limit = WH_DEF_LIST_LIMIT;
     cfg->list_max_limit = WH_DEF_LIST_MAX;
     cfg->replay_cache = "dbm";
@@ -874,13 +901,17 @@ static const char *permission_warning(apr_pool_t *p, const char *label,
 
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *a, *b;
+    const char *a, *b, *c;
 
     if (!cfg)
         return NULL;
     a = permission_warning(p, "SigningSecretFile", cfg->signing_secret_file);
     b = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
     if (a && b)
-        return apr_pstrcat(p, a, "\n", b, NULL);
-    return a ? a : b;
+        a = apr_pstrcat(p, a, "\n", b, NULL);
+    else if (!a)
+        a = b;
+    /* the inbox holds account numbers, names and amounts */
+    c = wh_inbox_file_warnings(p, cfg);
+    return a && c ? apr_pstrcat(p, a, "\n", c, NULL) : a ? a : c;
 }

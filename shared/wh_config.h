@@ -55,6 +55,9 @@ typedef struct {
     wh_inbox_driver inbox_driver;      /* sqlite3 */
     const char *inbox_driver_name;     /* "sqlite3" | "pgsql" (apr_dbd) */
     const char *inbox_params;          /* file for sqlite3, conninfo pgsql */
+    const char *inbox_group;           /* InboxGroup: files 0640, this group */
+    int inbox_batch_max;               /* InboxBatchMax, 64 */
+    apr_int64_t inbox_batch_wait;      /* InboxBatchWait microseconds, 0 */
     int list_default_limit;            /* 25 */
     int list_max_limit;                /* 100 */
 
@@ -107,8 +110,9 @@ const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg);
 /* Parse + finalize in one call. */
 const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out);
 
-/* Permission hygiene: returns a warning (secret or htpasswd file readable
- * or writable by others) or NULL. */
+/* Permission hygiene: returns the warnings, one a line (secret or htpasswd
+ * file readable or writable by others; inbox files others can read or
+ * write), or NULL. */
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg);
 
 /* The keys the format knows, NULL-terminated, in canonical spelling. */

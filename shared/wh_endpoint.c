@@ -58,11 +58,13 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
     }
 }
 
-void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                      const char *query, apr_pool_t *p, wh_response *out)
+void wh_endpoint_list_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                           const wh_request *req, const char *query, apr_pool_t *p,
+                           wh_response *out)
 {
     const wh_config *cfg = wh_verifier_config(vf);
     const char *err, *json = NULL;
+    wh_inbox *ib;
     wh_page_query q;
     wh_verdict auth;
 
@@ -77,6 +79,7 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION, err, out);
         return;
     }
+    ib = get ? get(ctx) : NULL;
     if (!ib || wh_inbox_list(ib, p, &q, &json) != WH_INBOX_STORED || !json) {
         unavailable(p, out);
         return;
@@ -125,12 +128,14 @@ static void not_allowed(apr_pool_t *p, const char *allow, wh_response *out)
     out->allow = allow;
 }
 
-/* GET on a payment view: the listing's users, then the view. */
-static void payments(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                     const wh_route *r, const char *query, apr_pool_t *p,
-                     wh_response *out)
+/* GET on a payment view: the listing's users, then the view; the inbox is
+ * asked for only once both the credentials and the query have passed. */
+static void payments(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                     const wh_request *req, const wh_route *r, const char *query,
+                     apr_pool_t *p, wh_response *out)
 {
     const char *err, *json = NULL;
+    wh_inbox *ib;
     wh_verdict auth;
     wh_page_query q;
     wh_pay_result res;
@@ -147,12 +152,20 @@ static void payments(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
                               "a payment takes no query parameters", out);
             return;
         }
+        if ((ib = get(ctx)) == NULL) {
+            unavailable(p, out);
+            return;
+        }
         res = wh_payments_get(ib, p, r->payment_id, &json);
     } else {
         err = wh_pagination_parse_filters(p, query, wh_verifier_config(vf),
                                           WH_PAGE_STATUS, &q);
         if (err) {
             wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION, err, out);
+            return;
+        }
+        if ((ib = get(ctx)) == NULL) {
+            unavailable(p, out);
             return;
         }
         res = wh_payments_list(ib, p, &q, &json);
@@ -166,12 +179,23 @@ static void payments(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         json_ok(json, out);
 }
 
-void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                        const char *sub_path, const char *query, apr_pool_t *p,
-                        wh_response *out)
+static wh_inbox *given(void *ctx)
+{
+    return ctx;
+}
+
+void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
+                      const char *query, apr_pool_t *p, wh_response *out)
+{
+    wh_endpoint_list_lazy(vf, given, ib, req, query, p, out);
+}
+
+void wh_endpoint_handle_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                             const wh_request *req, const char *sub_path,
+                             const char *query, apr_pool_t *p, wh_response *out)
 {
     const char *m = req->method ? req->method : "";
-    int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    int is_get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
     wh_route r;
 
     wh_endpoint_route(p, sub_path, &r);
@@ -181,17 +205,18 @@ void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
             wh_verdict v;
             wh_verdict_init(&v, p);
             wh_verify(vf, req, &v, p);
-            wh_endpoint_store(ib, req, &v, p, out);
-        } else if (get) {
-            wh_endpoint_list(vf, ib, req, query, p, out);
+            /* a refused request that is not even authentic needs no inbox */
+            wh_endpoint_store(v.ok || v.authentic ? get(ctx) : NULL, req, &v, p, out);
+        } else if (is_get) {
+            wh_endpoint_list_lazy(vf, get, ctx, req, query, p, out);
         } else {
             not_allowed(p, WH_ALLOW_INBOX, out);
         }
         break;
     case WH_ROUTE_PAYMENTS:
     case WH_ROUTE_PAYMENT:
-        if (get)
-            payments(vf, ib, req, &r, query, p, out);
+        if (is_get)
+            payments(vf, get, ctx, req, &r, query, p, out);
         else
             not_allowed(p, WH_ALLOW_VIEW, out);
         break;
@@ -199,4 +224,11 @@ void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
         not_found(p, out);
         break;
     }
+}
+
+void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
+                        const char *sub_path, const char *query, apr_pool_t *p,
+                        wh_response *out)
+{
+    wh_endpoint_handle_lazy(vf, given, ib, req, sub_path, query, p, out);
 }

@@ -41,6 +41,15 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
 void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
                       const char *query, apr_pool_t *p, wh_response *out);
 
+/* The same with the inbox asked for only once the request has passed
+ * Basic auth and its query is valid, so a request without credentials
+ * never opens (or creates) the database: get(ctx) returns it, or NULL
+ * (503). */
+typedef wh_inbox *(*wh_endpoint_inbox_fn)(void *ctx);
+void wh_endpoint_list_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                           const wh_request *req, const char *query, apr_pool_t *p,
+                           wh_response *out);
+
 /* Dispatch by sub-path and method: an unknown sub-path is 404 not_found
  * (whatever the method); on the inbox itself POST -> wh_verify +
  * wh_endpoint_store, GET/HEAD -> wh_endpoint_list, anything else 405 with
@@ -50,5 +59,12 @@ void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
 void wh_endpoint_handle(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
                         const char *sub_path, const char *query, apr_pool_t *p,
                         wh_response *out);
+/* The same with the inbox asked for (get(ctx)) only when the request needs
+ * it: after Basic auth and the query have passed for the views and the
+ * listing, after the verdict for a POST (an authentic one, accepted or
+ * quarantined). */
+void wh_endpoint_handle_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                             const wh_request *req, const char *sub_path,
+                             const char *query, apr_pool_t *p, wh_response *out);
 
 #endif

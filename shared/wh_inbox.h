@@ -18,13 +18,37 @@ typedef enum {
 } wh_inbox_result;
 
 /* Opens the database named by cfg (InboxDriver/InboxParams), creating or
- * upgrading the versioned schema. The inbox lives as long as p. Returns
- * NULL or an error message. */
+ * upgrading the versioned schema (a new SQLite file mode 0600, or 0640 and
+ * InboxGroup's group). The inbox lives as long as p. Returns NULL or an
+ * error message: a database that is down now is no error (the inbox
+ * reconnects, at most every WH_INBOX_RETRY_MS, answering
+ * WH_INBOX_UNAVAILABLE meanwhile); one newer than this wirehook, or a
+ * missing driver, is. */
 const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
                           const wh_logger *log, wh_inbox **out);
 
-/* Commits the notification durably before returning. seq_out (may be
- * NULL) receives its listing position (1, 2, 3 ... without gaps); on
+/* wh_inbox_open with flags:
+ * WH_INBOX_GROUP_COMMIT: stores from several threads share transactions
+ *   (InboxBatchMax, InboxBatchWait); for a long-lived, threaded host.
+ * WH_INBOX_READ_ONLY: an existing database, for reading only: nothing is
+ *   created, upgraded or written, and an SQLite file is opened read-only
+ *   (SQLite may still need to create its -shm index beside it, with the
+ *   database's mode). Fails (NULL inbox) when there is no usable database,
+ *   which a reader treats as "nothing there". */
+#define WH_INBOX_GROUP_COMMIT 1
+#define WH_INBOX_READ_ONLY 2
+const char *wh_inbox_open_ex(apr_pool_t *p, const wh_config *cfg,
+                             const wh_logger *log, int flags, wh_inbox **out);
+
+/* Turns a WH_INBOX_READ_ONLY inbox into an ordinary one, once its caller
+ * may write (the request has passed Basic auth): SQLite opens the file
+ * for writing (creating it if need be) at the next use; PostgreSQL goes
+ * on in the same session, creating or upgrading the schema now. */
+void wh_inbox_allow_writes(wh_inbox *ib, apr_pool_t *p);
+
+/* Commits the notification durably before returning (with group commit,
+ * in a transaction it may share with other threads' stores). seq_out (may
+ * be NULL) receives its listing position (1, 2, 3 ... without gaps); on
  * PostgreSQL asking for it waits for the sequencer. */
 wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
                                const wh_facts *facts, const char *body,

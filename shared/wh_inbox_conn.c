@@ -6,16 +6,29 @@
  * with a mutex: the module may share an inbox between threads, and a
  * webhook receiver's write rate is far below what one connection does. */
 #include "wh_inbox_conn.h"
+#include "wh_inbox_files.h"
 #include "wh_inbox_sql.h"
+#include "wh_batch.h"
+#include <apr_escape.h>
+#include <dlfcn.h>
 #include <apr_strings.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* apr_dbd's SQLite driver retries a busy statement itself, 16 times with
- * a 100 ms sleep in between; SQLite's busy_timeout applies to each try.
- * Whole wait = 16 * (busy_timeout + 100 ms). */
+ * a 100 ms sleep in between, whatever SQLite's own busy handling did in
+ * each try. The inbox's busy handler (below) gives up at a deadline set
+ * that much before the bounded wait ends, so the whole wait stays about
+ * lock_wait_ms however long the sleeps of a loaded machine last. Without
+ * the handler: busy_timeout per try, 16 * (busy_timeout + 100 ms). */
 #define WH_SQLITE_DRIVER_TRIES 16
 #define WH_SQLITE_DRIVER_SLEEP_MS 100
+/* The busy handler's longest nap: who holds the database lock here is
+ * not a wirehook writer (they queue on the writer lock, which wakes them
+ * when it frees) but another program, or SQLite recovering the WAL index;
+ * short naps keep the answer prompt once it lets go. */
+#define WH_BUSY_NAP_MAX_MS 20
 
 /* Liveness probe before each operation: a PostgreSQL connection that died
  * while idle is only noticed on use, and the request after a database
@@ -57,6 +70,47 @@ static void rollback(wh_inbox *ib)
     (void)wh_inbox_db_sql(ib, "ROLLBACK");
 }
 
+/* sqlite3_busy_handler, looked up in the SQLite library the driver
+ * loaded (the core links no SQLite of its own). */
+typedef int (*wh_sqlite_busy_fn)(void *db, int (*)(void *, int), void *);
+
+static int busy_until_deadline(void *arg, int count)
+{
+    wh_inbox *ib = arg;
+    apr_time_t left = ib->busy_deadline - apr_time_now();
+    apr_interval_time_t nap = apr_time_from_msec(count < 5 ? 1 << count : WH_BUSY_NAP_MAX_MS);
+
+    if (left <= 0)
+        return 0;
+    apr_sleep(nap < left ? nap : left);
+    return 1;
+}
+
+/* 1 when the inbox's own busy handler is installed on the connection. */
+static int install_busy_handler(wh_inbox *ib)
+{
+    static wh_sqlite_busy_fn set_handler;
+    static int looked;
+    void *db;
+
+    if (!looked) {
+        /* benign race: every thread finds the same address */
+        set_handler = (wh_sqlite_busy_fn)dlsym(RTLD_DEFAULT, "sqlite3_busy_handler");
+        looked = 1;
+    }
+    db = set_handler ? apr_dbd_native_handle(ib->driver, ib->conn->handle) : NULL;
+    return db && set_handler(db, busy_until_deadline, ib) == 0;
+}
+
+/* The deadline of the busy handler for the use starting now (mutex held). */
+static void start_busy_clock(wh_inbox *ib)
+{
+    apr_interval_time_t wait = apr_time_from_msec(ib->lock_wait_ms)
+                               - apr_time_from_msec(WH_SQLITE_DRIVER_TRIES
+                                                    * WH_SQLITE_DRIVER_SLEEP_MS);
+    ib->busy_deadline = apr_time_now() + (wait > 0 ? wait : 0);
+}
+
 static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
 {
     int rv;
@@ -67,15 +121,21 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
                       - WH_SQLITE_DRIVER_SLEEP_MS;
         if (per_try < 0)
             per_try = 0;
-        /* busy_timeout first: changing the journal mode needs a lock too. */
-        if ((rv = wh_inbox_db_sql_value(ib, p, apr_psprintf(p, "PRAGMA busy_timeout = %d",
-                                                             per_try), NULL)) != 0) {
+        /* The busy handling first: changing the journal mode needs a lock
+         * too. */
+        start_busy_clock(ib);
+        if (!install_busy_handler(ib)
+            && (rv = wh_inbox_db_sql_value(ib, p, apr_psprintf(p, "PRAGMA busy_timeout = %d",
+                                                                per_try), NULL)) != 0) {
             *why = apr_psprintf(p, "busy_timeout: %s", wh_inbox_db_error(ib, p, rv));
             return rv;
         }
         /* WAL: readers (listing) never wait for the writer. It is a
          * property of the file; a read-only file keeps its mode, which
-         * still serves listings, so a refusal is only worth a warning. */
+         * still serves listings, so a refusal is only worth a warning. A
+         * read-only connection leaves the file as it is. */
+        if (ib->readonly)
+            return 0;
         rv = wh_inbox_db_sql_value(ib, p, "PRAGMA journal_mode = WAL", &mode);
         if (rv != 0 || !mode || strcasecmp(mode, "wal") != 0)
             wh_logf(&ib->log, WH_LOG_WARN,
@@ -102,6 +162,7 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
             "SET synchronous_commit = on",
             "SET default_transaction_isolation = 'read committed'",
             "SET client_encoding = 'UTF8'",
+            ib->readonly ? "SET default_transaction_read_only = on" : "SELECT 1",
         };
         for (apr_size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
             if ((rv = wh_inbox_db_sql(ib, set[i])) != 0) {
@@ -112,31 +173,146 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
     return 0;
 }
 
+/* SQLite, before the driver opens the database. A writer creates the file
+ * itself, with the inbox's mode and group, so that SQLite (which copies
+ * that mode to -wal and -shm) never creates it with the umask's. A reader
+ * (WH_INBOX_READ_ONLY) opens an existing file only, through a read-only
+ * URI: nothing is created for it, and the database is never opened for
+ * writing. */
+static wh_conn_status prepare_file(wh_inbox *ib, apr_pool_t *p, const char **params,
+                                   const char **why)
+{
+    struct stat st;
+    int created = 0, rv;
+
+    if (ib->engine != WH_INBOX_SQLITE3)
+        return WH_CONN_OK;
+    if (ib->readonly) {
+        if (!ib->db_file) {
+            *why = "a read-only open needs InboxParams to be a file path";
+            return WH_CONN_DOWN;
+        }
+        if (stat(ib->db_file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+            *why = "no inbox database yet";
+            return WH_CONN_DOWN;
+        }
+        *params = apr_pstrcat(p, "file:", apr_pescape_path(p, ib->db_file, 1),
+                              "?mode=ro", NULL);
+        return WH_CONN_OK;
+    }
+    if (!ib->db_file)
+        return WH_CONN_OK;
+    if ((rv = wh_inbox_file_create(ib->db_file, ib->file_mode, ib->gid, &created)) != 0) {
+        /* Like the driver's own messages, without InboxParams. */
+        char buf[120];
+        *why = apr_psprintf(p, "cannot create the file: %s",
+                            apr_strerror(APR_FROM_OS_ERROR(rv), buf, sizeof(buf)));
+        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: cannot open the sqlite3 database: %s", *why);
+        return WH_CONN_DOWN;
+    }
+    if (created)
+        wh_logf(&ib->log, WH_LOG_INFO, "inbox: created the sqlite3 database file "
+                "(mode %04o)", (unsigned)ib->file_mode);
+    return WH_CONN_OK;
+}
+
+/* The writers' queue next to an SQLite database (wh_inbox_lock.h), opened
+ * once per inbox. Without it (a file system without shared mappings, a
+ * lock file this user cannot open) writers still exclude each other
+ * through SQLite's lock, only waiting for it by polling. */
+static void open_writer_lock(wh_inbox *ib, apr_pool_t *p)
+{
+    const char *err;
+
+    if (ib->wlock_tried || ib->readonly || ib->engine != WH_INBOX_SQLITE3)
+        return;
+    ib->wlock_tried = 1;
+    if (!ib->db_file)
+        return;
+    err = wh_inbox_lock_open(ib->root, apr_pstrcat(p, ib->db_file, "-lock", NULL),
+                             ib->file_mode, ib->gid, &ib->wlock);
+    if (err)
+        wh_logf(&ib->log, WH_LOG_WARN, "inbox: no writer queue (the database's "
+                "-lock file: %s); writers will poll the database lock", err);
+}
+
+int wh_inbox_db_writer_lock(wh_inbox *ib, apr_pool_t *p)
+{
+    int took_over = 0;
+    apr_status_t rv;
+
+    if (!ib->wlock)
+        return 0;
+    rv = wh_inbox_lock_acquire(ib->wlock, apr_time_from_msec(ib->lock_wait_ms), &took_over);
+    if (took_over)
+        wh_logf(&ib->log, WH_LOG_WARN, "inbox: a writer died holding the writer "
+                "queue (the database's -lock file); taken over");
+    if (rv == APR_SUCCESS)
+        return 0;
+    if (rv == APR_TIMEUP) {
+        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: the sqlite3 database is locked: "
+                "other writers held it for %d ms", ib->lock_wait_ms);
+        return -1;
+    }
+    /* A broken queue must not stop the inbox: SQLite's lock still holds. */
+    {
+        char buf[120];
+        wh_logf(&ib->log, WH_LOG_WARN, "inbox: writer queue unusable (%s); "
+                "polling the database lock instead", apr_strerror(rv, buf, sizeof(buf)));
+    }
+    (void)p;
+    ib->wlock = NULL;
+    return 0;
+}
+
+void wh_inbox_db_writer_unlock(wh_inbox *ib)
+{
+    if (ib->wlock)
+        wh_inbox_lock_release(ib->wlock);
+}
+
 /* Opens a fresh connection, sets it up and makes sure of the schema
  * (statements are prepared on first use, see wh_inbox_stmt.c). The
  * previous connection, if any, is closed.
  * why_out (may be NULL) gets the reason of a failure, in p. */
 static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_out)
 {
-    const char *err = NULL, *why = NULL;
+    const char *err = NULL, *why = NULL, *params = ib->params;
     apr_dbd_t *handle = NULL;
+    apr_pool_t *old = ib->cpool;
     apr_status_t st;
     wh_conn_status cs;
 
     if (ib->conn && ib->conn->pid != getpid())
         ib->conn->handle = NULL;   /* inherited over fork: abandon, never close */
-    disconnect(ib);
+    /* The previous connection is closed only once the new one is set up:
+     * an SQLite connection still open keeps the WAL index in shared
+     * memory valid, so the new one need not rebuild it from the WAL (a
+     * CGI request going from its read-only connection to a writing one). */
+    ib->cpool = NULL;
+    ib->conn = NULL;
+    ib->prepared = NULL;
     ib->broken = 1;
     if (apr_pool_create(&ib->cpool, ib->root) != APR_SUCCESS) {
         ib->cpool = NULL;
-        return WH_CONN_DOWN;
+        cs = WH_CONN_DOWN;
+        goto out;
     }
-    st = apr_dbd_open_ex(ib->driver, ib->cpool, ib->params, &handle, &err);
+    if ((cs = prepare_file(ib, p, &params, &why)) != WH_CONN_OK) {
+        if (why_out)
+            *why_out = why;
+        disconnect(ib);
+        goto out;
+    }
+    st = apr_dbd_open_ex(ib->driver, ib->cpool, params, &handle, &err);
     if (st != APR_SUCCESS || !handle) {
-        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: cannot open the %s database: %s",
+        /* A reader finding nothing usable is a cache miss, not an error. */
+        wh_logf(&ib->log, ib->readonly ? WH_LOG_DEBUG : WH_LOG_ERROR,
+                "inbox: cannot open the %s database: %s",
                 ib->driver_name, err ? wh_inbox_one_line(p, err) : "connection failed");
         disconnect(ib);
-        return WH_CONN_DOWN;
+        cs = WH_CONN_DOWN;
+        goto out;
     }
     ib->conn = apr_pcalloc(ib->cpool, sizeof(*ib->conn));
     ib->conn->driver = ib->driver;
@@ -150,19 +326,25 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
         cs = WH_CONN_DOWN;
         goto fail;
     }
-    if ((cs = wh_inbox_schema_ensure(ib, p, 0, &why)) != WH_CONN_OK)
+    open_writer_lock(ib, p);
+    if ((cs = wh_inbox_schema_ensure(ib, p, ib->readonly, &why)) != WH_CONN_OK)
         goto fail;
+    if (ib->db_file && !ib->readonly)
+        wh_inbox_file_regroup(p, ib->db_file, ib->gid);
     ib->broken = 0;
-    return WH_CONN_OK;
+    goto out;
 
 fail:
     if (!why)
         why = "setup failed";
-    wh_logf(&ib->log, WH_LOG_ERROR, "inbox: %s database unusable: %s",
-            ib->driver_name, why);
+    wh_logf(&ib->log, ib->readonly ? WH_LOG_DEBUG : WH_LOG_ERROR,
+            "inbox: %s database unusable: %s", ib->driver_name, why);
     if (why_out)
         *why_out = why;
     disconnect(ib);
+out:
+    if (old)
+        apr_pool_destroy(old);   /* runs conn_cleanup */
     return cs;
 }
 
@@ -179,7 +361,19 @@ static int ensure_conn(wh_inbox *ib, apr_pool_t *p)
         wh_logf(&ib->log, WH_LOG_WARN, "inbox: %s connection lost, reconnecting",
                 ib->driver_name);
     }
-    return connect_db(ib, p, NULL) == WH_CONN_OK ? 0 : -1;
+    /* After a failed attempt, requests answer 503 at once until the retry
+     * interval has passed: a database that is down (or newer than this
+     * wirehook, or unwritable) costs one attempt per interval, not one per
+     * request (PostgreSQL's connect_timeout, with every thread queued
+     * behind the mutex). */
+    if (ib->retry_at && apr_time_now() < ib->retry_at)
+        return -1;
+    if (connect_db(ib, p, NULL) == WH_CONN_OK) {
+        ib->retry_at = 0;
+        return 0;
+    }
+    ib->retry_at = apr_time_now() + ib->retry_interval;
+    return -1;
 }
 
 /* ------------------------------------------------------ units of work --- */
@@ -208,27 +402,69 @@ static wh_db_outcome failed(wh_inbox *ib, apr_pool_t *p, const char *what, int r
     return WH_DB_UNAVAILABLE;
 }
 
-wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
-                              wh_inbox_fn fn, void *baton)
+/* SQLite: statements are prepared with the legacy interface (apr_dbd),
+ * which does not recompile a statement whose tables another connection
+ * changed (a tool adding its table): the statement fails once with
+ * "database schema has changed". Such a failure is retried once on a
+ * fresh connection instead of costing a request its 200. */
+static int schema_changed(wh_inbox *ib, apr_pool_t *p, int rv)
+{
+    const char *m;
+
+    if (ib->engine != WH_INBOX_SQLITE3 || rv == 0 || rv == WH_TXN_ROLLBACK)
+        return 0;
+    m = ib->fail_msg ? ib->fail_msg : wh_inbox_db_error(ib, p, rv);
+    return m && strstr(m, "schema has changed") != NULL;
+}
+
+/* One attempt; *retry set when it failed for a schema change (rolled
+ * back, nothing logged). Mutex held. */
+static wh_db_outcome txn_once(wh_inbox *ib, apr_pool_t *p, const char *what,
+                              wh_inbox_fn fn, void *baton, int may_retry, int *retry)
 {
     wh_db_outcome out;
     int rv;
 
-    apr_thread_mutex_lock(ib->mutex);
+    *retry = 0;
     ib->fail_what = ib->fail_msg = NULL;
-    if (ensure_conn(ib, p) != 0) {
-        out = WH_DB_UNAVAILABLE;
-    } else if ((rv = wh_inbox_db_sql(ib, begin_sql(ib))) != 0) {
+    if (ib->readonly || ensure_conn(ib, p) != 0)
+        return WH_DB_UNAVAILABLE;
+    start_busy_clock(ib);
+    if (wh_inbox_db_writer_lock(ib, p) != 0)
+        return WH_DB_UNAVAILABLE;   /* logged; the connection is fine */
+    if ((rv = wh_inbox_db_sql(ib, begin_sql(ib))) != 0) {
         out = failed(ib, p, apr_pstrcat(p, "BEGIN (", what, ")", NULL), rv, 0);
     } else if ((rv = fn(ib, p, baton)) == WH_TXN_ROLLBACK) {
         rollback(ib);
         out = WH_DB_ROLLED_BACK;
+    } else if (rv != WH_TXN_COMMIT && may_retry && schema_changed(ib, p, rv)) {
+        rollback(ib);
+        ib->broken = 1;
+        *retry = 1;
+        out = WH_DB_UNAVAILABLE;
     } else if (rv != WH_TXN_COMMIT) {
         out = failed(ib, p, what, rv, 1);
     } else if ((rv = wh_inbox_db_sql(ib, "COMMIT")) != 0) {
         out = failed(ib, p, apr_pstrcat(p, "COMMIT (", what, ")", NULL), rv, 1);
     } else {
         out = WH_DB_OK;
+    }
+    wh_inbox_db_writer_unlock(ib);
+    return out;
+}
+
+wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
+                              wh_inbox_fn fn, void *baton)
+{
+    wh_db_outcome out;
+    int retry;
+
+    apr_thread_mutex_lock(ib->mutex);
+    out = txn_once(ib, p, what, fn, baton, 1, &retry);
+    if (retry) {
+        wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: the schema changed under %s; "
+                "again on a fresh connection", what);
+        out = txn_once(ib, p, what, fn, baton, 0, &retry);
     }
     apr_thread_mutex_unlock(ib->mutex);
     return out;
@@ -238,14 +474,26 @@ wh_db_outcome wh_inbox_db_read(wh_inbox *ib, apr_pool_t *p, const char *what,
                                wh_inbox_fn fn, void *baton)
 {
     wh_db_outcome out = WH_DB_OK;
-    int rv;
+    int rv = 0;
 
     apr_thread_mutex_lock(ib->mutex);
-    ib->fail_what = ib->fail_msg = NULL;
-    if (ensure_conn(ib, p) != 0)
-        out = WH_DB_UNAVAILABLE;
-    else if ((rv = fn(ib, p, baton)) != 0)
+    for (int attempt = 0; attempt < 2; attempt++) {
+        ib->fail_what = ib->fail_msg = NULL;
+        out = WH_DB_OK;
+        if (ensure_conn(ib, p) != 0) {
+            out = WH_DB_UNAVAILABLE;
+            break;
+        }
+        start_busy_clock(ib);
+        if ((rv = fn(ib, p, baton)) == 0)
+            break;
+        if (attempt == 0 && schema_changed(ib, p, rv)) {
+            ib->broken = 1;   /* reconnect: the statements are made afresh */
+            continue;
+        }
         out = failed(ib, p, what, rv, 0);
+        break;
+    }
     apr_thread_mutex_unlock(ib->mutex);
     return out;
 }
@@ -260,6 +508,11 @@ wh_inbox_driver wh_inbox_db_engine(const wh_inbox *ib)
 const char *wh_inbox_db_driver_name(const wh_inbox *ib)
 {
     return ib->driver_name;
+}
+
+int wh_inbox_db_readonly(const wh_inbox *ib)
+{
+    return ib->readonly;
 }
 
 const wh_logger *wh_inbox_db_log(const wh_inbox *ib)
@@ -300,6 +553,34 @@ apr_pool_t *wh_inbox_db_scratch(wh_inbox *ib)
     return apr_pool_create(&p, ib->root) == APR_SUCCESS ? p : NULL;
 }
 
+void wh_inbox_allow_writes(wh_inbox *ib, apr_pool_t *p)
+{
+    const char *why = NULL;
+
+    if (!ib)
+        return;
+    apr_thread_mutex_lock(ib->mutex);
+    if (ib->readonly) {
+        ib->readonly = 0;
+        ib->retry_at = 0;
+        if (ib->engine == WH_INBOX_SQLITE3 || !wh_inbox_db_connected(ib) || ib->broken) {
+            /* SQLite: a read-only file handle cannot write; the next use
+             * opens the file for writing (creating it if need be) */
+            ib->broken = 1;
+        } else if (wh_inbox_db_sql(ib, "SET default_transaction_read_only = off") != 0
+                   || wh_inbox_schema_ensure(ib, p, 0, &why) != WH_CONN_OK) {
+            /* PostgreSQL: the same session goes on (no second login) */
+            ib->broken = 1;
+        }
+    }
+    apr_thread_mutex_unlock(ib->mutex);
+}
+
+struct wh_batcher *wh_inbox_db_batcher(const wh_inbox *ib)
+{
+    return ib->batcher;
+}
+
 int wh_inbox_db_sequencer_on(const wh_inbox *ib)
 {
     return !ib->sequencer_off;
@@ -309,6 +590,14 @@ void wh_inbox_set_sequencer(wh_inbox *ib, int on)
 {
     apr_thread_mutex_lock(ib->mutex);
     ib->sequencer_off = !on;
+    apr_thread_mutex_unlock(ib->mutex);
+}
+
+void wh_inbox_set_retry_interval(wh_inbox *ib, apr_interval_time_t t)
+{
+    apr_thread_mutex_lock(ib->mutex);
+    ib->retry_interval = t;
+    ib->retry_at = 0;
     apr_thread_mutex_unlock(ib->mutex);
 }
 
@@ -324,6 +613,12 @@ void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms)
 
 const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
                           const wh_logger *log, wh_inbox **out)
+{
+    return wh_inbox_open_ex(p, cfg, log, 0, out);
+}
+
+const char *wh_inbox_open_ex(apr_pool_t *p, const wh_config *cfg,
+                             const wh_logger *log, int flags, wh_inbox **out)
 {
     wh_inbox *ib;
     apr_allocator_t *alloc = NULL;
@@ -341,6 +636,13 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
     ib->driver_name = cfg->inbox_driver_name ? cfg->inbox_driver_name
                       : ib->engine == WH_INBOX_SQLITE3 ? "sqlite3" : "pgsql";
     ib->lock_wait_ms = WH_INBOX_LOCK_WAIT_MS;
+    ib->retry_interval = apr_time_from_msec(WH_INBOX_RETRY_MS);
+    ib->readonly = (flags & WH_INBOX_READ_ONLY) != 0;
+    ib->db_file = wh_inbox_sqlite_file(cfg);
+    ib->file_mode = wh_inbox_file_mode(cfg->inbox_group);
+    ib->gid = (gid_t)-1;
+    if (cfg->inbox_group && wh_inbox_resolve_group(cfg->inbox_group, &ib->gid) != 0)
+        return apr_psprintf(p, "InboxGroup %s: no such group", cfg->inbox_group);
 
     /* apr_dbd_init guards itself against repeated calls (mod_dbd makes
      * one too) and keeps its state in the process-wide pool. */
@@ -365,6 +667,12 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
     }
     apr_allocator_owner_set(alloc, ib->root);
     apr_allocator_max_free_set(alloc, 1024 * 1024);
+    if ((flags & WH_INBOX_GROUP_COMMIT) && !ib->readonly && cfg->inbox_batch_max > 1) {
+        ib->batcher = wh_inbox_store_batcher(ib, p, cfg->inbox_batch_max,
+                                             (apr_interval_time_t)cfg->inbox_batch_wait);
+        if (!ib->batcher)
+            return "inbox: cannot set up the group commit (out of memory)";
+    }
 
     /* Try now so that problems show at start-up, but a database that is
      * down now (PostgreSQL restarting) is not a configuration error: each
@@ -375,6 +683,13 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
         const char *why = NULL;
         apr_pool_create(&tmp, ib->root);
         cs = connect_db(ib, tmp, &why);
+        if (cs != WH_CONN_OK)
+            ib->retry_at = apr_time_now() + ib->retry_interval;
+        if (ib->readonly && cs != WH_CONN_OK) {
+            why = apr_pstrdup(p, why ? why : "cannot be opened");
+            apr_pool_destroy(tmp);
+            return why;   /* a reader has nothing to wait for */
+        }
         if (cs == WH_CONN_FATAL)
             why = apr_psprintf(p, "the %s inbox cannot be used: %s", ib->driver_name,
                                why ? why : "setup failed");
@@ -383,7 +698,7 @@ const char *wh_inbox_open(apr_pool_t *p, const wh_config *cfg,
             return why;
         if (cs != WH_CONN_OK)
             wh_logf(&ib->log, WH_LOG_WARN, "inbox: %s database not available "
-                    "yet; every request will try again", ib->driver_name);
+                    "yet; trying again every %d ms", ib->driver_name, WH_INBOX_RETRY_MS);
     }
     *out = ib;
     return NULL;

@@ -4,6 +4,7 @@
  * itself: wh_inbox_conn.c (its life) and wh_inbox_stmt.c (statements on
  * it). Every other file goes through wh_inbox_db.h. */
 #include "wh_inbox_db.h"
+#include "wh_inbox_lock.h"
 #include <apr_hash.h>
 #include <apr_thread_mutex.h>
 #include <sys/types.h>
@@ -23,13 +24,23 @@ struct wh_inbox {
     const char *params;          /* may hold a password: never logged */
     wh_inbox_driver engine;
     int lock_wait_ms;
+    int readonly;                /* WH_INBOX_READ_ONLY */
+    const char *db_file;         /* SQLite: the database file, or NULL */
+    mode_t file_mode;            /* of the files it creates */
+    gid_t gid;                   /* InboxGroup, or (gid_t)-1 */
+    wh_inbox_lock *wlock;        /* SQLite writers' queue, or NULL */
+    int wlock_tried;
+    struct wh_batcher *batcher;  /* group commit, or NULL */
+    int sequencer_off;           /* tests: no sequencer after stores */
+    apr_time_t retry_at;         /* no new connection before this */
+    apr_time_t busy_deadline;    /* SQLite: the busy handler gives up then */
+    apr_interval_time_t retry_interval;
 
     /* The current connection, all of it in cpool. */
     apr_pool_t *cpool;
     wh_conn_owner *conn;
     apr_hash_t *prepared;        /* wh_inbox_stmt * -> apr_dbd_prepared_t * */
     int broken;                  /* last use failed: reconnect first */
-    int sequencer_off;           /* tests: no sequencer after stores */
 
     /* The failure a unit of work recorded (wh_inbox_db_fail). */
     const char *fail_what;

@@ -14,6 +14,7 @@
  * static wh_inbox_stmt in the file that uses it, prepared on each
  * connection on its first use there. */
 #include "wh_inbox.h"
+#include "wh_batch.h"
 #include <apr_dbd.h>
 
 /* A statement. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
@@ -89,6 +90,8 @@ int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
 /* Which engine: WH_INBOX_SQLITE3 or WH_INBOX_PGSQL. */
 wh_inbox_driver wh_inbox_db_engine(const wh_inbox *ib);
 const char *wh_inbox_db_driver_name(const wh_inbox *ib);
+/* 1 for an inbox opened WH_INBOX_READ_ONLY. */
+int wh_inbox_db_readonly(const wh_inbox *ib);
 const wh_logger *wh_inbox_db_log(const wh_inbox *ib);
 /* The driver's message for rv on the current connection, on one line. */
 const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv);
@@ -104,6 +107,34 @@ int wh_inbox_sequence(wh_inbox *ib, apr_pool_t *p);
  * sequencer, that run or the next numbers the new events. */
 int wh_inbox_sequence_try(wh_inbox *ib, apr_pool_t *p);
 
+/* ---- storing (wh_inbox_store.c) ------------------------------------- */
+
+/* One store of a batch. */
+typedef struct {
+    const wh_facts *facts;
+    const char *body;
+    apr_size_t body_len;
+    apr_time_t now;
+    wh_inbox_result result;         /* out */
+    apr_int64_t seq;                /* out: SQLite's position, else 0 */
+} wh_inbox_store_req;
+
+/* Stores reqs[0..n) in one transaction, in order: a copy of an earlier
+ * one (in the database or in reqs) is a duplicate; when a row's statement
+ * fails, the transaction is undone and each row is stored on its own, so
+ * only that row is unavailable. Returns how many were stored. What the
+ * group commit runs; for tools importing many events, and tests. */
+int wh_inbox_store_many(wh_inbox *ib, apr_pool_t *p, wh_inbox_store_req *reqs, int n);
+
+struct wh_batcher;
+/* The group commit of this inbox's stores (wh_batch.h), for
+ * wh_inbox_open_ex's WH_INBOX_GROUP_COMMIT. NULL when out of memory. */
+struct wh_batcher *wh_inbox_store_batcher(wh_inbox *ib, apr_pool_t *p, int max,
+                                          apr_interval_time_t wait);
+/* The inbox's group commit, or NULL: each store commits on its own. */
+struct wh_batcher *wh_inbox_db_batcher(const wh_inbox *ib);
+/* Its counters (wh_batch.h); -1 when the inbox has no group commit. */
+int wh_inbox_group_stats(wh_inbox *ib, wh_batch_stats *out);
 /* 0 when a test switched the sequencer off after stores. */
 int wh_inbox_db_sequencer_on(const wh_inbox *ib);
 
@@ -119,6 +150,12 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
 
 /* Counter `which` of wh_counter, bumped inside the open transaction. */
 int wh_inbox_counter_next(wh_inbox *ib, apr_pool_t *p, int which, apr_int64_t *out);
+
+/* SQLite writers' queue (wh_inbox_lock.h) around a write outside
+ * wh_inbox_db_txn (schema creation, the close-time checkpoint): 0 when
+ * held (or there is none), -1 after the bounded wait (logged). */
+int wh_inbox_db_writer_lock(wh_inbox *ib, apr_pool_t *p);
+void wh_inbox_db_writer_unlock(wh_inbox *ib);
 
 /* ---- connection lifetime (wh_inbox_conn.c), for wh_inbox_exit.c ------ */
 

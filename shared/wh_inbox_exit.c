@@ -36,7 +36,12 @@ void wh_inbox_release_for_exit(wh_inbox *ib)
     if (!ib)
         return;
     wh_inbox_db_lock(ib);
-    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 && wh_inbox_db_connected(ib)) {
+    if (wh_inbox_db_readonly(ib) && wh_inbox_db_connected(ib)) {
+        /* Closed, not left: a reader's close writes nothing, and a
+         * reader still open would keep the writer's close below from
+         * being the last one, the one that checkpoints the WAL. */
+        wh_inbox_db_close(ib);
+    } else if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 && wh_inbox_db_connected(ib)) {
         /* The last connection to leave takes with it SQLite's shared
          * memory, which says how much of the WAL is already in the
          * database: the next process then re-reads the whole WAL
@@ -51,9 +56,17 @@ void wh_inbox_release_for_exit(wh_inbox *ib)
             close_it = wal_size(ib, tmp) > WH_INBOX_EXIT_WAL_MAX;
             apr_pool_destroy(tmp);
         }
-        if (close_it)
+        if (close_it) {
+            /* The close-time checkpoint writes the database: a writer like
+             * any other, queued with them rather than making them poll. */
+            apr_pool_t *q = wh_inbox_db_scratch(ib);
+            int held = q && wh_inbox_db_writer_lock(ib, q) == 0;
             wh_inbox_db_close(ib);
-        else
+            if (held)
+                wh_inbox_db_writer_unlock(ib);
+            if (q)
+                apr_pool_destroy(q);
+        } else
             /* The process exit releases the file locks and descriptors. */
             wh_inbox_db_abandon(ib);
     }

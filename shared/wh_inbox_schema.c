@@ -146,8 +146,12 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
          * BEGIN IMMEDIATE and PostgreSQL's advisory lock let one process
          * at a time in; the version is then read again in there, since
          * another may have finished first. */
-        if ((rv = wh_inbox_db_sql(ib, pg ? "BEGIN" : "BEGIN IMMEDIATE")) != 0)
+        if (wh_inbox_db_writer_lock(ib, p) != 0)
+            return WH_CONN_DOWN;
+        if ((rv = wh_inbox_db_sql(ib, pg ? "BEGIN" : "BEGIN IMMEDIATE")) != 0) {
+            wh_inbox_db_writer_unlock(ib);
             continue;
+        }
         if (pg)
             rv = wh_inbox_db_sql_value(ib, p, "SELECT pg_advisory_xact_lock("
                                        WH_PG_LOCK_SCHEMA ")", NULL);
@@ -163,6 +167,7 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
             *why = apr_psprintf(p, "creating the schema: %s", wh_inbox_db_error(ib, p, rv));
             (void)wh_inbox_db_sql(ib, "ROLLBACK");
         }
+        wh_inbox_db_writer_unlock(ib);
         if (rv == 0) {
             if (version > 0 && version < WH_INBOX_SCHEMA_VERSION)
                 wh_logf(wh_inbox_db_log(ib), WH_LOG_INFO, "inbox: %s database upgraded "

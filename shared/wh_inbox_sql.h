@@ -40,6 +40,10 @@
  * request is answered 503 instead of hanging. */
 #define WH_INBOX_LOCK_WAIT_MS 5000
 
+/* After a failed connection attempt, a long-lived inbox (the module's)
+ * tries again at most this often; requests meanwhile answer 503 at once. */
+#define WH_INBOX_RETRY_MS 2000
+
 /* SQLite: a process leaving with wh_inbox_release_for_exit closes its
  * connection normally (the last one out checkpoints and removes the WAL)
  * once the WAL file is larger than this, about a dozen stored
@@ -269,6 +273,9 @@ typedef struct {
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */
 void wh_inbox_set_lock_wait_ms(wh_inbox *ib, int ms);
+/* For tests: the retry interval after a failed connection (0: every use
+ * tries again). */
+void wh_inbox_set_retry_interval(wh_inbox *ib, apr_interval_time_t t);
 /* For tests: 0 stops stores from running PostgreSQL's sequencer after
  * their commit, as a crash between the two would; listings still run it. */
 void wh_inbox_set_sequencer(wh_inbox *ib, int on);

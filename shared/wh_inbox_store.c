@@ -6,11 +6,13 @@
  *      queues it in wh_pending for the sequencer (wh_inbox_sequence.c), so
  *      concurrent writers share no row and commit in parallel.
  *   3. wh_payments: the payment's current state.
- * store_rows() runs the same steps for several rows inside one
- * transaction; a row whose statement fails undoes it, and each row is then
- * stored on its own, so one bad row never costs its neighbours their 200. */
+ * A batch (group commit, wh_batch.h) runs the same steps for each of its
+ * rows inside one transaction. A row whose statement fails undoes the
+ * batch, and each row is then stored on its own, so one bad row never
+ * costs its neighbours their 200. */
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
+#include "wh_batch.h"
 #include "wh_datetime.h"
 #include <apr_strings.h>
 #include <string.h>
@@ -209,6 +211,100 @@ static int store_rows(wh_inbox *ib, apr_pool_t *p, store_row **rows, int n)
     return stored;
 }
 
+/* ------------------------------------------------------- group commit --- */
+
+/* A request's row, from the fields a caller fills. 0, or -1 for a body
+ * that must not be stored. */
+static int make_row(wh_inbox *ib, apr_pool_t *p, const wh_facts *facts, const char *body,
+                    apr_size_t body_len, apr_time_t now, store_row *row)
+{
+    memset(row, 0, sizeof(*row));
+    row->result = WH_INBOX_UNAVAILABLE;
+    if (!facts || !facts->notification_id || !body)
+        return -1;
+    /* Text columns end at a NUL; the verifier rejects such bodies as not
+     * JSON, so one reaching here is a caller bug, and storing it cut short
+     * would not be "exactly as received". */
+    if (memchr(body, '\0', body_len)) {
+        wh_logf(wh_inbox_db_log(ib), WH_LOG_ERROR,
+                "inbox: refusing to store a body with a NUL byte");
+        return -1;
+    }
+    row->facts = facts;
+    row->text = apr_pstrmemdup(p, body, body_len);
+    row->received = (apr_int64_t)now;
+    row->has_instant = facts->event_time
+                       && wh_datetime_parse(facts->event_time, strlen(facts->event_time),
+                                            &row->instant) == 0;
+    return 0;
+}
+
+int wh_inbox_store_many(wh_inbox *ib, apr_pool_t *p, wh_inbox_store_req *reqs, int n)
+{
+    store_row **rows = apr_palloc(p, sizeof(*rows) * (apr_size_t)(n > 0 ? n : 1));
+    int *from = apr_palloc(p, sizeof(*from) * (apr_size_t)(n > 0 ? n : 1));
+    int m = 0, stored;
+
+    for (int i = 0; i < n; i++) {
+        store_row *r = apr_palloc(p, sizeof(*r));
+        reqs[i].result = WH_INBOX_UNAVAILABLE;
+        reqs[i].seq = 0;
+        /* a refused body stays unavailable; the others go on */
+        if (make_row(ib, p, reqs[i].facts, reqs[i].body, reqs[i].body_len, reqs[i].now, r) == 0) {
+            from[m] = i;
+            rows[m++] = r;
+        }
+    }
+    stored = m ? store_rows(ib, p, rows, m) : 0;
+    for (int k = 0; k < m; k++) {
+        reqs[from[k]].result = rows[k]->result;
+        reqs[from[k]].seq = rows[k]->seq;
+    }
+    if (stored && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL)
+        (void)wh_inbox_sequence_try(ib, p);
+    return stored;
+}
+
+static void commit_batch(void *ctx, apr_pool_t *p, wh_batch_item **items, int n)
+{
+    wh_inbox *ib = ctx;
+    store_row **rows = apr_palloc(p, sizeof(*rows) * (apr_size_t)n);
+
+    for (int i = 0; i < n; i++)
+        rows[i] = items[i]->data;
+    (void)store_rows(ib, p, rows, n);
+    for (int i = 0; i < n; i++)
+        items[i]->result = (int)rows[i]->result;
+    if (n > 1)
+        wh_logf(wh_inbox_db_log(ib), WH_LOG_DEBUG,
+                "inbox: group commit: %d stores in one transaction", n);
+}
+
+/* After the followers have their answer: numbering on PostgreSQL. */
+static void after_batch(void *ctx, apr_pool_t *p)
+{
+    (void)wh_inbox_sequence_try(ctx, p);
+}
+
+wh_batcher *wh_inbox_store_batcher(wh_inbox *ib, apr_pool_t *p, int max,
+                                   apr_interval_time_t wait)
+{
+    return wh_batcher_create(p, max, wait, commit_batch,
+                             wh_inbox_db_engine(ib) == WH_INBOX_PGSQL ? after_batch : NULL,
+                             ib);
+}
+
+int wh_inbox_group_stats(wh_inbox *ib, wh_batch_stats *out)
+{
+    wh_batcher *b = ib ? wh_inbox_db_batcher(ib) : NULL;
+
+    memset(out, 0, sizeof(*out));
+    if (!b)
+        return -1;
+    wh_batcher_stats(b, out);
+    return 0;
+}
+
 /* ------------------------------------------------------------- public --- */
 
 wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
@@ -217,31 +313,22 @@ wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
                                apr_int64_t *seq_out)
 {
     store_row row, *rowp = &row;
+    wh_batcher *batcher;
 
     if (seq_out)
         *seq_out = 0;
-    if (!ib || !facts || !facts->notification_id || !body)
+    if (!ib || make_row(ib, p, facts, body, body_len, now, &row) != 0)
         return WH_INBOX_UNAVAILABLE;
-    /* Text columns end at a NUL; the verifier rejects such bodies as not
-     * JSON, so one reaching here is a caller bug, and storing it cut short
-     * would not be "exactly as received". */
-    if (memchr(body, '\0', body_len)) {
-        wh_logf(wh_inbox_db_log(ib), WH_LOG_ERROR,
-                "inbox: refusing to store a body with a NUL byte");
-        return WH_INBOX_UNAVAILABLE;
-    }
-    memset(&row, 0, sizeof(row));
-    row.facts = facts;
-    row.text = apr_pstrmemdup(p, body, body_len);
-    row.received = (apr_int64_t)now;
-    row.has_instant = facts->event_time
-                      && wh_datetime_parse(facts->event_time, strlen(facts->event_time),
-                                           &row.instant) == 0;
-    row.result = WH_INBOX_UNAVAILABLE;
-
-    if (store_rows(ib, p, &rowp, 1) == 1 && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL
-        && !seq_out)
+    if ((batcher = wh_inbox_db_batcher(ib)) != NULL) {
+        wh_batch_item item;
+        memset(&item, 0, sizeof(item));
+        item.data = &row;
+        item.result = WH_INBOX_UNAVAILABLE;
+        (void)wh_batcher_submit(batcher, &item);
+    } else if (store_rows(ib, p, &rowp, 1) == 1 && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL
+               && !seq_out) {
         (void)wh_inbox_sequence_try(ib, p);
+    }
     if (row.result == WH_INBOX_STORED && seq_out) {
         if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
             *seq_out = row.seq;

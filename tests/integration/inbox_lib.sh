@@ -258,5 +258,20 @@ for e in events:
 EOF
 }
 
+# ib_post_retry URL BODYFILE SECONDS -- wh_post until the answer is not 503
+# or SECONDS have passed: a module child tries a database it could not use
+# again only once its retry interval (2 s) is over. Sets IB_RETRY_MS.
+ib_post_retry() {
+    local t0 end
+    t0=$(date +%s%N); end=$(( t0 + $3 * 1000000000 ))
+    while :; do
+        wh_post "$1" "$2"
+        [ "$WH_STATUS" != 503 ] && break
+        [ "$(date +%s%N)" -ge "$end" ] && break
+        sleep 0.2
+    done
+    IB_RETRY_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
 # ib_sqlite SQL -- query the standard SQLite inbox directly
 ib_sqlite() { sqlite3 -cmd ".timeout 5000" "$WH_INBOX_DB" "$1"; }

@@ -18,6 +18,8 @@
 #   WH_MPM         event (default) | worker | prefork
 #   WH_VERBOSE=1   print passing assertions too
 #   WH_KEEP_TMP=1  keep $T for inspection
+#   WH_PYTHON      python3 for the helpers (default /usr/bin/python3)
+#   WH_SCALE       multiplies the sizes of sized suites (default 1, see wh_size)
 #
 # Standard layout written by wh_httpd_conf (all under WirehookConfig $WH_CONF
 # unless noted):
@@ -29,25 +31,51 @@
 #   $T/extra.conf    included at the end: tests add their own blocks there
 #                    (wh_httpd_extra 'text') before wh_httpd_start.
 
-# The system's interpreter, when there is one: a version manager's shim
-# (pyenv's is a shell script) costs up to seconds per call on a loaded
-# machine, and these suites call python3 for every JSON check.
-if [ -x /usr/bin/python3 ]; then
-    python3() { /usr/bin/python3 "$@"; }
-    export -f python3
-fi
-
 WH_PASS=0
 WH_FAIL=0
 WH_HTTPD_PID=""
 WH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WH_TOP=$(cd "$WH_LIB_DIR/../.." && pwd)
 
+# --------------------------------------------------------------- python ---
+# The harness's helpers (bodies, JSON, load drivers) run on the system's
+# python3 (Debian's /usr/bin/python3) rather than whatever `python3` is
+# first in PATH: a version manager's shim (pyenv) is a bash script that
+# forks several times per call, which on a loaded 2-core machine made
+# every call cost seconds. Only the standard library is used.
+# WH_PYTHON=/path/to/python3 chooses another. It is put first in PATH as
+# $BUILD/test-bin/python3 (a symlink, not a shell function: `python3 ... &`
+# must leave the interpreter's own pid in $!, which tests kill -9).
+if [ -z "${WH_PYTHON:-}" ]; then
+    if [ -x /usr/bin/python3 ]; then WH_PYTHON=/usr/bin/python3; else WH_PYTHON=$(command -v python3); fi
+fi
+export WH_PYTHON
+_wh_pybin() {
+    local dir=$1
+    [ -n "$WH_PYTHON" ] && [ "$(command -v python3)" != "$WH_PYTHON" ] || return 0
+    [ "$(readlink "$dir/python3" 2>/dev/null)" = "$WH_PYTHON" ] ||
+        { mkdir -p "$dir" && ln -sfn "$WH_PYTHON" "$dir/python3.$$" && mv -f "$dir/python3.$$" "$dir/python3"; } ||
+        return 0
+    PATH="$dir:$PATH"
+    export PATH
+}
+
+# ----------------------------------------------------------------- sizes ---
+# A suite with a size (events per load writer, rounds...) takes it as
+# `${WH_SOME_KNOB:-$(wh_size BASE)}`: BASE is the size that proves the point
+# in `make check`; WH_SCALE multiplies it (`make soak` runs the sized
+# suites with WH_SCALE=5, build/soak.mk).
+case "${WH_SCALE:-1}" in ''|*[!0-9]*|0) WH_SCALE=1 ;; esac
+WH_SCALE=${WH_SCALE:-1}
+export WH_SCALE
+wh_size() { echo $(( $1 * WH_SCALE )); }
+
 # ---------------------------------------------------------------- paths ---
 _wh_abs() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$WH_TOP/$1" ;; esac; }
 
 WH_BUILD=$(_wh_abs "${BUILD:-build}")
 WH_SHARED=$(_wh_abs "${WH_SHARED_DIR:-../shared}")
+_wh_pybin "$WH_BUILD/test-bin"
 WIREHOOK="$WH_BUILD/wirehook"
 WH_MOD_SO="$WH_BUILD/mod_wirehook.so"
 WH_HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
@@ -130,6 +158,14 @@ assert_file_absent() { if [ -e "$1" ]; then _wh_bad "$2" "present $1"; else _wh_
 
 # wh_json_code JSON -> error.code, else status ("accepted"/"duplicate")
 wh_json_code() {
+    # wirehook's own compact answers without details are read here; any
+    # other body goes through python's json (the result is the same)
+    local re_err='^\{"error":\{"code":"([a-z_]+)","message":"[^"\\]*","details":\[\]\}\}$'
+    local re_ack='^\{"status":"([a-z_]+)","notificationId":"[^"\\]*"\}$'
+    if [[ $1 =~ $re_err ]] || [[ $1 =~ $re_ack ]]; then
+        printf '%s\n' "${BASH_REMATCH[1]}"
+        return 0
+    fi
     printf '%s' "$1" | python3 -c '
 import json, sys
 try:
@@ -470,26 +506,88 @@ wh_httpd_graceful() {
     return 1
 }
 
+# wh_httpd_hup -- apache2 -k restart (SIGHUP: children stopped at once, the
+# parent stays and re-reads the configuration); waits for the new generation
+wh_httpd_hup() {
+    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} before i
+    before=$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)
+    "$WH_HTTPD" -f "$conf" -k restart >/dev/null 2>&1 || return 1
+    for i in $(seq 1 100); do
+        [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
+        sleep 0.1
+    done
+    for i in $(seq 1 50); do _wh_port_open && return 0; sleep 0.1; done
+    return 1
+}
+
 # ---------------------------------------------------------------- bodies ---
-# wh_uuid -> a random UUID v4 (the kernel's: no interpreter start per id)
-wh_uuid() { cat /proc/sys/kernel/random/uuid; }
+# wh_uuid -> a random UUID v4 (the kernel's, without a process; python's
+# elsewhere)
+wh_uuid() {
+    local u=""
+    read -r u </proc/sys/kernel/random/uuid 2>/dev/null
+    if [ ${#u} -eq 36 ]; then printf '%s\n' "$u"
+    else python3 -c 'import uuid; print(uuid.uuid4())'; fi
+}
+
+# The shared sample as json.dumps(indent=2) writes it, with placeholders
+# for the fields wh_body changes; made once per suite ($T).
+_wh_body_template() {
+    local tpl="$T/.wh_body.tpl"
+    if [ ! -s "$tpl" ]; then
+        python3 - "$WH_SAMPLE_SRC" "$tpl.$BASHPID" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["notificationId"] = "@@WH_ID@@"
+d["eventDateTime"] = "@@WH_TIME@@"
+d["data"]["wireEventInfo"]["status"] = "@@WH_STATUS@@"
+open(sys.argv[2], "w").write(json.dumps(d, indent=2))
+EOF
+        mv -f "$tpl.$BASHPID" "$tpl" || return 1
+    fi
+    printf '%s\n' "$tpl"
+}
 
 # wh_body [STATUS] [ID] [OUTFILE] -> writes a fresh valid notification (new
-# notificationId, eventDateTime now) based on the shared sample, whose
-# layout it keeps (2-space indents); prints path. STATUS is a plain word
-# or words (the spec's values, or a made-up one).
+# notificationId, eventDateTime now) based on the shared sample; prints path.
+# The bytes are python's json.dumps(indent=2) of the sample with the three
+# fields set: filled into a template when the values need no JSON escaping,
+# else written by python.
 wh_body() {
     local st=${1:-Complete} id=${2:-$(wh_uuid)} out=${3:-$(mktemp "$T/body.XXXXXX")}
-    sed -e "s/\"notificationId\": \"[^\"]*\"/\"notificationId\": \"$id\"/" \
-        -e "s/\"eventDateTime\": \"[^\"]*\"/\"eventDateTime\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"/" \
-        -e "s/\"status\": \"[^\"]*\"/\"status\": \"$st\"/" "$WH_SAMPLE_SRC" >"$out"
+    local safe='^[A-Za-z0-9 ._:-]*$' tpl body now
+    if [[ $st =~ $safe ]] && [[ $id =~ $safe ]] && tpl=$(_wh_body_template) && [ -s "$tpl" ]; then
+        now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+        body=$(<"$tpl")
+        body=${body//@@WH_ID@@/"$id"}
+        body=${body//@@WH_TIME@@/"$now"}
+        body=${body//@@WH_STATUS@@/"$st"}
+        printf '%s' "$body" >"$out"
+    else
+        python3 - "$WH_SAMPLE_SRC" "$st" "$id" "$out" <<'EOF'
+import json, sys, datetime
+src, st, nid, out = sys.argv[1:5]
+d = json.load(open(src))
+d["notificationId"] = nid
+d["eventDateTime"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+d["data"]["wireEventInfo"]["status"] = st
+open(out, "w").write(json.dumps(d, indent=2))
+EOF
+    fi
     chmod 644 "$out"
     echo "$out"
 }
 
-# wh_body_id FILE -> the notificationId of a body file
+# wh_body_id FILE -> the notificationId of a body file (read from wh_body's
+# layout when it is that, else parsed by python)
 wh_body_id() {
-    grep -oE '"notificationId" *: *"[^"]*"' "$1" | head -n 1 | sed -E 's/.*: *"([^"]*)"/\1/'
+    local ids
+    ids=$(sed -n 's/^  "notificationId": "\([^"\\]*\)",\{0,1\}$/\1/p' "$1" 2>/dev/null)
+    if [ -n "$ids" ] && [ "${ids//$'\n'/}" = "$ids" ]; then
+        printf '%s\n' "$ids"
+        return 0
+    fi
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["notificationId"])' "$1"
 }
 
 # ---------------------------------------------------------------- signing ---

@@ -1,42 +1,207 @@
 #!/usr/bin/env bash
-# Runs every tests/integration/test_*.sh (each standalone: sources lib.sh,
-# exits non-zero on failure) and prints the summed assertion counts as the
-# last line: "N passed, N failed". Exit 1 when anything failed.
-# Honours $BUILD (default build) and $WH_SHARED_DIR (default ../shared);
-# WH_ONLY=pattern runs only the scripts whose name matches.
+# Runs the integration suites (tests/integration/test_*.sh: each standalone,
+# sources lib.sh, exits non-zero on failure), several at once, and prints
+# the summed counts as the last line: "N passed, N failed". Exit 1 when
+# anything failed.
+#
+#   tests/integration/run.sh                    every suite
+#   tests/integration/run.sh test_module [...]  the suites named (".sh" optional)
+#   WH_ONLY=inbox tests/integration/run.sh      the suites whose name contains it
+#
+# Environment:
+#   BUILD, WH_SHARED_DIR   as for lib.sh (default build, ../shared)
+#   WH_JOBS=N              suites at once (default 3; 1 runs them one by one)
+#   WH_UNIT=1              also run the CUnit suites ($BUILD/unit_tests) as
+#                          the suite "unit" (they print "N passed, N failed";
+#                          their tests count in the last line)
+#   WH_FUZZ_REGRESS=1      also run `make fuzz-regress` as the suite
+#                          "fuzz-regress" (each input replayed counts as passed)
+#   WH_TIMES               where the durations are kept between runs (default
+#                          $BUILD/integration-times): the slowest suites of
+#                          the last run start first (a fresh clone uses
+#                          tests/integration/durations, from a full run)
+#
+# Suites never share ports (each draws its own), temp dirs or databases, so
+# they run side by side. A suite that must run alone -- it changes the
+# system (installs packages into the system's Apache) or measures time or
+# memory -- says so with a line "# wh-serial" (or "# wh-serial: why") among
+# its first 30 lines: it then runs after the others, one at a time, with
+# nothing beside it.
+#
+# Each suite's output is kept and printed whole when it ends, in a stable
+# order (unit, fuzz-regress, then the scripts by name), headed by its
+# duration; then the slowest suites, then the counts line.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
 export BUILD=${BUILD:-build}
 export WH_SHARED_DIR=${WH_SHARED_DIR:-../shared}
+JOBS=${WH_JOBS:-3}
+case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
+TIMES=${WH_TIMES:-$BUILD/integration-times}
 
-counts=$(mktemp /tmp/wh-it-counts.XXXXXX)
-trap 'rm -f "$counts"' EXIT
-export WH_COUNTS_FILE=$counts
+work=$(mktemp -d /tmp/wh-run.XXXXXX) || exit 1
+declare -A PID=()
+cleanup() {
+    local p
+    for p in "${PID[@]}"; do kill "$p" 2>/dev/null; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-scripts_failed=0
+# ------------------------------------------------------ what to run ---
+declare -a NAMES=()          # stable print order
+declare -A CMD=() SERIAL=()
+want_unit=${WH_UNIT:-}
+want_fuzz=${WH_FUZZ_REGRESS:-}
+declare -A ASKED=()
+for a in "$@"; do
+    a=$(basename "$a" .sh)
+    case "$a" in
+        unit) want_unit=1 ;;
+        fuzz-regress) want_fuzz=1 ;;
+        *) ASKED[$a.sh]=1 ;;
+    esac
+done
+if [ -n "$want_unit" ]; then
+    NAMES+=(unit)
+    CMD[unit]="WH_SHARED_DIR=\"\$WH_SHARED_DIR\" \"\$BUILD/unit_tests\""
+fi
+if [ -n "$want_fuzz" ]; then
+    NAMES+=(fuzz-regress)
+    CMD[fuzz-regress]="\${MAKE:-make} -j2 --no-print-directory BUILD=\"\$BUILD\" fuzz-regress"
+fi
 for t in "$here"/test_*.sh; do
     [ -e "$t" ] || continue
     name=$(basename "$t")
-    if [ -n "${WH_ONLY:-}" ]; then
+    if [ ${#ASKED[@]} -gt 0 ]; then
+        [ -n "${ASKED[$name]:-}" ] || continue
+        unset "ASKED[$name]"
+    elif [ -n "${WH_ONLY:-}" ]; then
         case "$name" in *$WH_ONLY*) ;; *) continue ;; esac
+    elif [ $# -gt 0 ]; then
+        continue                        # only unit/fuzz-regress were named
     fi
-    echo "== $name"
-    before=$(wc -l <"$counts")
-    bash "$t"
-    rc=$?
-    after=$(wc -l <"$counts")
-    if [ "$rc" -ne 0 ]; then
+    NAMES+=("$name")
+    CMD[$name]="bash \"$t\""
+    head -n 30 "$t" | grep -qE '^# wh-serial($|[ :])' && SERIAL[$name]=1
+done
+for a in "${!ASKED[@]}"; do
+    echo "run.sh: no suite $a in tests/integration" >&2
+    exit 2
+done
+[ ${#NAMES[@]} -gt 0 ] || { echo "run.sh: nothing to run" >&2; exit 2; }
+
+# ------------------------------------------------------- scheduling ---
+# the last run's durations, "seconds name" per line; unknown suites are
+# taken as long, so a new suite never starts last
+declare -A LAST=()
+times_in=$TIMES
+[ -f "$times_in" ] || times_in="$here/durations"
+if [ -f "$times_in" ]; then
+    while read -r s n; do [ -n "${n:-}" ] && LAST[$n]=${s%.*}; done <"$times_in"
+fi
+mapfile -t QUEUE < <(for n in "${NAMES[@]}"; do
+    [ -n "${SERIAL[$n]:-}" ] && continue
+    printf '%s %s\n' "${LAST[$n]:-100000}" "$n"
+done | sort -k1,1nr -k2,2 | cut -d' ' -f2)
+for n in "${NAMES[@]}"; do [ -n "${SERIAL[$n]:-}" ] && QUEUE+=("$n"); done
+
+now() { printf '%s\n' "${EPOCHREALTIME/,/.}"; }
+declare -A START=() DUR=() RC=()
+running=0
+start_job() {
+    local n=$1
+    START[$n]=$(now)
+    # (bash -c execs the one command: an interrupted run's TERM reaches the
+    # suite itself, whose EXIT trap stops its httpd and helpers)
+    WH_COUNTS_FILE="$work/$n.counts" bash -c "${CMD[$n]}" >"$work/$n.out" 2>&1 </dev/null &
+    PID[$n]=$!
+    running=$((running + 1))
+}
+# reap: collects every finished job; returns when at least one has
+reap() {
+    local n got=0
+    while [ $got -eq 0 ]; do
+        for n in "${!PID[@]}"; do
+            if ! kill -0 "${PID[$n]}" 2>/dev/null; then
+                wait "${PID[$n]}"
+                RC[$n]=$?
+                DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+                unset "PID[$n]"
+                running=$((running - 1))
+                got=1
+            fi
+        done
+        [ $got -eq 0 ] && sleep 0.2
+    done
+}
+# prints, in NAMES order, every finished suite not printed yet, up to the
+# first one still running
+printed=0
+flush() {
+    local n
+    while [ $printed -lt ${#NAMES[@]} ]; do
+        n=${NAMES[$printed]}
+        [ -n "${RC[$n]:-}" ] || return 0
+        echo "== $n (${DUR[$n]} s)"
+        cat "$work/$n.out"
+        [ "${RC[$n]}" -ne 0 ] && echo "   $n exited ${RC[$n]}"
+        printed=$((printed + 1))
+    done
+}
+
+t0=$(now)
+for n in "${QUEUE[@]}"; do
+    if [ -n "${SERIAL[$n]:-}" ]; then
+        while [ $running -gt 0 ]; do reap; flush; done
+        start_job "$n"
+        reap
+        flush
+        continue
+    fi
+    while [ $running -ge "$JOBS" ]; do reap; flush; done
+    start_job "$n"
+done
+while [ $running -gt 0 ]; do reap; flush; done
+flush
+wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+
+# ----------------------------------------------------------- counts ---
+counts="$work/all.counts"
+: >"$counts"
+scripts_failed=0
+for n in "${NAMES[@]}"; do
+    f="$work/$n.counts"
+    case "$n" in
+        unit)
+            line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/$n.out" | tail -n 1)
+            [ -n "$line" ] && echo "$line" | awk -v n="$n" '{ print $1, $3, n }' >"$f" ;;
+        fuzz-regress)
+            awk '/inputs replayed/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "inputs") s += $i }
+                 END { print s + 0, 0, "fuzz-regress" }' "$work/$n.out" >"$f" ;;
+    esac
+    if [ "${RC[$n]}" -ne 0 ]; then
         scripts_failed=$((scripts_failed + 1))
-        # a script that died without recording a failure still counts one
-        if [ "$after" -eq "$before" ] || [ "$(tail -n 1 "$counts" | cut -d' ' -f2)" = 0 ]; then
-            echo "0 1 $name(exit $rc)" >>"$counts"
+        # a suite that died without recording a failure still counts one
+        if [ ! -s "$f" ] || [ "$(awk '{ f += $2 } END { print f + 0 }' "$f")" = 0 ]; then
+            echo "0 1 $n(exit ${RC[$n]})" >>"$f"
         fi
-        echo "   $name exited $rc"
     fi
+    [ -f "$f" ] && cat "$f" >>"$counts"
 done
 
+# the durations, for the next run's order (only when every suite ran)
+if [ $# -eq 0 ] && [ -z "${WH_ONLY:-}" ] && [ -d "$(dirname "$TIMES")" ]; then
+    for n in "${NAMES[@]}"; do echo "${DUR[$n]} $n"; done | sort -k1,1nr >"$TIMES.tmp" &&
+        mv "$TIMES.tmp" "$TIMES"
+fi
+
+echo "== slowest suites (wall clock ${wall} s, ${JOBS} at once)"
+for n in "${NAMES[@]}"; do echo "${DUR[$n]} $n${SERIAL[$n]:+ (serial)}"; done |
+    sort -k1,1nr | head -n 10 | awk '{ printf "%6d s  %s\n", $1, substr($0, index($0, " ") + 1) }'
 passed=$(awk '{p += $1} END {print p + 0}' "$counts")
 failed=$(awk '{f += $2} END {print f + 0}' "$counts")
 echo "$passed passed, $failed failed"

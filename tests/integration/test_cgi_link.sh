@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # How wirehook.cgi is linked and initializes OpenSSL (Makefile CGI_LINK,
 # cgi/main.c), checked on the binaries and by running the CGI directly:
-# libcrypto and json-c inside the CGI unless CGI_LINK=dynamic, APR always
-# shared, the module and the CLI always shared; the linked-in libcrypto is
-# not exported (a PostgreSQL driver's libcrypto.so must not bind to it);
+# libcrypto, json-c, APR and APR-util inside the CGI unless
+# CGI_LINK=dynamic, the module and the CLI always shared; of what is linked
+# in, only the APR functions the dbd drivers call back are exported
+# (cgi/dbd-exports.list, checked against the installed drivers), never
+# libcrypto (a PostgreSQL driver's libcrypto.so must not bind to it);
 # openssl.cnf is still honoured (sites restrict algorithms to FIPS there).
 . "$(dirname "$0")/lib.sh"
 wh_init
@@ -14,14 +16,22 @@ MODE=${CGI_LINK:-static}
 needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 
 cgi_needs=$(needed "$CGI")
-assert_contains "$cgi_needs" "libapr-1" "CGI: APR is a shared library ($MODE)"
-assert_contains "$cgi_needs" "libaprutil-1" "CGI: APR-util is a shared library ($MODE)"
 if [ "$MODE" = static ]; then
     assert_not_contains "$cgi_needs" "libcrypto" "CGI_LINK=static: libcrypto linked in"
     assert_not_contains "$cgi_needs" "libjson-c" "CGI_LINK=static: json-c linked in"
+    assert_not_contains "$cgi_needs" "libapr" "CGI_LINK=static: APR and APR-util linked in"
     exported=$(nm -D --defined-only "$CGI" 2>/dev/null | grep -cE ' (EVP|OPENSSL|CRYPTO)_')
     assert_eq 0 "$exported" "CGI_LINK=static: no OpenSSL symbol exported to loaded drivers"
+    # every APR function a driver calls is exported, and nothing more
+    want=$(for d in /usr/lib/*/apr-util-1/apr_dbd_sqlite3-1.so /usr/lib/*/apr-util-1/apr_dbd_pgsql-1.so; do
+               [ -f "$d" ] && nm -D --undefined-only "$d" | awk '{print $2}' | grep -E '^apu?r_'
+           done | sort -u | tr '\n' ' ')
+    got=$(nm -D --defined-only "$CGI" | awk '$2 == "T" || $2 == "D" || $2 == "B" {print $3}' |
+          grep -E '^apu?r_' | sort -u | tr '\n' ' ')
+    assert_eq "$want" "$got" "CGI_LINK=static: exports exactly the APR functions the dbd drivers call"
 else
+    assert_contains "$cgi_needs" "libapr-1" "CGI_LINK=dynamic: APR is a shared library"
+    assert_contains "$cgi_needs" "libaprutil-1" "CGI_LINK=dynamic: APR-util is a shared library"
     assert_contains "$cgi_needs" "libcrypto" "CGI_LINK=dynamic: libcrypto shared"
     assert_contains "$cgi_needs" "libjson-c" "CGI_LINK=dynamic: json-c shared"
 fi

@@ -4,13 +4,13 @@
 # ones stored, each listed once, every writer's events in the order it
 # sent them; walking with limit 1 and limit 100 gives the same sequence;
 # kill -9 of writers mid-stream loses no acknowledged event and tears
-# nothing. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (500).
+# nothing. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (100 x WH_SCALE).
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/inbox_lib.sh"
 ib_cgi_install
 W=${WH_LOAD_WRITERS:-8}
-E=${WH_LOAD_EVENTS:-500}
+E=${WH_LOAD_EVENTS:-$(wh_size 100)}
 
 wh_write_config "$T/etc/cgi.conf" "InboxParams $T/data/cgi.db"
 wh_write_config "$T/etc/kill.conf" "InboxParams $T/data/kill.db"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-serial: asserts pull gives up on a 4xx within 450 ms
 # `wirehook pull` against the CGI and the module's inbox, and against a
 # scripted server on loopback for what a real one may do: fail for a
 # while (5xx, 429 with Retry-After, refused connections), spell the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-serial: asserts a lock wait of 4-9 s
 # A SQLite inbox that cannot take a write is answered 503 inbox_unavailable,
 # never 200, by the CGI and by the module; service resumes by itself once
 # the database is writable again. Read-only: a directory and file the
@@ -35,8 +36,9 @@ if [ -n "$root" ]; then
     done
     chmod 1777 "$T/ro"
     for ep in "$WH_URL/cgi/ro" "$WH_URL/ro"; do
-        wh_post "$ep" "$(wh_body Complete)"
-        assert_json_code accepted "writable again: $ep stores without a restart"
+        # the module's child tries again once its retry interval is over
+        ib_post_retry "$ep" "$(wh_body Complete)" 4
+        assert_json_code accepted "writable again: $ep stores without a restart (${IB_RETRY_MS} ms)"
     done
     # now the file itself read-only for the httpd user (fresh CGI opens)
     chmod 755 "$T/ro"

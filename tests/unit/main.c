@@ -92,9 +92,45 @@ static void before_each(void)
     apr_pool_clear(test_pool);
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: unit_tests [SUITE [TEST]]   every suite, one suite, or "
+            "one test\n"
+            "       unit_tests --list           the suites and their tests\n");
+}
+
+/* --list: "suite" lines, each test indented under its suite */
+static void list_tests(void)
+{
+    CU_pTestRegistry reg = CU_get_registry();
+    for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
+        printf("%s\n", s->pName);
+        for (CU_pTest t = s->pTest; t; t = t->pNext)
+            printf("    %s\n", t->pName);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;
+    const char *suite_name = NULL, *test_name = NULL;
+    int list = 0;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0
+                     || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--list") == 0)
+        list = 1;
+    else if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+        usage(stderr);
+        return 2;
+    }
+    else {
+        suite_name = argc > 1 ? argv[1] : NULL;
+        test_name = argc > 2 ? argv[2] : NULL;
+    }
+
     apr_initialize();
     apr_pool_create(&root_pool, NULL);
     apr_pool_create(&test_pool, root_pool);
@@ -103,8 +139,6 @@ int main(int argc, char **argv)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     for (int i = 0; i < n_suites; i++) {
-        if (only && strcmp(only, suites[i].name) != 0)
-            continue;
         CU_pSuite s = CU_add_suite_with_setup_and_teardown(
             suites[i].name, suite_init, NULL, before_each, NULL);
         if (!s)
@@ -113,8 +147,38 @@ int main(int argc, char **argv)
             if (!CU_add_test(s, c->name, c->fn))
                 return 2;
     }
+    if (list) {
+        list_tests();
+        CU_cleanup_registry();
+        apr_terminate();
+        return 0;
+    }
+
+    /* one suite or one test, found in CUnit's registry by name */
+    CU_pSuite only = NULL;
+    CU_pTest one = NULL;
+    if (suite_name) {
+        only = CU_get_suite(suite_name);
+        if (only && test_name)
+            one = CU_get_test(only, test_name);
+        if (!only || (test_name && !one)) {
+            fprintf(stderr, "unit_tests: no %s %s%s%s (unit_tests --list "
+                    "shows them)\n", only ? "test" : "suite",
+                    only ? test_name : suite_name, only ? " in suite " : "",
+                    only ? suite_name : "");
+            CU_cleanup_registry();
+            apr_terminate();
+            return 2;
+        }
+    }
+
     CU_basic_set_mode(CU_BRM_NORMAL);
-    CU_basic_run_tests();
+    if (one)
+        CU_basic_run_test(only, one);
+    else if (only)
+        CU_basic_run_suite(only);
+    else
+        CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
     unsigned tests_failed = CU_get_number_of_tests_failed();
     unsigned ran = CU_get_number_of_tests_run();

@@ -148,6 +148,7 @@ static void test_keys_table(void)
                           "TimestampUnit", "TimestampTolerance", "SignedUrl",
                           "SignedUrlForm", "MaxBodySize", "UnknownStatus", "AuthRealm",
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
+                          "InboxGroup", "InboxBatchMax", "InboxBatchWait",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
                           "ReplayWindow", "ForwardUrl", "ForwardSecretFile",
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
@@ -160,7 +161,7 @@ static void test_keys_table(void)
          * is not valid for it: the error must not be "unknown key"). */
         CU_ASSERT(!contains(set1(keys[n], "1"), "unknown key"));
     }
-    CU_ASSERT_EQUAL(n, 27);
+    CU_ASSERT_EQUAL(n, 30);
     for (int i = 0; want[i]; i++) {
         int found = 0;
         for (int j = 0; keys[j]; j++)

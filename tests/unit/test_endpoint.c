@@ -45,7 +45,7 @@ static const char *table_header(void *ctx, const char *name)
 static apr_status_t remove_dir(void *data)
 {
     const char *dir = data;
-    const char *sfx[] = { "", "-wal", "-shm", "-journal" };
+    const char *sfx[] = { "", "-wal", "-shm", "-journal", "-lock" };
     for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
         char path[256];
         snprintf(path, sizeof(path), "%s/inbox.db%s", dir, sfx[i]);

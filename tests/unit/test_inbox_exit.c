@@ -32,7 +32,7 @@ typedef struct {
 static apr_status_t remove_tree(void *data)
 {
     const char *dir = data;
-    const char *names[] = { "inbox.db", "inbox.db-wal", "inbox.db-shm" };
+    const char *names[] = { "inbox.db", "inbox.db-wal", "inbox.db-shm", "inbox.db-lock" };
     char path[512];
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

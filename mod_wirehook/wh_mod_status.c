@@ -1,0 +1,531 @@
+/* wirehook's counters in mod_status (`/server-status`, `?auto`).
+ *
+ * What is counted, per site (one WirehookConfig file, named by its
+ * absolute path): every POST wirehook answered, by what the sender was
+ * told -- accepted, duplicate, or the error code (every code of
+ * shared/wh_verdict.h a notification can get; a code this table does not
+ * know is counted as "other", never lost) -- and for the inbox handler
+ * what the inbox did (stored, duplicate, unavailable). Beside them: the
+ * replay store's fill against its capacity, when the store can tell.
+ * Listing requests (GET) are not counted.
+ *
+ * Where the numbers live: one anonymous shared-memory segment (mmap
+ * MAP_SHARED, inherited through fork) that the parent creates in the
+ * post_config of its first configuration, in s->process->pool -- the pool
+ * of the parent process itself, not pconf -- so every child of every
+ * generation adds to the same numbers, and a graceful restart
+ * (`apachectl graceful`, SIGUSR1) or a plain restart (`apachectl restart`,
+ * SIGHUP) keeps them: the parent survives both, re-runs post_config and
+ * finds the segment again through the pool's userdata. `apachectl stop`
+ * and `start` make a new parent: the counters start from zero, and
+ * `WirehookCountersSince` says when they did.
+ *
+ * A site keeps its slot (and its numbers) across generations: post_config
+ * finds the slot whose path is the site's. A site new to the configuration
+ * takes a free slot, or, once all WH_STATS_MAX_SITES are taken, the slot
+ * of a site no longer configured (zeroed first); past that it has no
+ * counters (logged at startup). The slot number is the site's index in
+ * the ?auto keys, so it stays the same while the site is configured; a
+ * first start numbers the sites in the order of their paths. (A slot
+ * handed to a new site while children of the previous generation still
+ * finish their requests may get a few of the old site's last counts.)
+ *
+ * The request path pays one relaxed atomic add on a 64-bit counter: no
+ * lock, no system call. The status hook reads the counters without a lock
+ * too (each read is atomic; a page is not a snapshot across counters).
+ * The CGI has no shared memory and counts nothing (README, "The CGI").
+ *
+ * ?auto format (one "Key: value" line each, as mod_status's own and
+ * mod_proxy_balancer's lines; apache_exporter ignores keys it does not
+ * know), documented in docs/monitoring.md:
+ *   WirehookCountersSince: <unix time the counters started at zero>
+ *   WirehookSites: <number of configured sites>
+ *   WirehookSite[i]Config: <absolute path of the WirehookConfig file>
+ *   WirehookSite[i]Accepted: n
+ *   WirehookSite[i]Duplicate: n
+ *   WirehookSite[i]Rejected[<code>]: n      (each code, and "other")
+ *   WirehookSite[i]InboxStored / InboxDuplicate / InboxUnavailable: n
+ *   WirehookSite[i]ReplayStore: <ReplayCache provider>
+ *   WirehookSite[i]ReplayLive / ReplayCapacity: n   (when known)
+ */
+#include "mod_wirehook.h"
+
+#include "http_core.h"
+#include "http_protocol.h"
+#include "mod_status.h"
+#include <apr_shm.h>
+#include <apr_strings.h>
+#include <apr_time.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* A counter shared between processes must be lock-free: a lock-based
+ * atomic (libatomic's fallback) keeps its lock in process memory. Where
+ * 64-bit atomics are not lock-free (some 32-bit ARM), counters are
+ * unsigned long and wrap at 2^32. */
+#if ATOMIC_LLONG_LOCK_FREE == 2
+typedef atomic_ullong wh_counter;
+#elif ATOMIC_LONG_LOCK_FREE == 2
+typedef atomic_ulong wh_counter;
+#else
+#error "mod_wirehook's status counters need lock-free atomics"
+#endif
+
+#define WH_STATS_KEY       "wirehook-status-shm"
+#define WH_STATS_MAGIC     0x57485354u          /* "WHST" */
+#define WH_STATS_LAYOUT    1u
+#define WH_STATS_MAX_SITES 256
+#define WH_STATS_PATH_MAX  1024
+
+/* The rejection codes, from shared/wh_verdict.h: every code a POST can be
+ * answered with. tests/integration/test_status.sh fails when wh_verdict.h
+ * defines a code that is neither here nor in its list of codes that are
+ * not a notification's (accepted, invalid_pagination). */
+static const char *const wh_stats_codes[] = {
+    WH_CODE_METHOD_NOT_ALLOWED,
+    WH_CODE_AUTH_REQUIRED,
+    WH_CODE_AUTH_FAILED,
+    WH_CODE_UNSUPPORTED_MEDIA,
+    WH_CODE_BAD_REQUEST,
+    WH_CODE_BODY_TOO_LARGE,
+    WH_CODE_TS_MISSING,
+    WH_CODE_TS_MALFORMED,
+    WH_CODE_TS_EXPIRED,
+    WH_CODE_TS_FUTURE,
+    WH_CODE_SIG_MISSING,
+    WH_CODE_SIG_MALFORMED,
+    WH_CODE_SIG_MISMATCH,
+    WH_CODE_INVALID_JSON,
+    WH_CODE_SCHEMA_VIOLATION,
+    WH_CODE_REPLAY_UNAVAILABLE,
+    WH_CODE_INBOX_UNAVAILABLE,
+    WH_CODE_INTERNAL,
+};
+#define WH_STATS_NCODES \
+    ((int)(sizeof(wh_stats_codes) / sizeof(wh_stats_codes[0])))
+
+/* Counter indexes in a slot. */
+enum {
+    WH_STAT_ACCEPTED = 0,
+    WH_STAT_DUPLICATE,
+    WH_STAT_CODE0,                                  /* wh_stats_codes[0] */
+    WH_STAT_OTHER = WH_STAT_CODE0 + WH_STATS_NCODES, /* unknown code */
+    WH_STAT_INBOX_STORED,
+    WH_STAT_INBOX_DUPLICATE,
+    WH_STAT_INBOX_UNAVAILABLE,
+    WH_STAT_COUNT
+};
+
+/* One site's counters. Aligned to a cache line so two sites' counters
+ * never share one (children of different sites would bounce it). */
+struct wh_mod_stats_slot {
+    _Alignas(64) wh_counter n[WH_STAT_COUNT];
+    /* written by the parent in post_config only */
+    unsigned int in_use;
+    unsigned int generation;            /* last generation configuring it */
+    char path[WH_STATS_PATH_MAX];
+};
+typedef struct wh_mod_stats_slot wh_stats_slot;
+
+/* The segment. The header says what layout the module that created it
+ * used: a graceful restart onto an upgraded mod_wirehook.so with another
+ * layout gets a new segment instead of misreading the old one. */
+typedef struct {
+    unsigned int magic;
+    unsigned int layout;
+    unsigned int max_sites;
+    unsigned int slot_size;
+    unsigned int ncounters;
+    unsigned int generation;            /* post_config runs so far */
+    apr_time_t started;                 /* when the counters were zero */
+    wh_stats_slot slot[WH_STATS_MAX_SITES];
+} wh_stats_shm;
+
+/* This generation's view, set by the parent in post_config and inherited
+ * by the children it forks. */
+static wh_stats_shm *stats_shm;
+typedef struct {
+    wh_mod_site *site;
+    int index;                          /* slot, -1: no counters */
+} wh_status_row;
+static wh_status_row *status_rows;
+static int status_nrows;
+
+/* ----------------------------------------------------- request path --- */
+
+static int stat_index(const char *code)
+{
+    static const char *const accepted = WH_CODE_ACCEPTED;
+    static const char *const duplicate = WH_MOD_STATS_DUPLICATE;
+    /* the callers pass the WH_CODE_* literals: identical literals are
+     * merged in the module's link, so a pointer usually matches first */
+    if (code == accepted)
+        return WH_STAT_ACCEPTED;
+    if (code == duplicate)
+        return WH_STAT_DUPLICATE;
+    for (int i = 0; i < WH_STATS_NCODES; i++)
+        if (code == wh_stats_codes[i])
+            return WH_STAT_CODE0 + i;
+    if (strcmp(code, accepted) == 0)
+        return WH_STAT_ACCEPTED;
+    if (strcmp(code, duplicate) == 0)
+        return WH_STAT_DUPLICATE;
+    for (int i = 0; i < WH_STATS_NCODES; i++)
+        if (strcmp(code, wh_stats_codes[i]) == 0)
+            return WH_STAT_CODE0 + i;
+    return WH_STAT_OTHER;
+}
+
+static void stat_add(const wh_mod_site *site, int i)
+{
+    if (site != NULL && site->stats != NULL)
+        atomic_fetch_add_explicit(&site->stats->n[i], 1,
+                                  memory_order_relaxed);
+}
+
+void wh_mod_stats_verdict(const wh_mod_site *site, const char *code)
+{
+    if (code != NULL)
+        stat_add(site, stat_index(code));
+}
+
+void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res)
+{
+    switch (res) {
+    case WH_INBOX_STORED:
+        stat_add(site, WH_STAT_INBOX_STORED);
+        stat_add(site, WH_STAT_ACCEPTED);
+        break;
+    case WH_INBOX_DUPLICATE:
+        stat_add(site, WH_STAT_INBOX_DUPLICATE);
+        stat_add(site, WH_STAT_DUPLICATE);
+        break;
+    default:
+        stat_add(site, WH_STAT_INBOX_UNAVAILABLE);
+        stat_add(site, stat_index(WH_CODE_INBOX_UNAVAILABLE));
+        break;
+    }
+}
+
+void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
+                           const wh_response *resp)
+{
+    if (!v->ok)
+        wh_mod_stats_verdict(site, v->code);
+    else if (resp->status != 200)
+        wh_mod_stats_inbox(site, WH_INBOX_UNAVAILABLE);
+    else if (resp->body && strstr(resp->body, "\"" WH_MOD_STATS_DUPLICATE
+                                  "\""))
+        wh_mod_stats_inbox(site, WH_INBOX_DUPLICATE);
+    else
+        wh_mod_stats_inbox(site, WH_INBOX_STORED);
+}
+
+/* ------------------------------------------------------- post_config --- */
+
+static wh_stats_shm *stats_segment(server_rec *s)
+{
+    apr_pool_t *pp = s->process->pool;
+    void *data = NULL;
+    apr_pool_userdata_get(&data, WH_STATS_KEY, pp);
+    wh_stats_shm *shm = data;
+    if (shm && shm->magic == WH_STATS_MAGIC && shm->layout == WH_STATS_LAYOUT
+        && shm->max_sites == WH_STATS_MAX_SITES
+        && shm->slot_size == sizeof(wh_stats_slot)
+        && shm->ncounters == WH_STAT_COUNT)
+        return shm;
+    if (shm)
+        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00969)
+                     "status counters: the segment of the previous "
+                     "generation has another layout (mod_wirehook was "
+                     "upgraded): the counters start again from zero");
+
+    /* Anonymous (no file): shared with every child forked from now on.
+     * Its cleanup is APR's own, so nothing in the process pool points
+     * into this module, which httpd unloads at each restart. */
+    apr_shm_t *seg = NULL;
+    apr_size_t align = _Alignof(wh_stats_shm);
+    apr_status_t rv = apr_shm_create(&seg, sizeof(wh_stats_shm) + align,
+                                     NULL, pp);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s, WHLOGNO(00967)
+                     "status counters: cannot create a shared memory "
+                     "segment of %" APR_SIZE_T_FMT " bytes: no wirehook "
+                     "counters in server-status", sizeof(wh_stats_shm));
+        return NULL;
+    }
+    /* APR's segment starts after its own size word: aligned for any
+     * scalar, not to the cache line the slots are aligned to */
+    apr_uintptr_t base = (apr_uintptr_t)apr_shm_baseaddr_get(seg);
+    shm = (wh_stats_shm *)((base + align - 1) & ~(apr_uintptr_t)(align - 1));
+    memset(shm, 0, sizeof(*shm));
+    shm->magic = WH_STATS_MAGIC;
+    shm->layout = WH_STATS_LAYOUT;
+    shm->max_sites = WH_STATS_MAX_SITES;
+    shm->slot_size = sizeof(wh_stats_slot);
+    shm->ncounters = WH_STAT_COUNT;
+    shm->started = apr_time_now();
+    apr_pool_userdata_set(shm, WH_STATS_KEY, apr_pool_cleanup_null, pp);
+    return shm;
+}
+
+static void slot_reset(wh_stats_slot *slot, const char *path,
+                       unsigned int gen)
+{
+    for (int i = 0; i < WH_STAT_COUNT; i++)
+        atomic_store_explicit(&slot->n[i], 0, memory_order_relaxed);
+    apr_cpystrn(slot->path, path, sizeof(slot->path));
+    slot->in_use = 1;
+    slot->generation = gen;
+}
+
+/* A slot for a site that has none yet: a free one, else the one left
+ * longest ago by a site no longer configured; -1 when all are taken. */
+static int slot_take(wh_stats_shm *shm, unsigned int gen)
+{
+    int stale = -1;
+    for (int i = 0; i < WH_STATS_MAX_SITES; i++) {
+        const wh_stats_slot *sl = &shm->slot[i];
+        if (!sl->in_use)
+            return i;
+        if (sl->generation != gen
+            && (stale < 0 || sl->generation < shm->slot[stale].generation))
+            stale = i;
+    }
+    return stale;
+}
+
+static int row_by_path(const void *a, const void *b)
+{
+    const wh_status_row *x = a, *y = b;
+    return strcmp(x->site->path, y->site->path);
+}
+
+static int row_by_index(const void *a, const void *b)
+{
+    const wh_status_row *x = a, *y = b;
+    if (x->index != y->index)
+        return x->index < 0 ? 1 : y->index < 0 ? -1 : x->index - y->index;
+    return strcmp(x->site->path, y->site->path);
+}
+
+static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                              apr_pool_t *ptemp, server_rec *s)
+{
+    (void)plog;
+    status_rows = NULL;
+    status_nrows = 0;
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return OK;
+    apr_hash_t *sites = wh_mod_sites(pconf);
+    int n = (int)apr_hash_count(sites);
+    if (n == 0)
+        return OK;
+    stats_shm = stats_segment(s);
+
+    wh_status_row *rows = apr_pcalloc(pconf, sizeof(*rows) * (size_t)n);
+    int k = 0;
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+         hi = apr_hash_next(hi)) {
+        rows[k].site = apr_hash_this_val(hi);
+        rows[k].index = -1;
+        k++;
+    }
+    /* new sites take slots in path order: a first start numbers them so */
+    qsort(rows, (size_t)n, sizeof(*rows), row_by_path);
+
+    wh_stats_shm *shm = stats_shm;
+    unsigned int gen = shm ? ++shm->generation : 0;
+    for (int pass = 0; shm && pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            wh_mod_site *site = rows[i].site;
+            if (rows[i].index >= 0)
+                continue;
+            if (strlen(site->path) >= WH_STATS_PATH_MAX)
+                continue;
+            int slot = -1;
+            if (pass == 0) {
+                /* the site's own slot of an earlier generation */
+                for (int j = 0; j < WH_STATS_MAX_SITES; j++)
+                    if (shm->slot[j].in_use
+                        && strcmp(shm->slot[j].path, site->path) == 0) {
+                        slot = j;
+                        shm->slot[j].generation = gen;
+                        break;
+                    }
+            }
+            else {
+                slot = slot_take(shm, gen);
+                if (slot >= 0)
+                    slot_reset(&shm->slot[slot], site->path, gen);
+            }
+            if (slot >= 0) {
+                rows[i].index = slot;
+                site->stats = &shm->slot[slot];
+            }
+        }
+    }
+    for (int i = 0; shm && i < n; i++) {
+        if (rows[i].index >= 0)
+            continue;
+        const char *why =
+            strlen(rows[i].site->path) >= WH_STATS_PATH_MAX
+                ? apr_psprintf(ptemp, "a path of %d bytes or more",
+                               WH_STATS_PATH_MAX)
+                : apr_psprintf(ptemp, "more than %d sites",
+                               WH_STATS_MAX_SITES);
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00968)
+                     "WirehookConfig %s: no status counters (%s)",
+                     rows[i].site->path, why);
+    }
+    qsort(rows, (size_t)n, sizeof(*rows), row_by_index);
+    status_rows = rows;
+    status_nrows = n;
+    return OK;
+}
+
+/* ------------------------------------------------------- status hook --- */
+
+static apr_uint64_t get(const wh_stats_slot *slot, int i)
+{
+    /* atomic_load of a const object is fine in C17, not in C11 */
+    return (apr_uint64_t)atomic_load_explicit((wh_counter *)&slot->n[i],
+                                              memory_order_relaxed);
+}
+
+/* The counter's name: its ?auto key after "WirehookSite[i]", and its
+ * label on the HTML page. */
+static void stat_names(int i, const char **key, const char **label)
+{
+    switch (i) {
+    case WH_STAT_ACCEPTED:
+        *key = "Accepted"; *label = "accepted"; return;
+    case WH_STAT_DUPLICATE:
+        *key = "Duplicate"; *label = "duplicate"; return;
+    case WH_STAT_OTHER:
+        *key = "Rejected[other]"; *label = "other error code"; return;
+    case WH_STAT_INBOX_STORED:
+        *key = "InboxStored"; *label = "inbox: stored"; return;
+    case WH_STAT_INBOX_DUPLICATE:
+        *key = "InboxDuplicate"; *label = "inbox: duplicate"; return;
+    case WH_STAT_INBOX_UNAVAILABLE:
+        *key = "InboxUnavailable"; *label = "inbox: unavailable"; return;
+    default:
+        *key = NULL;        /* Rejected[code] */
+        *label = wh_stats_codes[i - WH_STAT_CODE0];
+        return;
+    }
+}
+
+static void status_short(request_rec *r, const wh_status_row *row)
+{
+    const wh_stats_slot *slot = row->site->stats;
+    int x = row->index;
+    ap_rprintf(r, "WirehookSite[%d]Config: %s\n", x, row->site->path);
+    for (int i = 0; i < WH_STAT_COUNT; i++) {
+        const char *key, *label;
+        stat_names(i, &key, &label);
+        if (key)
+            ap_rprintf(r, "WirehookSite[%d]%s: %" APR_UINT64_T_FMT "\n", x,
+                       key, get(slot, i));
+        else
+            ap_rprintf(r, "WirehookSite[%d]Rejected[%s]: %" APR_UINT64_T_FMT
+                       "\n", x, wh_stats_codes[i - WH_STAT_CODE0],
+                       get(slot, i));
+    }
+    const wh_mod_replay *rp = row->site->replay;
+    apr_uint64_t live = 0, cap = 0;
+    if (rp) {
+        ap_rprintf(r, "WirehookSite[%d]ReplayStore: %s\n", x,
+                   wh_mod_replay_provider(rp));
+        if (wh_mod_replay_fill(rp, &live, &cap) == 0)
+            ap_rprintf(r, "WirehookSite[%d]ReplayLive: %" APR_UINT64_T_FMT
+                       "\nWirehookSite[%d]ReplayCapacity: %"
+                       APR_UINT64_T_FMT "\n", x, live, x, cap);
+    }
+    /* FORWARD LAG (forwarding engineer): once `wirehook forward` keeps its
+     * progress in the inbox database, print here
+     *   WirehookSite[%d]ForwardLag: <events stored but not forwarded>
+     * from that table (an inbox read: cache it for a second or so). */
+}
+
+static void status_html(request_rec *r, const wh_status_row *row, int flags)
+{
+    const wh_stats_slot *slot = row->site->stats;
+    int table = !(flags & AP_STATUS_NOTABLE);
+    ap_rprintf(r, "<h3>Site %d: %s</h3>\n", row->index,
+               ap_escape_html(r->pool, row->site->path));
+    if (table)
+        ap_rputs("<table border=\"0\"><tr><th>answer</th>"
+                 "<th>count</th></tr>\n", r);
+    for (int i = 0; i < WH_STAT_COUNT; i++) {
+        const char *key, *label;
+        stat_names(i, &key, &label);
+        if (table)
+            ap_rprintf(r, "<tr><td>%s</td><td>%" APR_UINT64_T_FMT
+                       "</td></tr>\n", label, get(slot, i));
+        else
+            ap_rprintf(r, "%s: %" APR_UINT64_T_FMT "<br />\n", label,
+                       get(slot, i));
+    }
+    if (table)
+        ap_rputs("</table>\n", r);
+    const wh_mod_replay *rp = row->site->replay;
+    apr_uint64_t live = 0, cap = 0;
+    if (rp) {
+        const char *spec = ap_escape_html(r->pool,
+                                          wh_mod_replay_provider(rp));
+        if (wh_mod_replay_fill(rp, &live, &cap) == 0)
+            ap_rprintf(r, "<p>replay store %s: %" APR_UINT64_T_FMT " of %"
+                       APR_UINT64_T_FMT " entries</p>\n", spec, live, cap);
+        else
+            ap_rprintf(r, "<p>replay store %s: fill unknown</p>\n", spec);
+    }
+    /* FORWARD LAG: see status_short */
+}
+
+static int wh_status_hook(request_rec *r, int flags)
+{
+    if (status_nrows == 0)
+        return OK;
+    int shown = 0;
+    for (int i = 0; i < status_nrows; i++)
+        shown += status_rows[i].index >= 0;
+    if (flags & AP_STATUS_SHORT) {
+        if (stats_shm)
+            ap_rprintf(r, "WirehookCountersSince: %" APR_TIME_T_FMT "\n",
+                       apr_time_sec(stats_shm->started));
+        ap_rprintf(r, "WirehookSites: %d\n", shown);
+        for (int i = 0; i < status_nrows; i++)
+            if (status_rows[i].index >= 0)
+                status_short(r, &status_rows[i]);
+        return OK;
+    }
+    ap_rputs("<hr />\n<h2>wirehook</h2>\n", r);
+    if (stats_shm) {
+        char since[APR_RFC822_DATE_LEN];
+        apr_rfc822_date(since, stats_shm->started);
+        ap_rprintf(r, "<p>Counters since %s (the last start of httpd; "
+                   "graceful restarts keep them).</p>\n", since);
+    }
+    else {
+        ap_rputs("<p>No counters: the shared memory segment could not be "
+                 "created (see the error log).</p>\n", r);
+    }
+    for (int i = 0; i < status_nrows; i++) {
+        if (status_rows[i].index >= 0)
+            status_html(r, &status_rows[i], flags);
+        else
+            ap_rprintf(r, "<h3>%s</h3>\n<p>no counters (see the error "
+                       "log)</p>\n",
+                       ap_escape_html(r->pool, status_rows[i].site->path));
+    }
+    return OK;
+}
+
+void wh_mod_status_register(void)
+{
+    ap_hook_post_config(status_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    APR_OPTIONAL_HOOK(ap, status_hook, wh_status_hook, NULL, NULL,
+                      APR_HOOK_MIDDLE);
+}

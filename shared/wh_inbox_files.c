@@ -1,0 +1,127 @@
+/* The SQLite inbox's files: created 0600 (0640 with InboxGroup) before
+ * SQLite opens them, since they hold account numbers, names and amounts
+ * and SQLite would create them with the process umask (0644 under
+ * suEXEC's 022); the group name; the start-up warning about files others
+ * can read. SQLite gives its -wal and -shm files the mode of the database
+ * file, so creating that one right is enough for them. */
+#include "wh_inbox_files.h"
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Longest group name accepted (useradd's limit). */
+#define WH_GROUP_NAME_MAX 32
+/* getgrnam_r's buffer: a group with very many members needs more, and
+ * is then refused rather than truncated. */
+#define WH_GROUP_BUF 16384
+
+static const char *const suffixes[] = { "", "-wal", "-shm", "-lock", NULL };
+
+const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **out)
+{
+    apr_size_t n = arg ? strlen(arg) : 0;
+
+    if (n == 0 || n > WH_GROUP_NAME_MAX)
+        return apr_psprintf(p, "must be a group name of 1 to %d characters",
+                            WH_GROUP_NAME_MAX);
+    for (apr_size_t i = 0; i < n; i++)
+        if (!apr_isalnum(arg[i]) && arg[i] != '_' && arg[i] != '-' && arg[i] != '.')
+            return "must be a group name (letters, digits, '_', '-', '.')";
+    if (arg[0] == '-')
+        return "must not begin with '-'";
+    *out = apr_pstrdup(p, arg);
+    return NULL;
+}
+
+int wh_inbox_resolve_group(const char *name, gid_t *gid)
+{
+    struct group gr, *found = NULL;
+    char buf[WH_GROUP_BUF];
+
+    *gid = (gid_t)-1;
+    if (!name)
+        return 0;
+    if (getgrnam_r(name, &gr, buf, sizeof(buf), &found) != 0 || !found)
+        return -1;
+    *gid = found->gr_gid;
+    return 0;
+}
+
+mode_t wh_inbox_file_mode(const char *group)
+{
+    return group ? 0640 : 0600;
+}
+
+const char *wh_inbox_sqlite_file(const wh_config *cfg)
+{
+    const char *s = cfg ? cfg->inbox_params : NULL;
+
+    /* ":memory:" and file: URIs (whose options SQLite reads) are left to
+     * SQLite as written. */
+    if (!cfg || cfg->inbox_driver != WH_INBOX_SQLITE3 || !s || !*s
+        || strcmp(s, ":memory:") == 0 || strncmp(s, "file:", 5) == 0)
+        return NULL;
+    return s;
+}
+
+int wh_inbox_file_create(const char *path, mode_t mode, gid_t gid, int *created)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+
+    *created = 0;
+    if (fd < 0)
+        return errno == EEXIST ? 0 : errno;
+    *created = 1;
+    /* the exact mode, whatever the umask; the group before a byte is in it */
+    if (fchmod(fd, mode) != 0 || (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) != 0)) {
+        int err = errno;
+        close(fd);
+        unlink(path);
+        return err;
+    }
+    close(fd);
+    return 0;
+}
+
+void wh_inbox_file_regroup(apr_pool_t *p, const char *path, gid_t gid)
+{
+    struct stat st;
+
+    if (gid == (gid_t)-1)
+        return;
+    /* SQLite recreates -wal and -shm with the database's mode but the
+     * process's group; put them back in InboxGroup when they are ours. */
+    for (int i = 1; suffixes[i]; i++) {
+        const char *f = apr_pstrcat(p, path, suffixes[i], NULL);
+        if (lstat(f, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
+            && st.st_gid != gid)
+            (void)lchown(f, (uid_t)-1, gid);
+    }
+}
+
+const char *wh_inbox_file_warnings(apr_pool_t *p, const wh_config *cfg)
+{
+    const char *path = wh_inbox_sqlite_file(cfg), *out = NULL;
+    struct stat st;
+
+    if (!path)
+        return NULL;
+    for (int i = 0; suffixes[i]; i++) {
+        const char *f = apr_pstrcat(p, path, suffixes[i], NULL);
+        const char *w;
+        if (stat(f, &st) != 0 || !(st.st_mode & (S_IROTH | S_IWOTH)))
+            continue;
+        w = apr_psprintf(p, "InboxParams %s is %s by others (chmod o-rw; new inbox "
+                         "files are created 0600, or 0640 with InboxGroup)", f,
+                         (st.st_mode & S_IROTH) && (st.st_mode & S_IWOTH)
+                             ? "readable and writable"
+                             : (st.st_mode & S_IROTH) ? "readable" : "writable");
+        out = out ? apr_pstrcat(p, out, "\n", w, NULL) : w;
+    }
+    return out;
+}

@@ -1,0 +1,32 @@
+#ifndef WH_INBOX_FILES_H
+#define WH_INBOX_FILES_H
+/* The SQLite inbox's files on disk: modes, group, warnings. */
+#include <apr_pools.h>
+#include <sys/types.h>
+#include "wh_config.h"
+
+/* InboxGroup's value: a group name. NULL or the problem. */
+const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **out);
+/* The group's id; -1 when it does not exist (then *gid is (gid_t)-1). */
+int wh_inbox_resolve_group(const char *name, gid_t *gid);
+/* 0600, or 0640 when a group is named. */
+mode_t wh_inbox_file_mode(const char *group);
+
+/* The database file of a sqlite3 inbox given as a plain path; NULL for
+ * pgsql, ":memory:" and file: URIs. */
+const char *wh_inbox_sqlite_file(const wh_config *cfg);
+
+/* Creates path (O_EXCL, never through a symlink) with exactly mode and
+ * that group ((gid_t)-1: the process's); an existing file is left alone.
+ * 0 or errno; *created says whether this call made it. */
+int wh_inbox_file_create(const char *path, mode_t mode, gid_t gid, int *created);
+
+/* Puts path's -wal, -shm and -lock files, when this process owns them,
+ * in group gid. */
+void wh_inbox_file_regroup(apr_pool_t *p, const char *path, gid_t gid);
+
+/* One line per existing inbox file (database, -wal, -shm, -lock) others
+ * can read or write, or NULL. */
+const char *wh_inbox_file_warnings(apr_pool_t *p, const wh_config *cfg);
+
+#endif

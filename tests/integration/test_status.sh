@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# wirehook's counters in mod_status (mod_wirehook/wh_mod_status.c): per
+# site (one WirehookConfig file) accepted, duplicate, every rejection code
+# and the inbox's results, read back through /server-status?auto and the
+# HTML page with exact numbers; concurrent requests over several children
+# add up; two sites count apart; a graceful restart and a plain restart
+# keep the numbers, a site dropped and re-added keeps its slot, a new site
+# starts at zero; a stop and start starts everything at zero.
+. "$(dirname "$0")/lib.sh"
+wh_init
+
+# ------------------------------------------------------------- set-up ---
+CONF_A=$WH_CONF                                  # /v1/wires, /ignore, /inbox
+CONF_B="$T/etc/second.conf"                      # /v2/wires
+CONF_C="$T/etc/down.conf"                        # /down: inbox that cannot open
+CONF_D="$T/etc/later.conf"                       # added by a graceful restart
+wh_write_config "$CONF_B"
+wh_write_config "$CONF_C" "InboxParams $T/no-such-dir/inbox.db"
+wh_write_config "$CONF_D"
+WH_EXTRA_MODULES="status ${WH_EXTRA_MODULES:-}" wh_httpd_conf
+wh_httpd_extra "<Location /server-status>
+    SetHandler server-status
+    Require ip 127.0.0.1
+</Location>
+ScriptAlias /v2/wires \"$T/cgi-bin/record.cgi\"
+<Location /v2/wires>
+    WirehookConfig $CONF_B
+</Location>
+<Location /down>
+    SetHandler wirehook
+    WirehookConfig $CONF_C
+</Location>"
+cp "$T/extra.conf" "$T/extra.base"
+wh_httpd_start || exit 1
+
+# ------------------------------------------------------------ helpers ---
+# st_fetch -- /server-status?auto into $T/status.auto, read into ST (key ->
+# value) and SITE (config path -> index)
+declare -A ST=() SITE=()
+st_fetch() {
+    local k v line
+    curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"
+    ST=(); SITE=()
+    while IFS= read -r line; do
+        [[ $line == *": "* ]] || continue
+        k=${line%%: *}; v=${line#*: }
+        ST[$k]=$v
+        [[ $k =~ ^WirehookSite\[([0-9]+)\]Config$ ]] && SITE[$v]=${BASH_REMATCH[1]}
+    done <"$T/status.auto"
+}
+# st_index CONF -> the site's index in the ?auto keys ("" if not shown)
+st_index() { printf '%s\n' "${SITE[$1]:-}"; }
+# st CONF KEY -> the value of WirehookSite[i]KEY for the site of CONF
+st() {
+    local i=${SITE[$1]:-}
+    [ -n "$i" ] || return 0
+    printf '%s\n' "${ST[WirehookSite[$i]$2]:-}"
+}
+# The codes a notification can be refused with: shared/wh_verdict.h's
+# WH_CODE_*, less the ones that are not a refusal of a notification.
+mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$WH_TOP/shared/wh_verdict.h" |
+    grep -vx -e accepted -e invalid_pagination)
+# expect CONF LABEL KEY=N... -- every counter of the site: those named are
+# N, all others 0 (so an unexpected count anywhere fails)
+expect() {
+    local conf=$1 label=$2 kv k c
+    declare -A want=()
+    shift 2
+    for kv in "$@"; do [ -n "$kv" ] && want[${kv%%=*}]=${kv#*=}; done
+    for k in Accepted Duplicate InboxStored InboxDuplicate InboxUnavailable "Rejected[other]"; do
+        assert_eq "${want[$k]:-0}" "$(st "$conf" "$k")" "$label: $k"
+    done
+    for c in "${CODES[@]}"; do
+        assert_eq "${want[$c]:-0}" "$(st "$conf" "Rejected[$c]")" "$label: Rejected[$c]"
+    done
+}
+post() { wh_post "$WH_URL$1" "$(wh_body Complete)" "${@:2}"; }
+ZEROS=$(printf '0%.0s' $(seq 64))
+
+# ------------------------------------------------------ at start: zero ---
+st_fetch
+assert_contains "$(cat "$T/status.auto")" "Total Accesses:" "mod_status answers ?auto"
+assert_eq 3 "$(grep -c '^WirehookSite\[[0-9]*\]Config: ' "$T/status.auto")" "?auto: three sites listed"
+assert_eq 3 "$(sed -n 's/^WirehookSites: //p' "$T/status.auto")" "?auto: WirehookSites: 3"
+since=$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")
+assert_true "?auto: WirehookCountersSince is a time ($since)" test "${since:-0}" -gt 1000000000
+IA=$(st_index "$CONF_A"); IB=$(st_index "$CONF_B"); IC=$(st_index "$CONF_C")
+# down.conf < second.conf < wirehook.conf
+assert_eq "2 1 0" "$IA $IB $IC" "first start: sites numbered in path order"
+for c in "${CODES[@]}"; do
+    assert_eq 1 "$(grep -c "^WirehookSite\[$IA\]Rejected\[$c\]: " "$T/status.auto")" "?auto has a line for $c"
+done
+expect "$CONF_A" "fresh" ""
+assert_eq dbm "$(st "$CONF_A" ReplayStore)" "?auto: the replay store is named (the default, dbm)"
+
+# ---------------------------------------------- requests of every kind ---
+# site A in front of the app
+good=$(wh_body Complete)
+wh_post "$WH_URL/v1/wires" "$good"; assert_status 200 "A: accepted"
+post /v1/wires; post /v1/wires
+wh_post "$WH_URL/v1/wires" "$good"; assert_json_code duplicate "A: duplicate"
+WH_AUTH=- post /v1/wires; assert_json_code auth_required "A: auth_required"
+WH_AUTH="$WH_USER:wrong" post /v1/wires; assert_json_code auth_failed "A: auth_failed"
+WH_SIG=$ZEROS post /v1/wires; WH_SIG=$ZEROS post /ignore
+assert_json_code signature_mismatch "A: signature_mismatch"
+WH_SIG=abc post /v1/wires; assert_json_code signature_malformed "A: signature_malformed"
+WH_TS=$(( $(date +%s) - 4000 )) post /v1/wires; assert_json_code timestamp_expired "A: timestamp_expired"
+WH_TS=- post /v1/wires; assert_json_code timestamp_missing "A: timestamp_missing"
+WH_CT=text/plain post /v1/wires; assert_json_code unsupported_media_type "A: unsupported_media_type"
+WH_METHOD=PUT post /v1/wires; assert_json_code method_not_allowed "A: method_not_allowed"
+printf '{"broken": ' >"$T/broken.json"
+wh_post "$WH_URL/v1/wires" "$T/broken.json"; assert_json_code invalid_json "A: invalid_json"
+python3 -c 'import sys; sys.stdout.write("{\"pad\":\"" + "x" * 70000 + "\"}")' >"$T/big.json"
+wh_post "$WH_URL/v1/wires" "$T/big.json"; assert_json_code body_too_large "A: body_too_large"
+# site A's inbox: two stored, one duplicate, one quarantined
+ib=$(wh_body Review)
+wh_post "$WH_URL/inbox" "$ib"; assert_json_code accepted "A inbox: stored"
+post /inbox
+wh_post "$WH_URL/inbox" "$ib"; assert_json_code duplicate "A inbox: duplicate"
+python3 - "$ib" "$T/schema.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["notificationId"] = "not-a-uuid"
+open(sys.argv[2], "w").write(json.dumps(d))
+EOF
+wh_post "$WH_URL/inbox" "$T/schema.json"; assert_json_code schema_violation "A inbox: schema_violation"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/inbox?limit=5"
+assert_status 200 "A inbox: a listing (not counted)"
+# concurrent requests, over the threads of several children
+out=$("$WIREHOOK" send --config "$CONF_A" --url "$WH_URL/v1/wires" --user "$WH_USER:$WH_PASSWD" \
+    --sample Complete --count 40 --concurrency 8 2>/dev/null)
+assert_eq 40 "$(grep -c '^200 ' <<<"$out")" "A: 40 concurrent notifications accepted"
+# site B
+post /v2/wires; assert_status 200 "B: accepted"
+WH_SIG=$ZEROS post /v2/wires; assert_json_code signature_mismatch "B: signature_mismatch"
+# site C: the inbox cannot be opened
+post /down; assert_json_code inbox_unavailable "C: inbox_unavailable"
+
+A_WANT=(Accepted=45 Duplicate=2 InboxStored=2 InboxDuplicate=1 auth_required=1 auth_failed=1
+        signature_mismatch=2 signature_malformed=1 timestamp_expired=1 timestamp_missing=1
+        unsupported_media_type=1 method_not_allowed=1 invalid_json=1 body_too_large=1
+        schema_violation=1)
+B_WANT=(Accepted=1 signature_mismatch=1)
+C_WANT=(InboxUnavailable=1 inbox_unavailable=1)
+st_fetch
+expect "$CONF_A" "A" "${A_WANT[@]}"
+expect "$CONF_B" "B" "${B_WANT[@]}"
+expect "$CONF_C" "C" "${C_WANT[@]}"
+
+# ------------------------------------------------------ the HTML page ---
+curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
+# html CONF LABEL -> the count in the site's table row LABEL
+html() {
+    python3 - "$T/status.html" "$1" "$2" <<'EOF'
+import html, re, sys
+page, conf, label = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+for m in re.finditer(r"<h3>Site \d+: (.*?)</h3>(.*?)(?=<h3>|<hr|$)", page, re.S):
+    if html.unescape(m.group(1)) == conf:
+        r = re.search(r"<tr><td>%s</td><td>(\d+)</td></tr>" % re.escape(label), m.group(2))
+        print(r.group(1) if r else "")
+EOF
+}
+assert_contains "$(cat "$T/status.html")" "<h2>wirehook</h2>" "HTML: a wirehook section"
+assert_eq 45 "$(html "$CONF_A" accepted)" "HTML: A accepted"
+assert_eq 2 "$(html "$CONF_A" duplicate)" "HTML: A duplicate"
+assert_eq 2 "$(html "$CONF_A" signature_mismatch)" "HTML: A signature_mismatch"
+assert_eq 2 "$(html "$CONF_A" "inbox: stored")" "HTML: A inbox stored"
+assert_eq 0 "$(html "$CONF_A" replay_cache_unavailable)" "HTML: A replay_cache_unavailable"
+assert_eq 1 "$(html "$CONF_B" accepted)" "HTML: B accepted"
+assert_eq 1 "$(html "$CONF_C" "inbox: unavailable")" "HTML: C inbox unavailable"
+assert_contains "$(cat "$T/status.html")" "replay store dbm" "HTML: the replay store is named"
+
+# ------------------------------------------------- graceful restart ---
+assert_true "graceful restart" wh_httpd_graceful
+st_fetch
+assert_eq "$since" "$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")" "graceful: counters not restarted"
+assert_eq "$IA $IB $IC" "$(st_index "$CONF_A") $(st_index "$CONF_B") $(st_index "$CONF_C")" "graceful: same indexes"
+expect "$CONF_A" "after graceful, A" "${A_WANT[@]}"
+expect "$CONF_B" "after graceful, B" "${B_WANT[@]}"
+post /v1/wires; assert_status 200 "graceful: the new generation serves"
+st_fetch
+assert_eq 46 "$(st "$CONF_A" Accepted)" "graceful: the new generation adds to the same counter"
+
+# --------------------------------------------- plain restart (SIGHUP) ---
+assert_true "restart (SIGHUP)" wh_httpd_hup
+st_fetch
+expect "$CONF_B" "after SIGHUP, B" "${B_WANT[@]}"
+assert_eq 46 "$(st "$CONF_A" Accepted)" "SIGHUP: A kept"
+
+# --------------------- a site dropped, a site added, the site back ---
+sed "s|WirehookConfig $CONF_B|WirehookConfig $CONF_D|" "$T/extra.base" >"$T/extra.conf"
+assert_true "graceful restart: B replaced by D" wh_httpd_graceful
+st_fetch
+assert_eq "" "$(st_index "$CONF_B")" "B no longer listed"
+assert_eq 3 "$(st_index "$CONF_D")" "D takes a free slot (3), B's stays reserved"
+expect "$CONF_D" "D new" ""
+post /v2/wires; assert_status 200 "D: accepted"
+st_fetch
+assert_eq 1 "$(st "$CONF_D" Accepted)" "D counts apart"
+assert_eq 46 "$(st "$CONF_A" Accepted)" "A untouched by D"
+cp "$T/extra.base" "$T/extra.conf"
+assert_true "graceful restart: B back" wh_httpd_graceful
+st_fetch
+assert_eq "$IB" "$(st_index "$CONF_B")" "B back in its own slot"
+expect "$CONF_B" "B back" "${B_WANT[@]}"
+
+# --------------------------------------------------- stop and start ---
+wh_httpd_stop
+sleep 1
+wh_httpd_start || exit 1
+st_fetch
+assert_true "stop/start: WirehookCountersSince moves on" \
+    test "$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")" -gt "$since"
+expect "$CONF_A" "after stop/start, A" ""
+expect "$CONF_B" "after stop/start, B" ""
+
+assert_false "no counter problem logged (WH00955-WH00957)" grep -qE 'WH0095[5-7]' "$T/logs/error.log"
+wh_done
