@@ -15,7 +15,7 @@
 #define WHLOGNO(n) "WH" #n ": "
 
 #define WH_LOGTAGS(X)                                                         \
-    X(00901, "startup: a secret or htpasswd file is open to others")          \
+    X(00901, "startup: a secret, htpasswd or inbox file is open to others")          \
     X(00902, "child start: the inbox mutex cannot be created")                \
     X(00904, "the application answered 5xx: id removed from the replay store") \
     X(00910, "a message of the verification core, about a request")          \

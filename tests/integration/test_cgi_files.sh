@@ -84,8 +84,8 @@ wh_post "$WH_URL/cgi/warn" "$(wh_body Complete)"
 assert_contains "$(wh_errlog)" "InboxParams $T/data/warn/inbox.db is readable by others" \
     "the CGI warns about a database others can read"
 wh_httpd_restart || exit 1
-assert_true "the module warns at start (AH10901) about a database others can read" \
-    grep -q "AH10901: WirehookConfig $T/etc/warn.conf: InboxParams $T/data/warn/inbox.db is readable by others" \
+assert_true "the module warns at start (WH00901) about a database others can read" \
+    grep -q "WH00901: WirehookConfig $T/etc/warn.conf: InboxParams $T/data/warn/inbox.db is readable by others" \
     "$T/logs/error.log"
 
 wh_done
