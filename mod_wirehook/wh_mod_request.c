@@ -3,6 +3,7 @@
 #include "mod_wirehook.h"
 
 #include "http_core.h"
+#include "http_main.h"
 #include "http_protocol.h"
 #include "http_request.h"
 #include <apr_strings.h>
@@ -26,7 +27,9 @@ void wh_mod_log_sink(void *baton, wh_log_level level, const char *msg)
     if (r)
         ap_log_rerror(APLOG_MARK, lvl, 0, r, WHLOGNO(00910) "%s", msg);
     else
-        ap_log_error(APLOG_MARK, lvl, 0, NULL, WHLOGNO(00913) "%s", msg);
+        /* the main server's log and LogLevel (with NULL, httpd drops
+         * anything below its default level and writes to stderr) */
+        ap_log_error(APLOG_MARK, lvl, 0, ap_server_conf, WHLOGNO(00913) "%s", msg);
 }
 
 const wh_logger wh_mod_server_logger = { wh_mod_log_sink, NULL };
