@@ -30,13 +30,11 @@ SYS_PIDFILE=/var/run/apache2/apache2.pid
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$WH_TOP" BUILD="$WH_BUILD" SHARED_DIR="$WH_SHARED" "$@"; }
 pkg_status() { dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null; }
 installed() { [ "$(pkg_status "$1")" = installed ]; }
-# type, mode, owner, path, link target or content checksum: one line each
+# every entry's type, mode, owner, path and link target, and every file's
+# checksum: sorted lines
 tree_sum() {
     [ -d "$1" ] || return 0
-    (cd "$1" && find . -printf '%y %m %u:%g %p %l\n' | LC_ALL=C sort | while read -r y m o p l; do
-        if [ "$y" = f ]; then l=$(sha256sum <"$p" | cut -c1-64); fi
-        printf '%s %s %s %s %s\n' "$y" "$m" "$o" "$p" "$l"
-    done)
+    (cd "$1" && { find . -printf '%y %m %u:%g %p %l\n'; find . -type f -exec sha256sum {} +; } | LC_ALL=C sort)
 }
 snapshot_sum() { tree_sum "$ETC"; echo "--- $STATE"; tree_sum "$STATE"; }
 sys_apache() { cat "$SYS_PIDFILE" 2>/dev/null; }
@@ -385,7 +383,7 @@ fi
 now=$(snapshot_sum)
 assert_eq "$(grep -c . "$SNAP/sum")" "$(grep -c . <<<"$now")" "as many entries in /etc/apache2 and /var/lib/apache2 as before"
 if [ "$now" = "$(cat "$SNAP/sum")" ]; then
-    _wh_ok "/etc/apache2 and /var/lib/apache2 are exactly as found (type, mode, owner, checksum, link)"
+    _wh_ok "/etc/apache2 and /var/lib/apache2 are exactly as found (type, mode, owner, link, checksum)"
 else
     _wh_bad "/etc/apache2 and /var/lib/apache2 are exactly as found" \
         "$(diff <(cat "$SNAP/sum") <(printf '%s\n' "$now") | head -n 20)"
