@@ -18,7 +18,7 @@
 #   $(APACHE_CONFDIR)/mods-available/wirehook.load   LoadModule + "# Depends:"
 #   $(APACHE_CONFDIR)/mods-available/wirehook.conf   a commented example
 #
-# so that `a2enmod wirehook` (which also enables socache_shmcb, the default
+# so that `a2enmod wirehook` (which also enables socache_dbm, the default
 # ReplayCache) and a restart are all that is left to do. Nothing is
 # enabled, no httpd.conf is edited, no service is restarted.
 #
@@ -127,7 +127,7 @@ endif
 	else \
 	  echo "installed. Load the module in httpd.conf with:"; \
 	  echo "  LoadModule wirehook_module $(MODULEDIR)/mod_wirehook.so"; \
-	  echo "  (and mod_socache_shmcb, the default ReplayCache)"; \
+	  echo "  (and mod_socache_dbm, the default ReplayCache)"; \
 	fi
 
 uninstall: install-check-dirs
@@ -160,8 +160,8 @@ uninstall: install-check-dirs
 WH_LOAD_LINES = \
   '\# mod_wirehook: verifies wire-payment-status webhooks (Basic auth,' \
   '\# timestamp, HMAC-SHA256 signature, JSON schema) before any handler.' \
-  '\# Enable: a2enmod wirehook. The default ReplayCache is shmcb, hence:' \
-  '\# Depends: socache_shmcb' \
+  '\# Enable: a2enmod wirehook. The default ReplayCache is dbm, hence:' \
+  '\# Depends: socache_dbm' \
   'LoadModule wirehook_module $(MODULEDIR)/mod_wirehook.so'
 WH_CONF_LINES = \
   '\# mod_wirehook. Nothing is verified until a location names a wirehook' \

@@ -90,7 +90,7 @@ if [ -n "$debian" ]; then
     assert_eq "LoadModule wirehook_module $MODDIR/mod_wirehook.so" \
         "$(grep -v '^#' "$load")" "wirehook.load: LoadModule names the installed path, without DESTDIR"
     assert_not_contains "$(cat "$load")" "$S" "wirehook.load does not mention the DESTDIR"
-    assert_true "wirehook.load declares its dependency for a2enmod" grep -qx '# Depends: socache_shmcb' "$load"
+    assert_true "wirehook.load declares its dependency for a2enmod" grep -qx '# Depends: socache_dbm' "$load"
     conf="$S$CONFDIR/mods-available/wirehook.conf"
     assert_eq "" "$(grep -v '^#' "$conf")" "wirehook.conf is comments only (enabling it changes nothing)"
     assert_contains "$(cat "$conf")" "WirehookConfig" "wirehook.conf shows WirehookConfig"
@@ -137,15 +137,15 @@ assert_eq "" "$(tree_files "$S2")" "uninstall with the same PREFIX leaves nothin
 P="$T/prefix" M="$T/modules" A="$T/apache2"
 mkdir -p "$A/mods-available" "$A/mods-enabled" "$T/a2state"
 : >"$A/envvars"
-if [ -f /etc/apache2/mods-available/socache_shmcb.load ]; then
-    cp /etc/apache2/mods-available/socache_shmcb.load "$A/mods-available/"
+if [ -f /etc/apache2/mods-available/socache_dbm.load ]; then
+    cp /etc/apache2/mods-available/socache_dbm.load "$A/mods-available/"
 else
-    echo "LoadModule socache_shmcb_module $WH_MODDIR/mod_socache_shmcb.so" >"$A/mods-available/socache_shmcb.load"
+    echo "LoadModule socache_dbm_module $WH_MODDIR/mod_socache_dbm.so" >"$A/mods-available/socache_dbm.load"
 fi
 out=$(mk PREFIX="$P" MODULEDIR="$M" APACHE_CONFDIR="$A" install 2>&1)
 assert_eq 0 $? "make install PREFIX=\$T/prefix MODULEDIR=... APACHE_CONFDIR=... (no DESTDIR)"
 got=$( { tree_files "$P" | sed "s|^|$P|"; tree_files "$M" | sed "s|^|$M|"
-         tree_files "$A" | grep -v '^/envvars$' | grep -v '/socache_shmcb.load$' | sed "s|^|$A|"; } | LC_ALL=C sort)
+         tree_files "$A" | grep -v '^/envvars$' | grep -v '/socache_dbm.load$' | sed "s|^|$A|"; } | LC_ALL=C sort)
 assert_eq "$(expected_files "$P" "$M" "$A")" "$got" "every file where PREFIX, MODULEDIR and APACHE_CONFDIR say"
 assert_eq "LoadModule wirehook_module $M/mod_wirehook.so" "$(grep -v '^#' "$A/mods-available/wirehook.load")" \
     "wirehook.load names MODULEDIR"
@@ -155,12 +155,14 @@ out=$(a2 a2enmod wirehook 2>&1)
 assert_eq 0 $? "a2enmod wirehook succeeds"
 assert_eq ../mods-available/wirehook.load "$(readlink "$A/mods-enabled/wirehook.load")" "a2enmod linked wirehook.load"
 assert_eq ../mods-available/wirehook.conf "$(readlink "$A/mods-enabled/wirehook.conf")" "a2enmod linked wirehook.conf"
-assert_true "a2enmod enabled the dependency socache_shmcb" test -L "$A/mods-enabled/socache_shmcb.load"
+assert_true "a2enmod enabled the dependency socache_dbm" test -L "$A/mods-enabled/socache_dbm.load"
 
-# httpd with lib.sh's standard layout, but the module from mods-enabled
+# httpd with lib.sh's standard layout, but the module and socache_dbm from
+# mods-enabled (lib.sh's own socache_shmcb line stays: shmcb was the default
+# ReplayCache before dbm)
 wh_httpd_conf
 sed -i -e "s|^LoadModule wirehook_module .*|IncludeOptional $A/mods-enabled/*.load\nIncludeOptional $A/mods-enabled/*.conf|" \
-       -e '/^LoadModule socache_shmcb_module /d' "$WH_HTTPD_CONF"
+       -e '/^LoadModule socache_dbm_module /d' "$WH_HTTPD_CONF"
 assert_true "httpd.conf loads the module only through mods-enabled" grep -q "mods-enabled" "$WH_HTTPD_CONF"
 mods=$("$WH_HTTPD" -f "$WH_HTTPD_CONF" -t -D DUMP_MODULES 2>&1)
 assert_contains "$mods" "wirehook_module (shared)" "httpd loads the installed module"
@@ -188,7 +190,7 @@ assert_eq 0 $? "make uninstall (no DESTDIR) succeeds"
 assert_not_contains "$out" "a2dismod" "no warning once disabled"
 assert_eq "" "$(tree_files "$P")" "nothing left under PREFIX"
 assert_eq "" "$(tree_files "$M")" "nothing left in MODULEDIR"
-assert_eq "/mods-available/socache_shmcb.load" "$(tree_files "$A" | grep -v envvars | grep -v mods-enabled)" \
+assert_eq "/mods-available/socache_dbm.load" "$(tree_files "$A" | grep -v envvars | grep -v mods-enabled)" \
     "only the pre-existing files left in APACHE_CONFDIR"
 
 wh_done
