@@ -99,8 +99,10 @@ void wh_inbox_file_regroup(apr_pool_t *p, const char *path, gid_t gid)
     for (int i = 1; suffixes[i]; i++) {
         const char *f = apr_pstrcat(p, path, suffixes[i], NULL);
         if (lstat(f, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
-            && st.st_gid != gid)
-            (void)lchown(f, (uid_t)-1, gid);
+            && st.st_gid != gid && lchown(f, (uid_t)-1, gid) != 0)
+            /* not a member of the group: the file stays 0640 in the
+             * process's own group, never wider (docs: set-group-ID dir) */
+            continue;
     }
 }
 

@@ -109,8 +109,10 @@ const char *wh_inbox_lock_open(apr_pool_t *p, const char *path, mode_t mode,
     if (fd >= 0) {
         /* ours: the exact mode whatever the umask, and the group */
         (void)fchmod(fd, mode);
-        if (gid != (gid_t)-1)
-            (void)fchown(fd, (uid_t)-1, gid);
+        if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) != 0)
+            /* not a member of InboxGroup: the lock holds no data, and a
+             * 0640 file in our own group is never wider than asked */
+            errno = 0;
     } else if (errno == EEXIST) {
         fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     }

@@ -326,7 +326,7 @@ if wh_httpd_start; then
     wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/cgi/wires?limit=50"
     assert_status 200 "the installed CGI lists the inbox"
     assert_eq 3 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "the CGI lists the same three"
-    assert_contains "$(wh_errlog)" "AH109" "the module logged to the private error log"
+    assert_contains "$(wh_errlog)" "WH009" "the module logged to the private error log"
 
     wh_httpd_stop
     assert_false "httpd stopped" _wh_port_open
