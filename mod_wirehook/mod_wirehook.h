@@ -158,6 +158,9 @@ int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
 /* wh_mod_inbox.c */
 void wh_mod_inbox_register(void);
 int wh_mod_is_inbox(const request_rec *r);
+/* The site's inbox in this child, opened on first use (NULL: cannot be
+ * opened now; tried again after a few seconds). */
+wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_site *site);
 
 /* wh_mod_status.c: counters per site, in shared memory (every child and
  * thread adds to the same numbers; graceful restarts keep them), shown by

@@ -31,7 +31,7 @@ int wh_mod_is_inbox(const request_rec *r)
  * behind in the child (its sub-pool is destroyed). */
 #define WH_MOD_INBOX_RETRY apr_time_from_sec(5)
 
-static wh_inbox *inbox_get(request_rec *r, wh_mod_site *site)
+wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_site *site)
 {
     if (site->inbox_mutex == NULL
         || apr_thread_mutex_lock(site->inbox_mutex) != APR_SUCCESS)
@@ -124,7 +124,7 @@ static int inbox_handler(request_rec *r)
     wh_endpoint_route(r->pool, sub_path, &route);
     int store = r->method_number == M_POST && route.kind == WH_ROUTE_INBOX;
     /* a resource that does not exist is answered without the database */
-    wh_inbox *ib = route.kind == WH_ROUTE_UNKNOWN ? NULL : inbox_get(r, site);
+    wh_inbox *ib = route.kind == WH_ROUTE_UNKNOWN ? NULL : wh_mod_inbox_get(r, site);
     if (store) {
         wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
         wh_mod_stats_endpoint(site, &st->verdict, &resp);

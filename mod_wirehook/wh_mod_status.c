@@ -47,8 +47,13 @@
  *   WirehookSite[i]InboxStored / InboxDuplicate / InboxUnavailable: n
  *   WirehookSite[i]ReplayStore: <ReplayCache provider>
  *   WirehookSite[i]ReplayLive / ReplayCapacity: n   (when known)
+ *   WirehookSite[i]ForwardState: not started | started | unavailable
+ *   WirehookSite[i]ForwardLagSeconds / ForwardQueued / ForwardRetrying /
+ *     ForwardDead / ForwardUnqueued      (a site with ForwardUrl, once
+ *                                         wirehook forward has run)
  */
 #include "mod_wirehook.h"
+#include "wh_delivery.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -417,6 +422,44 @@ static void stat_names(int i, const char **key, const char **label)
     }
 }
 
+/* `wirehook forward`'s progress, for a site whose inbox it forwards: read
+ * from the inbox database (the forwarder is a process of its own), on
+ * this child's connection to it. Only the status page pays for it. */
+typedef enum {
+    WH_FWD_NONE,                        /* no ForwardUrl, or no inbox */
+    WH_FWD_UNAVAILABLE,
+    WH_FWD_NOT_STARTED,
+    WH_FWD_KNOWN
+} wh_fwd_state;
+
+static wh_fwd_state forward_status(request_rec *r, wh_mod_site *site,
+                                   wh_dlv_stats *out)
+{
+    wh_inbox *ib;
+
+    memset(out, 0, sizeof(*out));
+    if (!site->cfg->forward_url || !site->cfg->inbox_params)
+        return WH_FWD_NONE;
+    if ((ib = wh_mod_inbox_get(r, site)) == NULL)
+        return WH_FWD_UNAVAILABLE;
+    switch (wh_delivery_status(r->pool, ib, site->cfg, out)) {
+    case 1:
+        return WH_FWD_KNOWN;
+    case 0:
+        return WH_FWD_NOT_STARTED;
+    default:
+        return WH_FWD_UNAVAILABLE;
+    }
+}
+
+/* The age of the oldest event stored but not yet delivered (or dead). */
+static double forward_lag(const wh_dlv_stats *s)
+{
+    apr_time_t now = apr_time_now();
+    return s->oldest && s->oldest < now
+               ? (double)(now - s->oldest) / APR_USEC_PER_SEC : 0.0;
+}
+
 static void status_short(request_rec *r, const wh_status_row *row)
 {
     const wh_stats_slot *slot = row->site->stats;
@@ -443,10 +486,27 @@ static void status_short(request_rec *r, const wh_status_row *row)
                        "\nWirehookSite[%d]ReplayCapacity: %"
                        APR_UINT64_T_FMT "\n", x, live, x, cap);
     }
-    /* FORWARD LAG (forwarding engineer): once `wirehook forward` keeps its
-     * progress in the inbox database, print here
-     *   WirehookSite[%d]ForwardLag: <events stored but not forwarded>
-     * from that table (an inbox read: cache it for a second or so). */
+    wh_dlv_stats fs;
+    switch (forward_status(r, row->site, &fs)) {
+    case WH_FWD_NONE:
+        break;
+    case WH_FWD_UNAVAILABLE:
+        ap_rprintf(r, "WirehookSite[%d]ForwardState: unavailable\n", x);
+        break;
+    case WH_FWD_NOT_STARTED:
+        ap_rprintf(r, "WirehookSite[%d]ForwardState: not started\n", x);
+        break;
+    case WH_FWD_KNOWN:
+        ap_rprintf(r, "WirehookSite[%d]ForwardState: started\n"
+                   "WirehookSite[%d]ForwardLagSeconds: %.1f\n"
+                   "WirehookSite[%d]ForwardQueued: %" APR_INT64_T_FMT "\n"
+                   "WirehookSite[%d]ForwardRetrying: %" APR_INT64_T_FMT "\n"
+                   "WirehookSite[%d]ForwardDead: %" APR_INT64_T_FMT "\n"
+                   "WirehookSite[%d]ForwardUnqueued: %" APR_INT64_T_FMT "\n",
+                   x, x, forward_lag(&fs), x, fs.waiting + fs.ready, x,
+                   fs.retrying, x, fs.dead, x, fs.unqueued);
+        break;
+    }
 }
 
 static void status_html(request_rec *r, const wh_status_row *row, int flags)
@@ -481,7 +541,24 @@ static void status_html(request_rec *r, const wh_status_row *row, int flags)
         else
             ap_rprintf(r, "<p>replay store %s: fill unknown</p>\n", spec);
     }
-    /* FORWARD LAG: see status_short */
+    wh_dlv_stats fs;
+    switch (forward_status(r, row->site, &fs)) {
+    case WH_FWD_NONE:
+        break;
+    case WH_FWD_UNAVAILABLE:
+        ap_rputs("<p>forwarding: the inbox database did not answer</p>\n", r);
+        break;
+    case WH_FWD_NOT_STARTED:
+        ap_rputs("<p>forwarding: wirehook forward has not run on this inbox "
+                 "yet</p>\n", r);
+        break;
+    case WH_FWD_KNOWN:
+        ap_rprintf(r, "<p>forwarding: lag %.1f s, %" APR_INT64_T_FMT " queued, %"
+                   APR_INT64_T_FMT " retrying, %" APR_INT64_T_FMT " dead, %"
+                   APR_INT64_T_FMT " not yet queued</p>\n", forward_lag(&fs),
+                   fs.waiting + fs.ready, fs.retrying, fs.dead, fs.unqueued);
+        break;
+    }
 }
 
 static int wh_status_hook(request_rec *r, int flags)

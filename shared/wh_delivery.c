@@ -32,6 +32,11 @@ static const wh_inbox_stmt st_dead_by_id = { WH_DLV_SQL_DEAD_BY_ID, NULL };
 static const wh_inbox_stmt st_dead_by_nid = { WH_DLV_SQL_DEAD_BY_NID, NULL };
 static const wh_inbox_stmt st_dead_ids = { WH_DLV_SQL_DEAD_IDS, NULL };
 static const wh_inbox_stmt st_revive = { WH_DLV_SQL_REVIVE, NULL };
+static const wh_inbox_stmt st_started = {
+    "SELECT count(*) FROM sqlite_master"
+    " WHERE type = 'table' AND name = 'wh_forward_cursor'",
+    "SELECT count(*) FROM pg_catalog.pg_tables"
+    " WHERE tablename = 'wh_forward_cursor' AND schemaname = current_schema()" };
 
 struct wh_delivery {
     wh_inbox *ib;
@@ -385,6 +390,22 @@ int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
     out->oldest = (apr_time_t)wh_cell_num(r[4]);
     out->unqueued = wh_cell_num(r[5]) > wh_cell_num(r[6]) ? wh_cell_num(r[5]) - wh_cell_num(r[6]) : 0;
     return 0;
+}
+
+int wh_delivery_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                       wh_dlv_stats *out)
+{
+    /* asked first, so a query on tables that do not exist yet never
+     * fails (which would log and renew the inbox's shared connection) */
+    wh_delivery d = { ib, cfg, "status" };
+    const char **r = read_one(&d, p, &st_started, "forward started");
+
+    memset(out, 0, sizeof(*out));
+    if (!r)
+        return -1;
+    if (wh_cell_num(r[0]) == 0)
+        return 0;
+    return wh_delivery_stats(&d, p, out) == 0 ? 1 : -1;
 }
 
 /* ---- dead letters ---------------------------------------------------- */

@@ -100,6 +100,13 @@ typedef struct {
 
 int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out);
 
+/* The same for a reader that is not the forwarder (mod_status): reads the
+ * stats only when a forwarder has ever run on this inbox (its tables
+ * exist), and never creates anything. 1: *out filled; 0: no forwarder has
+ * run yet; -1: the database failed. */
+int wh_delivery_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                       wh_dlv_stats *out);
+
 /* ---- dead letters (wirehook inbox dead ...) ------------------------- */
 
 typedef struct {
