@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SAMPLE_ID "8cefee42-cb39-4479-b7fd-b8a358aeb002"
 #define MAX_COUNT 5000000L
@@ -117,7 +118,9 @@ int main(int argc, const char *const *argv)
     list = fopen(apr_pstrcat(p, out, "/list", NULL), "w");
     if (!list)
         bench_die("cannot write", "list");
-    srand((unsigned)now ^ (unsigned)count);
+    /* two sets made in the same second (the probes of two receivers
+     * sharing one replay memory) must not share ids */
+    srand((unsigned)now ^ (unsigned)count ^ ((unsigned)getpid() << 16));
     for (long i = 0; i < count; i++) {
         static const char hex[] = "0123456789abcdef";
         unsigned char raw[WH_SIG_RAW_LEN];
