@@ -97,7 +97,7 @@ static wh_inbox *open_inbox(cgi_inbox *ci)
     return ci->ib;
 }
 
-static wh_inbox *inbox_for_listing(void *ctx)
+static wh_inbox *inbox_after_auth(void *ctx)
 {
     return open_inbox(ctx);
 }
@@ -262,13 +262,11 @@ int main(int argc, const char *const *argv)
     wh_endpoint_route(p, sub_path, &route);
     if (route.kind == WH_ROUTE_INBOX && strcmp(method, "POST") == 0) {
         handle_post(&ci, cfg, vf, &req, &res);
-    } else if (route.kind != WH_ROUTE_UNKNOWN &&
-               (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
-        /* the inbox is opened only once Basic auth has passed */
-        wh_endpoint_handle_lazy(vf, inbox_for_listing, &ci, &req, sub_path,
-                                getenv("QUERY_STRING"), p, &res);
     } else {
-        wh_endpoint_handle(vf, NULL, &req, sub_path, NULL, p, &res);   /* 404, 405 */
+        /* the listing and the payment views (the inbox opened only once
+         * Basic auth has passed), 404 and 405 (no inbox at all) */
+        wh_endpoint_handle_lazy(vf, inbox_after_auth, &ci, &req, sub_path,
+                                getenv("QUERY_STRING"), p, &res);
     }
     if (wh_cgi_write(&res) != 0)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");

@@ -1,8 +1,9 @@
 /* `SetHandler wirehook`: the module is the application. POST was verified
  * by the fixups hook (which leaves the answer to this handler, so authentic
  * bodies that fail JSON/schema checks are quarantined); GET/HEAD list the
- * inbox (wh_endpoint_list checks Basic auth itself). The replay cache is
- * not used here: the inbox's unique constraint decides duplicates.
+ * inbox and serve the payment views (wh_endpoint_handle checks Basic auth
+ * itself). The replay cache is not used here: the inbox's unique
+ * constraint decides duplicates.
  *
  * The inbox is opened lazily, once per child per configuration file, under
  * a per-child thread mutex; the wh_inbox itself serialises its use of the
@@ -81,6 +82,17 @@ static const char *inbox_sub_path(const request_rec *r,
     return r->path_info;
 }
 
+typedef struct {
+    request_rec *r;
+    wh_mod_site *site;
+} inbox_ctx;
+
+static wh_inbox *inbox_when_needed(void *baton)
+{
+    inbox_ctx *c = baton;
+    return wh_mod_inbox_get(c->r, c->site);
+}
+
 static int inbox_handler(request_rec *r)
 {
     if (!wh_mod_is_inbox(r))
@@ -123,17 +135,18 @@ static int inbox_handler(request_rec *r)
     const char *sub_path = inbox_sub_path(r, dconf);
     wh_endpoint_route(r->pool, sub_path, &route);
     int store = r->method_number == M_POST && route.kind == WH_ROUTE_INBOX;
-    /* a resource that does not exist is answered without the database */
-    wh_inbox *ib = route.kind == WH_ROUTE_UNKNOWN ? NULL : wh_mod_inbox_get(r, site);
     if (store) {
-        wh_endpoint_store(ib, &req, &st->verdict, r->pool, &resp);
+        wh_endpoint_store(wh_mod_inbox_get(r, site), &req, &st->verdict,
+                          r->pool, &resp);
         wh_mod_stats_endpoint(site, &st->verdict, &resp);
     } else {
-        /* the listing and the payment views (GET/HEAD), 404 for a
-         * resource the inbox does not have, 405 for a method the resource
-         * does not take: a POST under the inbox is verified, never stored */
-        wh_endpoint_handle(site->vf, ib, &req, sub_path,
-                           r->args ? r->args : "", r->pool, &resp);
+        /* the listing and the payment views (GET/HEAD; the inbox asked for
+         * once Basic auth and the query have passed), 404 for a resource
+         * the inbox does not have, 405 for a method the resource does not
+         * take: a POST under the inbox is verified, never stored */
+        inbox_ctx ctx = { r, site };
+        wh_endpoint_handle_lazy(site->vf, inbox_when_needed, &ctx, &req, sub_path,
+                                r->args ? r->args : "", r->pool, &resp);
     }
 
     if (store && st->verdict.ok)

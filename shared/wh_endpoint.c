@@ -58,9 +58,11 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
     }
 }
 
-void wh_endpoint_list_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
-                           const wh_request *req, const char *query, apr_pool_t *p,
-                           wh_response *out)
+/* GET on the inbox itself: Basic auth, pagination, the listing; the inbox
+ * is asked for only once both have passed. */
+static void list_events(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
+                        const wh_request *req, const char *query, apr_pool_t *p,
+                        wh_response *out)
 {
     const wh_config *cfg = wh_verifier_config(vf);
     const char *err, *json = NULL;
@@ -184,12 +186,6 @@ static wh_inbox *given(void *ctx)
     return ctx;
 }
 
-void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                      const char *query, apr_pool_t *p, wh_response *out)
-{
-    wh_endpoint_list_lazy(vf, given, ib, req, query, p, out);
-}
-
 void wh_endpoint_handle_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
                              const wh_request *req, const char *sub_path,
                              const char *query, apr_pool_t *p, wh_response *out)
@@ -208,7 +204,7 @@ void wh_endpoint_handle_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ct
             /* a refused request that is not even authentic needs no inbox */
             wh_endpoint_store(v.ok || v.authentic ? get(ctx) : NULL, req, &v, p, out);
         } else if (is_get) {
-            wh_endpoint_list_lazy(vf, get, ctx, req, query, p, out);
+            list_events(vf, get, ctx, req, query, p, out);
         } else {
             not_allowed(p, WH_ALLOW_INBOX, out);
         }

@@ -37,22 +37,14 @@ void wh_endpoint_route(apr_pool_t *p, const char *sub_path, wh_route *out);
 void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
                        const wh_verdict *v, apr_pool_t *p, wh_response *out);
 
-/* GET: Basic auth (same users), pagination, listing. */
-void wh_endpoint_list(wh_verifier *vf, wh_inbox *ib, const wh_request *req,
-                      const char *query, apr_pool_t *p, wh_response *out);
-
-/* The same with the inbox asked for only once the request has passed
- * Basic auth and its query is valid, so a request without credentials
- * never opens (or creates) the database: get(ctx) returns it, or NULL
- * (503). */
+/* The inbox, asked for by wh_endpoint_handle_lazy only when a request
+ * needs it: get(ctx) returns it, or NULL (503). */
 typedef wh_inbox *(*wh_endpoint_inbox_fn)(void *ctx);
-void wh_endpoint_list_lazy(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
-                           const wh_request *req, const char *query, apr_pool_t *p,
-                           wh_response *out);
 
 /* Dispatch by sub-path and method: an unknown sub-path is 404 not_found
  * (whatever the method); on the inbox itself POST -> wh_verify +
- * wh_endpoint_store, GET/HEAD -> wh_endpoint_list, anything else 405 with
+ * wh_endpoint_store, GET/HEAD -> the listing (Basic auth, the same users,
+ * then the offset/limit query), anything else 405 with
  * Allow: GET, HEAD, POST; on the payment views GET/HEAD (Basic auth, the
  * listing's users) or 405 with Allow: GET, HEAD. query is the raw query
  * string or NULL. */
