@@ -490,14 +490,28 @@ wh_httpd_stop() {
     return 0
 }
 
+# wh_httpd_kill9 -- SIGKILL to the parent and every child at once (a crash,
+# not a stop: nothing gets to clean up); returns once the parent is gone
+wh_httpd_kill9() {
+    local pp kids
+    pp=$(_wh_pid)
+    [ -n "$pp" ] || return 1
+    kids=$(ps -o pid= --ppid "$pp" 2>/dev/null)
+    kill -9 "$pp" $kids 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$T/run/httpd.pid"
+    WH_HTTPD_PID=""
+}
+
 # wh_httpd_restart -- full stop + start
 wh_httpd_restart() { wh_httpd_stop; wh_httpd_start; }
 
-# wh_httpd_graceful -- apache2 -k graceful; waits for the new generation
-wh_httpd_graceful() {
+# _wh_httpd_cycle MODE -- apache2 -k MODE, then waits for the new generation
+# ("resuming normal operations" once more) and the listener
+_wh_httpd_cycle() {
     local conf=${WH_HTTPD_CONF:-$T/httpd.conf} before i
     before=$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)
-    "$WH_HTTPD" -f "$conf" -k graceful >/dev/null 2>&1 || return 1
+    "$WH_HTTPD" -f "$conf" -k "$1" >/dev/null 2>&1 || return 1
     for i in $(seq 1 100); do
         [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
         sleep 0.1
@@ -506,19 +520,12 @@ wh_httpd_graceful() {
     return 1
 }
 
+# wh_httpd_graceful -- apache2 -k graceful; waits for the new generation
+wh_httpd_graceful() { _wh_httpd_cycle graceful; }
+
 # wh_httpd_hup -- apache2 -k restart (SIGHUP: children stopped at once, the
 # parent stays and re-reads the configuration); waits for the new generation
-wh_httpd_hup() {
-    local conf=${WH_HTTPD_CONF:-$T/httpd.conf} before i
-    before=$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)
-    "$WH_HTTPD" -f "$conf" -k restart >/dev/null 2>&1 || return 1
-    for i in $(seq 1 100); do
-        [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
-        sleep 0.1
-    done
-    for i in $(seq 1 50); do _wh_port_open && return 0; sleep 0.1; done
-    return 1
-}
+wh_httpd_hup() { _wh_httpd_cycle restart; }
 
 # ---------------------------------------------------------------- bodies ---
 # wh_uuid -> a random UUID v4 (the kernel's, without a process; python's

@@ -533,17 +533,6 @@ assert_status 200 "served after the slow clients"
 # httpd (parent and every child) gets SIGKILL and is started again half a
 # second later. Afterwards every notification that was answered 200 must be
 # in the inbox database.
-kill_httpd() {
-    local pp kids
-    pp=$(cat "$T/run/httpd.pid" 2>/dev/null)
-    [ -n "$pp" ] || return 1
-    kids=$(ps -o pid= --ppid "$pp" 2>/dev/null)
-    kill -9 "$pp" $kids 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
-    rm -f "$T/run/httpd.pid"
-    # shellcheck disable=SC2034  # lib.sh's state: no httpd running now
-    WH_HTTPD_PID=""
-}
 acked_in() { cat "$1"/w*.log 2>/dev/null | grep -c ' 200 '; }
 crash_round() {
     local name=$1 path=$2 dir="$T/crash-$1" i before out acked refused lost
@@ -556,7 +545,7 @@ crash_round() {
         sleep 0.05
     done
     before=$(acked_in "$dir")
-    kill_httpd
+    wh_httpd_kill9
     sleep 0.5
     wh_httpd_start || { _wh_bad "$name: httpd restarts after kill -9"; wait "$loader"; return 1; }
     wait "$loader"

@@ -151,17 +151,6 @@ gload() {  # gload PATH LOG COPIES EVENTS [RETRY]
         "$W" "$4" "$2" "${5:-20}" "$3"
 }
 
-kill_httpd() {
-    local pp kids
-    pp=$(cat "$T/run/httpd.pid" 2>/dev/null)
-    [ -n "$pp" ] || return 1
-    kids=$(ps -o pid= --ppid "$pp" 2>/dev/null)
-    kill -9 "$pp" $kids 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
-    rm -f "$T/run/httpd.pid"
-    # shellcheck disable=SC2034  # lib.sh's state: no httpd running now
-    WH_HTTPD_PID=""
-}
 
 stored_ids() {  # stored_ids ENGINE -> every notification_id in wh_events, one a line
     if [ "$1" = sq ]; then sqlite3 -cmd '.timeout 5000' "$T/data/group.db" 'SELECT notification_id FROM wh_events'
@@ -205,7 +194,7 @@ for eng in sq ${HAVE_PG:+pg}; do
             sleep 0.02
         done
         acked_before=$(grep -c ' 200 ' "$log")
-        kill_httpd
+        wh_httpd_kill9
         sleep 0.3
         wh_httpd_start || { _wh_bad "$eng round $r: httpd restarts after kill -9"; wait "$loader"; continue; }
         wait "$loader"
