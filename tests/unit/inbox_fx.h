@@ -11,6 +11,16 @@
 /* Which engine the current case runs on (set by the suite wrappers). */
 extern int ix_use_pg;
 
+/* X-macro helpers for suites that run each case test_<name> on both
+ * engines: CASES(IX_SQ_WRAP) and CASES(IX_PG_WRAP) define sq_<name> and
+ * pg_<name>; IX_SQ_ROW / IX_PG_ROW are their wh_test_case rows. */
+#define IX_SQ_WRAP(name, title)                                               \
+    static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
+#define IX_PG_WRAP(name, title)                                               \
+    static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
+#define IX_SQ_ROW(name, title) { title, sq_##name },
+#define IX_PG_ROW(name, title) { title, pg_##name },
+
 typedef struct {
     const char *dir;
     const char *path;

@@ -413,9 +413,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(forward_queue, cases)
 
-static void __attribute__((constructor)) register_pg_suite(void)
-{
-    const char *ci = getenv("WH_TEST_PG_CONNINFO");
-    if (ci && *ci)
-        wh_test_register_suite("forward_queue_pg", pg_cases);
-}
+WH_TEST_SUITE_PG(forward_queue_pg, pg_cases)

@@ -712,15 +712,8 @@ static void test_pg_recovers_after_restart(void)
     X(processes_race_same_ids, "processes race the same ids (and the schema)") \
     X(auth_cache_rows, "auth cache: hit, miss, expiry, re-store, purge")
 
-#define SQLITE_WRAP(name, title) \
-    static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
-#define PG_WRAP(name, title) \
-    static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
-#define SQLITE_ROW(name, title) { title, sq_##name },
-#define PG_ROW(name, title) { title, pg_##name },
-
-ENGINE_CASES(SQLITE_WRAP)
-ENGINE_CASES(PG_WRAP)
+ENGINE_CASES(IX_SQ_WRAP)
+ENGINE_CASES(IX_PG_WRAP)
 
 static void sq_sqlite_only(void (*fn)(void))
 {
@@ -747,7 +740,7 @@ static void pg_recovers(void)
 }
 
 static const wh_test_case cases[] = {
-    ENGINE_CASES(SQLITE_ROW)
+    ENGINE_CASES(IX_SQ_ROW)
     { "open without InboxParams fails", sq_open_without_params },
     { "read-only file: unavailable", sq_read_only_file },
     { "read-only directory: unavailable", sq_read_only_dir },
@@ -758,7 +751,7 @@ static const wh_test_case cases[] = {
 };
 
 static const wh_test_case pg_cases[] = {
-    ENGINE_CASES(PG_ROW)
+    ENGINE_CASES(IX_PG_ROW)
     { "locked: unavailable after lock_timeout, then recovers", pg_locked },
     { "server restart: 503 while down, first request after succeeds", pg_recovers },
     { NULL, NULL }
@@ -766,9 +759,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(inbox, cases)
 
-static void __attribute__((constructor)) register_pg_suite(void)
-{
-    const char *ci = getenv("WH_TEST_PG_CONNINFO");
-    if (ci && *ci)
-        wh_test_register_suite("inbox_pg", pg_cases);
-}
+WH_TEST_SUITE_PG(inbox_pg, pg_cases)

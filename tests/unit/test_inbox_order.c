@@ -242,12 +242,8 @@ static void test_reader_never_sees_a_gap_or_a_repeat(void)
     X(payment_state_only_for_payments, "payment state: only status events of a payment") \
     X(reader_never_sees_a_gap_or_a_repeat, "writers race a paging reader: no gap, no repeat")
 
-#define SQ(name, title) static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
-#define PG(name, title) static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
-#define SQ_ROW(name, title) { title, sq_##name },
-#define PG_ROW(name, title) { title, pg_##name },
-CASES(SQ)
-CASES(PG)
+CASES(IX_SQ_WRAP)
+CASES(IX_PG_WRAP)
 
 static void pg_pending(void)
 {
@@ -256,18 +252,13 @@ static void pg_pending(void)
     ix_use_pg = 0;
 }
 
-static const wh_test_case cases[] = { CASES(SQ_ROW) { NULL, NULL } };
+static const wh_test_case cases[] = { CASES(IX_SQ_ROW) { NULL, NULL } };
 static const wh_test_case pg_cases[] = {
-    CASES(PG_ROW)
+    CASES(IX_PG_ROW)
     { "committed but unnumbered (crash before the sequencer): numbered next", pg_pending },
     { NULL, NULL }
 };
 
 WH_TEST_SUITE(inbox_order, cases)
 
-static void __attribute__((constructor)) register_pg_suite(void)
-{
-    const char *ci = getenv("WH_TEST_PG_CONNINFO");
-    if (ci && *ci)
-        wh_test_register_suite("inbox_order_pg", pg_cases);
-}
+WH_TEST_SUITE_PG(inbox_order_pg, pg_cases)

@@ -200,21 +200,12 @@ static void test_failed_upgrade_changes_nothing(void)
     X(upgrades_version_1, "version 1 -> 3 in place")                          \
     X(failed_upgrade_changes_nothing, "a failed upgrade leaves version 2 whole")
 
-#define SQ(name, title) static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
-#define PG(name, title) static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
-#define SQ_ROW(name, title) { title, sq_##name },
-#define PG_ROW(name, title) { title, pg_##name },
-CASES(SQ)
-CASES(PG)
+CASES(IX_SQ_WRAP)
+CASES(IX_PG_WRAP)
 
-static const wh_test_case cases[] = { CASES(SQ_ROW) { NULL, NULL } };
-static const wh_test_case pg_cases[] = { CASES(PG_ROW) { NULL, NULL } };
+static const wh_test_case cases[] = { CASES(IX_SQ_ROW) { NULL, NULL } };
+static const wh_test_case pg_cases[] = { CASES(IX_PG_ROW) { NULL, NULL } };
 
 WH_TEST_SUITE(inbox_upgrade, cases)
 
-static void __attribute__((constructor)) register_pg_suite(void)
-{
-    const char *ci = getenv("WH_TEST_PG_CONNINFO");
-    if (ci && *ci)
-        wh_test_register_suite("inbox_upgrade_pg", pg_cases);
-}
+WH_TEST_SUITE_PG(inbox_upgrade_pg, pg_cases)

@@ -4,6 +4,7 @@
  * constructor, so adding a file needs no edit to the runner. */
 #include <CUnit/CUnit.h>
 #include <apr_pools.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -17,6 +18,17 @@ void wh_test_register_suite(const char *name, const wh_test_case *cases);
     static void __attribute__((constructor)) wh_test_reg_##sname(void)      \
     {                                                                       \
         wh_test_register_suite(#sname, cases);                              \
+    }
+
+/* The PostgreSQL twin of a suite, registered only when WH_TEST_PG_CONNINFO
+ * names a scratch database (tests/integration starts one), so a machine
+ * without PostgreSQL runs everything else. */
+#define WH_TEST_SUITE_PG(sname, cases)                                      \
+    static void __attribute__((constructor)) wh_test_reg_##sname(void)      \
+    {                                                                       \
+        const char *ci_ = getenv("WH_TEST_PG_CONNINFO");                    \
+        if (ci_ && *ci_)                                                    \
+            wh_test_register_suite(#sname, cases);                          \
     }
 
 /* A pool that lives for one test: cleared before each test runs. */
