@@ -1056,7 +1056,7 @@ if has inbox-http && [ -n "$(get ih_inbox.rps)" ]; then
         "$(get ih_sink.cpu) µs (/v1/sink)" "$(ratio "$(get ih_inbox.cpu)" "$(get ih_sink.cpu)")" "—" "info"
     if [ -n "$(get ih.stored)" ]; then
         row "Module inbox: events in the database after the runs" "$(get ih.stored)" "$(get ih.acked) 200s counted by wrk" "—" "≥ the 200s" \
-            "$(awk -v a="$(get ih.stored)" -v b="$(get ih.acked)" 'BEGIN { print (a >= b) ? "met" : "**not met**" }')"
+            "$(verdict "$(get ih.stored)" ">=" "$(get ih.acked)")"
     fi
 fi
 if has pg && [ -n "$(get pg16.rps)" ]; then
@@ -1069,7 +1069,7 @@ if has pg && [ -n "$(get pg16.rps)" ]; then
         "$(get pg1.cpu) µs" "$(ratio "$(get pg16.cpu)" "$(get pg1.cpu)")" "—" "info"
     if [ -n "$(get pg.stored)" ]; then
         row "Module inbox on PostgreSQL: events in the database after the runs" "$(get pg.stored)" "$(get pg.acked) 200s counted by wrk" "—" "≥ the 200s" \
-            "$(awk -v a="$(get pg.stored)" -v b="$(get pg.acked)" 'BEGIN { print (a >= b) ? "met" : "**not met**" }')"
+            "$(verdict "$(get pg.stored)" ">=" "$(get pg.acked)")"
     fi
 fi
 if has php && [ -n "$(get php_php.rps)" ]; then
@@ -1144,8 +1144,9 @@ if has cgi && [ -n "$(get cgimin.rps)" ]; then
         "$(ratio "$(get cgi.start_wh_ms)" "$(get cgi.start_min_ms)")" "—" "info"
     if [ -n "$(get cgi.stored)" ]; then
         sent=$(get cgi.acked)
-        row "CGI: events in the inbox after the runs" "$(get cgi.stored)" "$sent 200s counted by wrk" "—" "≥ the 200s" \
-            "$(awk -v a="$(get cgi.stored)" -v b="$sent" 'BEGIN { print (a >= b) ? "met (requests in flight when wrk stops are stored too)" : "**not met**" }')"
+        v_=$(verdict "$(get cgi.stored)" ">=" "$sent")
+        [ "$v_" = met ] && v_="met (requests in flight when wrk stops are stored too)"
+        row "CGI: events in the inbox after the runs" "$(get cgi.stored)" "$sent 200s counted by wrk" "—" "≥ the 200s" "$v_"
     fi
 fi
 if has memory && [ -n "$(get mem.after_kib)" ]; then

@@ -19,12 +19,15 @@ wh_httpd_extra "<Location /server-status>
 </Location>"
 wh_httpd_start || exit 1
 
-# fwd KEY -> WirehookSite[i]KEY of the forwarding site ("" when absent)
-fwd() {
-    awk -v conf="$(fw_conf st)" -v key="$1" -F': ' '
-        $1 ~ /^WirehookSite\[[0-9]+\]Config$/ && $2 == conf { i = $1; sub(/Config$/, "", i) }
-        i != "" && $1 == i key { print $2; exit }' "$T/status.auto"
+# site_lines CONF -> the ?auto lines of the site of CONF, "KEY: value"
+# with the WirehookSite[i] prefix taken off
+site_lines() {
+    awk -v conf="$1" -F': ' '
+        $1 ~ /^WirehookSite\[[0-9]+\]Config$/ { i = ($2 == conf) ? substr($1, 1, length($1) - 6) : "" }
+        i != "" && index($1, i) == 1 { print substr($0, length(i) + 1) }' "$T/status.auto"
 }
+# fwd KEY -> the forwarding site's KEY ("" when absent)
+fwd() { site_lines "$(fw_conf st)" | sed -n "s/^$1: //p"; }
 fetch() { curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"; }
 
 fw_app_start st --down
@@ -33,9 +36,8 @@ fw_send st P-1:Review P-1:Complete P-2:Review
 fetch
 assert_eq "not started" "$(fwd ForwardState)" "before any forwarder: not started"
 assert_eq "" "$(fwd ForwardQueued)" "before any forwarder: no figures"
-main_forward=$(awk -F': ' -v conf="$WH_CONF" '
-    $1 ~ /Config$/ && $2 == conf { i = $1; sub(/Config$/, "", i) }
-    i != "" && index($1, i "Forward") == 1 { n++ } END { print n + 0 }' "$T/status.auto")
+assert_eq 1 "$(site_lines "$WH_CONF" | grep -c "^Accepted: ")" "the site without ForwardUrl is listed"
+main_forward=$(site_lines "$WH_CONF" | grep -c "^Forward")
 assert_eq 0 "$main_forward" "a site without ForwardUrl shows no Forward lines"
 
 # the application is down: the forwarder queues and retries
