@@ -158,28 +158,30 @@ def app_handler(st):
             try:
                 if st.delay_ms:
                     time.sleep(st.delay_ms / 1000.0)
-                self.handle_delivery(body, pay, nid, status, attempt)
+                code, text, hdrs = self.handle_delivery(body, pay, nid, status, attempt)
             finally:
+                # the delivery ends before its answer leaves: once the
+                # forwarder reads the answer it may send the payment's next
+                # event at once, and that must not look like an overlap
                 if pay:
                     with st.lock:
                         st.active[pay] -= 1
+            self.answer(code, text, hdrs)
 
         def handle_delivery(self, body, pay, nid, status, attempt):
             why = check(st, self, body)
             if why:
                 st.applog.write("refused %s: %s\n" % (nid, why))
                 st.record(nid, pay, status, attempt, 401, body)
-                self.answer(401, json.dumps({"error": why}))
-                return
+                return 401, json.dumps({"error": why}), []
             r = st.decide(pay, nid)
             if r:
                 code = int(r.get("answer", 500))
                 hdrs = [("Retry-After", str(r["retry_after"]))] if "retry_after" in r else []
                 st.record(nid, pay, status, attempt, code, body)
-                self.answer(code, r.get("body", json.dumps({"error": "told to answer %d" % code})), hdrs)
-                return
+                return code, r.get("body", json.dumps({"error": "told to answer %d" % code})), hdrs
             st.record(nid, pay, status, attempt, 200, body)
-            self.answer(200, '{"ok":true}')
+            return 200, '{"ok":true}', []
     return H
 
 
