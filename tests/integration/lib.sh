@@ -60,6 +60,21 @@ _wh_pybin() {
     export PATH
 }
 
+# sleep SECONDS -- the suites poll in steps of a tenth of a second, and
+# every /bin/sleep is a fork and an exec (on a virtual machine, most of a
+# suite's CPU goes to making processes): a plain number of seconds waits
+# in bash's own read on a pipe nobody writes to; anything else is the real
+# sleep. Subshells inherit both the function and the pipe.
+_wh_sleep_fd=""
+exec {_wh_sleep_fd}<> <(:) 2>/dev/null || _wh_sleep_fd=""
+sleep() {
+    if [ $# -eq 1 ] && [ -n "$_wh_sleep_fd" ] && [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then
+        read -r -t "$1" -u "$_wh_sleep_fd" _ 2>/dev/null
+        return 0
+    fi
+    command sleep "$@"
+}
+
 # ----------------------------------------------------------------- sizes ---
 # A suite with a size (events per load writer, rounds...) takes it as
 # `${WH_SOME_KNOB:-$(wh_size BASE)}`: BASE is the size that proves the point
@@ -191,9 +206,18 @@ print(v if not isinstance(v, (dict, list, bool)) else json.dumps(v))
 # wh_header NAME -> value of NAME in the last response (case-insensitive)
 wh_header() {
     [ -f "$T/resp.headers" ] || return 0
-    tr -d '\r' <"$T/resp.headers" | awk -v n="$1" '
-        BEGIN { n = tolower(n) }
-        { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == n) { v = substr($0, i + 1); sub(/^ +/, "", v); print v } }' | tail -n 1
+    local want=${1,,} line name v="" found=""
+    while IFS= read -r line || [ -n "$line" ]; do
+        line=${line%$'\r'}
+        [[ $line == *:* ]] || continue
+        name=${line%%:*}
+        [ "${name,,}" = "$want" ] || continue
+        v=${line#*:}
+        v=${v#"${v%%[! ]*}"}
+        found=1
+    done <"$T/resp.headers"
+    [ -n "$found" ] && printf '%s\n' "$v"
+    return 0
 }
 
 # wh_done -- end of a test script: print counts, exit 0/1
@@ -528,6 +552,21 @@ wh_httpd_graceful() { _wh_httpd_cycle graceful; }
 wh_httpd_hup() { _wh_httpd_cycle restart; }
 
 # ---------------------------------------------------------------- bodies ---
+# the umask the suite started with: under 022 new files are already 0644
+_WH_UMASK=$(umask)
+# wh_now_utc VAR -> VAR = now as 2026-01-02T03:04:05Z, by bash's own
+# strftime when a temporary TZ reaches it (checked once), else date -u
+_wh_tz_builtin=""
+wh_now_utc() {
+    if [ -z "$_wh_tz_builtin" ]; then
+        local z=""
+        TZ=UTC0 printf -v z '%(%z)T' -1 2>/dev/null
+        if [ "$z" = "+0000" ]; then _wh_tz_builtin=1; else _wh_tz_builtin=0; fi
+    fi
+    if [ "$_wh_tz_builtin" = 1 ]; then TZ=UTC0 printf -v "$1" '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+    else printf -v "$1" '%s' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"; fi
+}
+
 # wh_uuid -> a random UUID v4 (the kernel's, without a process; python's
 # elsewhere)
 wh_uuid() {
@@ -561,11 +600,20 @@ EOF
 # fields set: filled into a template when the values need no JSON escaping,
 # else written by python.
 wh_body() {
-    local st=${1:-Complete} id=${2:-$(wh_uuid)} out=${3:-$(mktemp "$T/body.XXXXXX")}
-    local safe='^[A-Za-z0-9 ._:-]*$' tpl body now
-    if [[ $st =~ $safe ]] && [[ $id =~ $safe ]] && tpl=$(_wh_body_template) && [ -s "$tpl" ]; then
-        now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-        body=$(<"$tpl")
+    local st=${1:-Complete} id=${2:-} out=${3:-}
+    local safe='^[A-Za-z0-9 ._:-]*$' tpl=$T/.wh_body.tpl body="" now
+    [ -n "$id" ] || read -r id </proc/sys/kernel/random/uuid 2>/dev/null
+    [ ${#id} -gt 0 ] || id=$(wh_uuid)
+    if [ -z "$out" ]; then
+        # mktemp's name without its process (the suites post thousands of
+        # bodies; forks and execs are most of their CPU)
+        out=$T/body.$BASHPID.$SRANDOM
+        while [ -e "$out" ]; do out=$T/body.$BASHPID.$SRANDOM; done
+    fi
+    if [[ $st =~ $safe ]] && [[ $id =~ $safe ]] && { [ -s "$tpl" ] || _wh_body_template >/dev/null; } &&
+        [ -s "$tpl" ]; then
+        wh_now_utc now
+        IFS= read -r -d '' body <"$tpl"
         body=${body//@@WH_ID@@/"$id"}
         body=${body//@@WH_TIME@@/"$now"}
         body=${body//@@WH_STATUS@@/"$st"}
@@ -581,7 +629,7 @@ d["data"]["wireEventInfo"]["status"] = st
 open(out, "w").write(json.dumps(d, indent=2))
 EOF
     fi
-    chmod 644 "$out"
+    [ "$_WH_UMASK" = 0022 ] || chmod 644 "$out"
     echo "$out"
 }
 
@@ -609,7 +657,8 @@ wh_sign_openssl() {
 wh_sign() {
     local sig=""
     if [ -x "$WIREHOOK" ] && [ -z "${WH_SIGN_OPENSSL:-}" ]; then
-        sig=$("$WIREHOOK" sign --secret-file "$1" --method "$2" --url "$3" --timestamp "$5" "$4" 2>/dev/null | tr -d '\r\n ')
+        sig=$("$WIREHOOK" sign --secret-file "$1" --method "$2" --url "$3" --timestamp "$5" "$4" 2>/dev/null)
+        sig=${sig//[$'\r\n ']/}
     fi
     if [ ${#sig} -ne 64 ]; then
         local sec
@@ -619,14 +668,51 @@ wh_sign() {
     printf '%s\n' "$sig"
 }
 
+# _wh_sign_fast VAR SECRETFILE METHOD URL BODYFILE TS -- VAR = the signature
+# from app/signer.py, started once beside the suite's own shell and spoken
+# to through two FIFOs (no process per request). It is not a job of the
+# shell (a suite's bare `wait` must not wait for it) and is stopped with
+# the other helpers. Returns 1 (VAR empty) where it cannot serve: in a
+# subshell, which does not own the pipes, or when a field holds a tab or
+# a newline; the caller then signs with wh_sign.
+_wh_signer_owner="" _wh_signer_w="" _wh_signer_r=""
+_wh_signer_start() {
+    local d=$T/.signer pid=""
+    mkdir -p "$d" && rm -f "$d/in" "$d/out" && mkfifo -m 600 "$d/in" "$d/out" || return 1
+    ( python3 -u "$WH_APP_SRC/signer.py" <"$d/in" >"$d/out" 2>/dev/null &
+      echo $! >"$d/pid" )
+    exec {_wh_signer_w}>"$d/in" {_wh_signer_r}<"$d/out" || return 1
+    read -r pid <"$d/pid"
+    [ -n "$pid" ] && WH_BG_PIDS="$WH_BG_PIDS $pid"
+    _wh_signer_owner=$BASHPID
+}
+_wh_sign_fast() {
+    local -n _out=$1; shift
+    _out=""
+    [ -z "${WH_SIGN_OPENSSL:-}" ] && [ -n "${T:-}" ] || return 1
+    case "$*" in *$'\t'*|*$'\n'*) return 1 ;; esac
+    if [ "$_wh_signer_owner" != "$BASHPID" ]; then
+        [ -z "$_wh_signer_owner" ] && [ "$BASHPID" = "$$" ] || return 1
+        _wh_signer_start || { _wh_signer_owner=none; return 1; }
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >&"$_wh_signer_w" 2>/dev/null || return 1
+    IFS= read -r -t 10 _out <&"$_wh_signer_r" || { _out=""; return 1; }
+    [ ${#_out} -eq 64 ] || { _out=""; return 1; }
+    return 0
+}
+
 # ---------------------------------------------------------------- requests ---
 # wh_curl CURL-ARGS... -- any request; sets WH_STATUS, WH_BODY and
 # $T/resp.headers (see wh_header)
 wh_curl() {
-    rm -f "$T/resp.body" "$T/resp.headers"
+    # emptied rather than removed (no rm process): a request that gets no
+    # answer leaves them empty
+    : >"$T/resp.body"; : >"$T/resp.headers"
     WH_STATUS=$(curl -sS -o "$T/resp.body" -D "$T/resp.headers" -w '%{http_code}' \
         --max-time "${WH_CURL_TIMEOUT:-20}" "$@" 2>"$T/resp.err")
-    WH_BODY=$(cat "$T/resp.body" 2>/dev/null)
+    WH_BODY=""
+    IFS= read -r -d '' WH_BODY <"$T/resp.body"
+    while [[ $WH_BODY == *$'\n' ]]; do WH_BODY=${WH_BODY%$'\n'}; done
     [ -n "${WH_VERBOSE:-}" ] && printf '       -> %s %s\n' "$WH_STATUS" "$WH_BODY"
     return 0
 }
@@ -644,9 +730,12 @@ wh_curl() {
 wh_post() {
     local url=$1 body=$2; shift 2
     local method=${WH_METHOD:-POST} ct=${WH_CT:-application/json}
-    local auth=${WH_AUTH:-$WH_USER:$WH_PASSWD} ts=${WH_TS:-$(date +%s)}
+    local auth=${WH_AUTH:-$WH_USER:$WH_PASSWD} ts=${WH_TS:-}
+    [ -n "$ts" ] || printf -v ts '%(%s)T' -1
     local sig=${WH_SIG:-}
     if [ -z "$sig" ]; then
+        _wh_sign_fast sig "${WH_SIGN_FILE:-$WH_SECRETS}" "$method" "${WH_SIGN_URL:-$url}" \
+            "${WH_SIGN_BODY:-$body}" "$ts" ||
         sig=$(wh_sign "${WH_SIGN_FILE:-$WH_SECRETS}" "$method" "${WH_SIGN_URL:-$url}" \
             "${WH_SIGN_BODY:-$body}" "$ts")
     fi
@@ -662,8 +751,21 @@ wh_post() {
 # The record.cgi app writes one directory per invocation under $T/app/calls/
 # (body, env, marker); wh_app_calls counts them, wh_app_last prints the
 # newest one's directory; wh_app_reset clears them.
-wh_app_calls() { find "$T/app/calls" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l | tr -d ' '; }
-wh_app_last() { ls -1dt "$T/app/calls"/*/ 2>/dev/null | head -n 1 | sed 's:/$::'; }
+# (bash globs and test -nt: no find, ls or wc processes)
+wh_app_calls() {
+    local d n=0
+    for d in "$T/app/calls"/* "$T/app/calls"/.[!.]*; do [ -d "$d" ] && n=$((n + 1)); done
+    printf '%s\n' "$n"
+}
+wh_app_last() {
+    local d best=""
+    for d in "$T/app/calls"/*; do
+        [ -d "$d" ] || continue
+        if [ -z "$best" ] || [ "$d" -nt "$best" ]; then best=$d; fi
+    done
+    [ -n "$best" ] && printf '%s\n' "$best"
+    return 0
+}
 wh_app_reset() { rm -rf "$T/app/calls" "$T/app"/ignored.*; }
 # wh_app_env DIR NAME -> value of NAME in the recorded environment
 wh_app_env() { grep -m1 "^$2=" "$1/env" 2>/dev/null | cut -d= -f2-; }

@@ -1,7 +1,7 @@
 # A throwaway PostgreSQL on 127.0.0.1 for the inbox tests. Source it:
 #
 #   . "$(dirname "$0")/pg.sh"
-#   pg_start || fail            # initdb + start; sets PG_CONNINFO, PG_PORT
+#   pg_start || fail            # a fresh cluster, started; sets PG_CONNINFO, PG_PORT
 #   ... InboxDriver pgsql / InboxParams "$PG_CONNINFO" ...
 #   pg_stop; pg_resume          # outage and recovery, same data
 #   pg_sql "SELECT count(*) FROM wh_events"
@@ -51,6 +51,37 @@ pg_sql() {
 
 _pg_ctl() { _pg_as "$(pg_bin)/pg_ctl" -D "$PG_DIR/data" "$@"; }
 
+# _pg_template -> a directory holding a fresh cluster (data/) and its
+# superuser password (superpw), made by initdb once: run.sh gives every
+# suite of a run the same WH_PG_TEMPLATE (a copy costs a tenth of an
+# initdb, and five suites start clusters), a suite run alone makes its
+# own. Made under a lock, since suites run side by side.
+_pg_template() {
+    local bin tpl
+    bin=$(pg_bin)
+    tpl=${WH_PG_TEMPLATE:-$PG_DIR/template}
+    mkdir -p "$tpl" || return 1
+    (
+        exec 9>"$tpl/.lock"
+        flock 9
+        if [ -f "$tpl/ready" ] && [ "$(cat "$tpl/ready")" = "$bin" ]; then exit 0; fi
+        rm -rf "$tpl/data" "$tpl/superpw" "$tpl/ready" "$tpl/work"
+        mkdir -p "$tpl/work" && chmod 755 "$tpl" "$tpl/work" || exit 1
+        [ "$(id -u)" -eq 0 ] && chown postgres "$tpl/work"
+        printf 'su-%s\n' "$(date +%s%N | sha256sum | cut -c1-20)" >"$tpl/work/pwfile"
+        chmod 600 "$tpl/work/pwfile"
+        [ "$(id -u)" -eq 0 ] && chown postgres "$tpl/work/pwfile"
+        # -N: no fsync of the new files; a copy is what runs, and the
+        # template is rebuilt when in doubt
+        _pg_as "$bin/initdb" -N -D "$tpl/work/data" -U postgres -E UTF8 --locale=C \
+            --auth-local=scram-sha-256 --auth-host=scram-sha-256 --pwfile="$tpl/work/pwfile" \
+            >"$tpl/initdb.log" 2>&1 || { cat "$tpl/initdb.log" >&2; exit 1; }
+        mv "$tpl/work/data" "$tpl/data" && mv "$tpl/work/pwfile" "$tpl/superpw" &&
+            rm -rf "$tpl/work" && printf '%s\n' "$bin" >"$tpl/ready"
+    ) || return 1
+    printf '%s\n' "$tpl"
+}
+
 # pg_start -- new cluster, database "wirehook", role "wirehook" (password),
 # sets PG_CONNINFO. Returns 1 with the server log on stderr on failure.
 pg_start() {
@@ -60,15 +91,11 @@ pg_start() {
     [ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR"
     _pg_install_trap
     PG_PORT=$(_pg_free_port) || return 1
-    PG_SUPERPW="su-$(date +%s%N | sha256sum | cut -c1-20)"
+    local tpl
+    tpl=$(_pg_template) || return 1
+    PG_SUPERPW=$(<"$tpl/superpw")
     PG_PASSWORD="pw-$(date +%s%N | sha256sum | cut -c1-20)"
-    printf '%s\n' "$PG_SUPERPW" >"$PG_DIR/pwfile"
-    chmod 600 "$PG_DIR/pwfile"
-    [ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR/pwfile"
-    _pg_as "$(pg_bin)/initdb" -D "$PG_DIR/data" -U postgres -E UTF8 --locale=C \
-        --auth-local=scram-sha-256 --auth-host=scram-sha-256 --pwfile="$PG_DIR/pwfile" \
-        >"$PG_DIR/initdb.log" 2>&1 || { cat "$PG_DIR/initdb.log" >&2; return 1; }
-    rm -f "$PG_DIR/pwfile"
+    cp -a "$tpl/data" "$PG_DIR/data" || return 1
     # Loopback only, socket in our dir, small and quick to start.
     cat >>"$PG_DIR/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'

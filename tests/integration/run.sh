@@ -42,6 +42,10 @@ case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 TIMES=${WH_TIMES:-$BUILD/integration-times}
 
 work=$(mktemp -d /tmp/wh-run.XXXXXX) || exit 1
+# one PostgreSQL cluster made by initdb for the whole run, copied by each
+# suite that starts one (pg.sh); the postgres user must reach it
+chmod 711 "$work"
+export WH_PG_TEMPLATE="$work/pg-template"
 declare -A PID=()
 cleanup() {
     local p
@@ -121,22 +125,34 @@ start_job() {
     PID[$n]=$!
     running=$((running + 1))
 }
-# reap: collects every finished job; returns when at least one has
+# reap: waits for one job to finish and collects it (bash's wait -n -p:
+# no polling, no sleep processes)
 reap() {
-    local n got=0
-    while [ $got -eq 0 ]; do
-        for n in "${!PID[@]}"; do
-            if ! kill -0 "${PID[$n]}" 2>/dev/null; then
-                wait "${PID[$n]}"
-                RC[$n]=$?
-                DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
-                unset "PID[$n]"
-                running=$((running - 1))
-                got=1
-            fi
-        done
-        [ $got -eq 0 ] && sleep 0.2
+    local n pid="" rc
+    wait -n -p pid "${PID[@]}"
+    rc=$?
+    for n in "${!PID[@]}"; do
+        if [ "${PID[$n]}" = "$pid" ]; then
+            RC[$n]=$rc
+            DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+            unset "PID[$n]"
+            running=$((running - 1))
+            return 0
+        fi
     done
+    # nothing of ours ended (no pid): look, and never spin
+    local before=$running
+    for n in "${!PID[@]}"; do
+        if ! kill -0 "${PID[$n]}" 2>/dev/null; then
+            wait "${PID[$n]}"
+            RC[$n]=$?
+            DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+            unset "PID[$n]"
+            running=$((running - 1))
+        fi
+    done
+    [ "$running" -lt "$before" ] || sleep 0.2
+    return 0
 }
 # prints, in NAMES order, every finished suite not printed yet, up to the
 # first one still running

@@ -10,6 +10,14 @@ wh_init
 ib_cgi_install
 C="$WH_URL/cgi/inbox"
 MPM=${WH_MPM:-event}
+# What depends on how httpd runs the program (mod_cgid's socket or
+# mod_cgi's pipes: the body in, the answer and its status line out,
+# Authorization passed, stderr into the error log) runs under both MPMs;
+# what the program does with its input (the listing's queries, SetEnv
+# configuration, the auth cache, the WAL cap) is the same bytes either
+# way and runs once, under event, unless WH_CGI_ALL=1.
+ALL=""
+[ "$MPM" = event ] || [ -n "${WH_CGI_ALL:-}" ] && ALL=1
 
 # The standard config ($WH_CONF, the SQLite inbox the module's /inbox
 # shares); variants configured through SetEnv only.
@@ -188,7 +196,7 @@ wh_curl -u "$WH_USER:$WH_PASSWD" "$C?status=Send%20Ready&paymentId=WP-2026-00048
 assert_eq 1 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] status=Send%20Ready and paymentId"
 wh_curl -u "$WH_USER:$WH_PASSWD" -I "$C?limit=1"
 assert_status 200 "[$MPM] HEAD: 200"
-for q in "ofset=1" "offset=-1" "offset=abc" "offset=" "limit=0" "limit=101" "limit=1.5" \
+[ -n "$ALL" ] && for q in "ofset=1" "offset=-1" "offset=abc" "offset=" "limit=0" "limit=101" "limit=1.5" \
          "offset=1&offset=2" "limit=1&limit=1" "offset=99999999999999999999" "status=" \
          "paymentId=%FF" "offset=%zz" "Offset=1" "page=2"; do
     wh_curl -u "$WH_USER:$WH_PASSWD" "$C?$q"
@@ -209,6 +217,7 @@ else
     _wh_bad "[$MPM] module /inbox stores (SetHandler wirehook)" "HTTP $WH_STATUS $WH_BODY"
 fi
 
+if [ -n "$ALL" ]; then
 # ------------------------------------------------------- configuration ---
 wh_post "$WH_URL/cgi/envonly" "$(wh_body Complete)"
 assert_json_code accepted "[$MPM] configured by SetEnv alone"
@@ -273,6 +282,7 @@ assert_true "[$MPM] WAL cap: the WAL never stays past $walmax bytes (largest $wa
     test "$wal_largest" -gt 0 -a "$wal_largest" -le "$walmax"
 assert_true "[$MPM] WAL cap: checkpointed away along the way ($wal_gone times)" \
     test "$wal_gone" -ge 1
+fi
 
 # ------------------------------------------------- clean CGI answers ---
 curl -sS -i -u "$WH_USER:$WH_PASSWD" "$C?limit=1" | tr -d '\r' >"$T/raw.txt"

@@ -1,17 +1,21 @@
 #!/bin/sh
 # Test application behind mod_wirehook: records what it was handed so the
 # integration tests can compare it byte for byte. One directory per call
-# under $WH_APP_OUT/calls: body (stdin exactly), env (sorted environment),
+# under $WH_APP_OUT/calls: body (stdin exactly), env (the environment),
 # marker (method and URI). Answers 200 with a small JSON document, or the
 # status named by $WH_APP_STATUS when the test configures one (SetEnv).
+# Few processes: it runs for every delivery of every suite.
+umask 022
 out=${WH_APP_OUT:-/tmp}/calls
-mkdir -p "$out" 2>/dev/null
-d=$(mktemp -d "$out/call.XXXXXXXX") || exit 1
-chmod 755 "$d"
+[ -d "$out" ] || mkdir -p "$out" 2>/dev/null
+d=$out/call.$$
+mkdir "$d" 2>/dev/null || d=$(mktemp -d "$out/call.XXXXXXXX") || exit 1
+[ -n "${d##*/call.$$}" ] && chmod 755 "$d"
 cat >"$d/body"
-env | LC_ALL=C sort >"$d/env"
+env >"$d/env"
 echo "$REQUEST_METHOD $REQUEST_URI" >"$d/marker"
-n=$(wc -c <"$d/body" | tr -d ' ')
+n=$(wc -c <"$d/body")
+n=$((n))
 if [ -n "$WH_APP_STATUS" ]; then
     printf 'Status: %s\r\nContent-Type: application/json\r\n\r\n{"app":"failing","bytes":%s}\n' "$WH_APP_STATUS" "$n"
 else
