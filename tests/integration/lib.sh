@@ -66,7 +66,9 @@ _wh_pybin() {
 # in bash's own read on a pipe nobody writes to; anything else is the real
 # sleep. Subshells inherit both the function and the pipe.
 _wh_sleep_fd=""
-exec {_wh_sleep_fd}<> <(:) 2>/dev/null || _wh_sleep_fd=""
+# (the braces: a redirection written on exec itself would stay for good,
+# and stderr must not)
+{ exec {_wh_sleep_fd}<> <(:); } 2>/dev/null || _wh_sleep_fd=""
 sleep() {
     if [ $# -eq 1 ] && [ -n "$_wh_sleep_fd" ] && [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then
         read -r -t "$1" -u "$_wh_sleep_fd" _ 2>/dev/null
@@ -141,6 +143,8 @@ assert_not_contains() {
 assert_status() {
     local m=${2:-"status $1"}
     if [ "$WH_STATUS" = "$1" ]; then _wh_ok "$m"
+    elif [ "$WH_STATUS" = 000 ] && [ -s "$T/resp.err" ]; then
+        _wh_bad "$m" "expected HTTP $1, got no answer: $(<"$T/resp.err")"
     else _wh_bad "$m" "expected HTTP $1 got $WH_STATUS: $WH_BODY"; fi
 }
 # assert_json_code CODE [MESSAGE] -- error.code (or status for acks) of the

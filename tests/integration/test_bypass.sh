@@ -309,8 +309,21 @@ assert_eq "$(wc -c <"$b" | tr -d ' ')" "$(wh_app_env "$d" CONTENT_LENGTH)" "h2c:
 big=$T/big.json
 { printf '{"pad":"'; head -c 70000 /dev/zero | tr '\0' a; printf '"}'; } >"$big"
 sig=$(wh_sign "$WH_SECRETS" POST "$W" "$big" "$ts")
+h2_413() { grep -c '"POST /v1/wires HTTP/2.0" 413 ' "$T/logs/access.log" 2>/dev/null; }
+n413=$(h2_413); before=$(wh_app_calls)
 wh_curl "${H2[@]}" -X POST -T - -H "Content-Type: application/json" -u "$WH_USER:$WH_PASSWD" \
     -H "X-Timestamp: $ts" -H "X-Signature: $sig" "$W" <"$big"
-assert_status 413 "h2c: an unbounded body past MaxBodySize is 413"
+# httpd answers 413 and closes while the client is still sending the rest
+# of the stream: the kernel may then reset the connection before the
+# client reads the answer (curl: "Empty reply from server"), which is the
+# client's race, not the module's verdict. The server's own record of the
+# answer decides; either way the application never ran.
+if [ "$WH_STATUS" = 000 ]; then
+    for _ in $(seq 1 20); do [ "$(h2_413)" -gt "$n413" ] && break; sleep 0.1; done
+    assert_eq $((n413 + 1)) "$(h2_413)" "h2c: an unbounded body past MaxBodySize is 413 (the server answered 413; the client saw the reset)"
+else
+    assert_status 413 "h2c: an unbounded body past MaxBodySize is 413"
+fi
+assert_eq "$before" "$(wh_app_calls)" "h2c: ... and the application did not run"
 
 wh_done
