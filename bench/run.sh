@@ -511,6 +511,8 @@ section_module() {
         RAMDIR=$(mktemp -d /dev/shm/wh-bench.XXXXXX) && chmod 1777 "$RAMDIR"
         write_wh_conf "$T/etc/mod-ram.conf" "ReplayCache dbm:$RAMDIR/replay"
     fi
+    local ram_conf=$T/etc/mod.conf
+    [ -n "$RAMDIR" ] && ram_conf=$T/etc/mod-ram.conf
     httpd_conf module "" "<Location /sink>
     SetHandler benchok
 </Location>
@@ -524,7 +526,7 @@ section_module() {
 </Location>
 <Location /v3/sink>
     SetHandler benchok
-    WirehookConfig ${RAMDIR:+$T/etc/mod-ram.conf}${RAMDIR:-$T/etc/mod.conf}
+    WirehookConfig $ram_conf
 </Location>
 <Location /floor/sink>
     SetHandler benchfloor
@@ -570,7 +572,9 @@ BenchFloorSecret $BENCH_SECRET"
         [ "$(get "shm$r.non2xx")" = 0 ] || note "module (shmcb) round $r: $(get "shm$r.non2xx") responses were not 2xx"
         shm_rps="$shm_rps $(get "shm$r.rps")"; shm_cpu="$shm_cpu $(get "shm$r.cpu_us")"
         if [ -n "$RAMDIR" ]; then
-            gen "$T/wrk/ram$r" /v3/sink "$cnt" bank
+            # a new file in a RAM file system is not trusted to be new (a
+            # reboot empties it): signed 300 s ahead, as for shmcb
+            GEN_LEAD=300 gen "$T/wrk/ram$r" /v3/sink "$cnt" bank
             wrkrun "$T/ram$r.kv" "$T/wrk/ram$r" /v3/sink "$SECONDS_RUN" stop || return 1
             kv "$T/ram$r.kv" "ram$r"
             [ "$(get "ram$r.non2xx")" = 0 ] || note "module (dbm in RAM) round $r: $(get "ram$r.non2xx") responses were not 2xx"
