@@ -699,8 +699,13 @@ _wh_sign_fast() {
         [ -z "$_wh_signer_owner" ] && [ "$BASHPID" = "$$" ] || return 1
         _wh_signer_start || { _wh_signer_owner=none; return 1; }
     fi
-    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >&"$_wh_signer_w" 2>/dev/null || return 1
-    IFS= read -r -t 10 _out <&"$_wh_signer_r" || { _out=""; return 1; }
+    # any trouble retires the helper for the rest of the suite: a late
+    # answer must never be read as the next request's signature
+    if ! printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >&"$_wh_signer_w" 2>/dev/null ||
+        ! IFS= read -r -t 10 _out <&"$_wh_signer_r"; then
+        _out=""; _wh_signer_owner=none
+        return 1
+    fi
     [ ${#_out} -eq 64 ] || { _out=""; return 1; }
     return 0
 }
