@@ -497,6 +497,17 @@ EOF
 
 # ------------------------------------------------------------ 3. module ---
 # baseline: /sink (benchok alone); subject: /v1/sink (mod_wirehook + benchok)
+# lead_round NAME ROUND PATH COUNT LABEL: one round at PATH with COUNT
+# requests signed 300 s ahead; kv NAME<ROUND>.*
+lead_round() {
+    local name=$1 r=$2
+    GEN_LEAD=300 gen "$T/wrk/$name$r" "$3" "$4" bank
+    wrkrun "$T/$name$r.kv" "$T/wrk/$name$r" "$3" "$SECONDS_RUN" stop || return 1
+    kv "$T/$name$r.kv" "$name$r"
+    [ "$(get "$name$r.exhausted")" = 0 ] || note "module ($5) round $r ran out of pre-signed requests: its rate is understated"
+    [ "$(get "$name$r.non2xx")" = 0 ] || note "module ($5) round $r: $(get "$name$r.non2xx") responses were not 2xx"
+}
+
 section_module() {
     [ -f "$BUILD/mod_wirehook.so" ] || { note "module: $BUILD/mod_wirehook.so not built"; return 0; }
     log "module: $ROUNDS x ${SECONDS_RUN}s at concurrency $WRK_CONN, with and without mod_wirehook"
@@ -562,22 +573,15 @@ BenchFloorSecret $BENCH_SECRET"
         kv "$T/mod$r.kv" "mod$r"
         [ "$(get "mod$r.exhausted")" = 0 ] || note "module round $r ran out of pre-signed requests: its rate is understated"
         [ "$(get "mod$r.non2xx")" = 0 ] || note "module round $r: $(get "mod$r.non2xx") responses were not 2xx"
-        # shmcb remembers only since httpd started: for TimestampTolerance
-        # (300 s) it refuses what could have been signed before; requests
-        # signed 300 s ahead are inside the tolerance and after that
-        GEN_LEAD=300 gen "$T/wrk/shm$r" /v2/sink "$cnt" bank
-        wrkrun "$T/shm$r.kv" "$T/wrk/shm$r" /v2/sink "$SECONDS_RUN" stop || return 1
-        kv "$T/shm$r.kv" "shm$r"
-        [ "$(get "shm$r.exhausted")" = 0 ] || note "module (shmcb) round $r ran out of pre-signed requests: its rate is understated"
-        [ "$(get "shm$r.non2xx")" = 0 ] || note "module (shmcb) round $r: $(get "shm$r.non2xx") responses were not 2xx"
+        # shmcb remembers only since httpd started, and a new dbm file in a
+        # RAM file system is not trusted to be new (a reboot empties it):
+        # for TimestampTolerance (300 s) both refuse what could have been
+        # signed before the start; requests signed 300 s ahead are inside
+        # the tolerance and after that
+        lead_round shm "$r" /v2/sink "$cnt" "shmcb" || return 1
         shm_rps="$shm_rps $(get "shm$r.rps")"; shm_cpu="$shm_cpu $(get "shm$r.cpu_us")"
         if [ -n "$RAMDIR" ]; then
-            # a new file in a RAM file system is not trusted to be new (a
-            # reboot empties it): signed 300 s ahead, as for shmcb
-            GEN_LEAD=300 gen "$T/wrk/ram$r" /v3/sink "$cnt" bank
-            wrkrun "$T/ram$r.kv" "$T/wrk/ram$r" /v3/sink "$SECONDS_RUN" stop || return 1
-            kv "$T/ram$r.kv" "ram$r"
-            [ "$(get "ram$r.non2xx")" = 0 ] || note "module (dbm in RAM) round $r: $(get "ram$r.non2xx") responses were not 2xx"
+            lead_round ram "$r" /v3/sink "$cnt" "dbm in RAM" || return 1
             ram_rps="$ram_rps $(get "ram$r.rps")"; ram_cpu="$ram_cpu $(get "ram$r.cpu_us")"
         fi
         base_rps="$base_rps $(get "base$r.rps")"; mod_rps="$mod_rps $(get "mod$r.rps")"
@@ -1000,6 +1004,16 @@ verdict() { # verdict VALUE OP LIMIT -> met / NOT met / n/a
     awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == ">=") ? v >= l : v <= l; print ok ? "met" : "**not met**" }'
 }
 fmt() { [ -n "$1" ] && printf "%s %s" "$1" "$2"; }
+# store_row KEY LABEL: the module with another replay store (module.KEY_*)
+# against the module floor of the same run; nothing when it did not run
+store_row() {
+    local rps cpu r_
+    rps=$(get "module.$1_rps"); cpu=$(get "module.$1_cpu")
+    [ -n "$rps" ] || return 0
+    r_=$(ratio "$rps" "$(get module.floor_rps)")
+    row "Module with $2 ÷ module floor" "$(fmt "$rps" req/s), $cpu µs httpd CPU" \
+        "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$r_" "≥ 0.95" "$(verdict "$r_" ">=" 0.95)"
+}
 
 if has core && [ -n "$(get core.floor_ops_per_sec)" ]; then
     c=$(get core.core_cached_ops_per_sec); f=$(get core.floor_ops_per_sec)
@@ -1064,18 +1078,8 @@ if has module && [ -n "$(get module.mod_rps)" ]; then
         row "Module ÷ module floor" "$(fmt "$(get module.mod_rps)" req/s)" \
             "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rmf_" "≥ 0.95" \
             "$(verdict "$rmf_" ">=" 0.95) — the default ReplayCache dbm: mod_socache_dbm opens, writes and closes its Berkeley DB file for every new id, two fdatasync calls under the replay mutex; the floor keeps nothing"
-        if [ -n "$(get module.shm_rps)" ]; then
-            rsf_=$(ratio "$(get module.shm_rps)" "$(get module.floor_rps)")
-            row "Module with ReplayCache shmcb (memory: not kept across a full restart) ÷ module floor" \
-                "$(fmt "$(get module.shm_rps)" req/s), $(get module.shm_cpu) µs httpd CPU" \
-                "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rsf_" "≥ 0.95" "$(verdict "$rsf_" ">=" 0.95)"
-        fi
-        if [ -n "$(get module.ram_rps)" ]; then
-            rrf_=$(ratio "$(get module.ram_rps)" "$(get module.floor_rps)")
-            row "Module with ReplayCache dbm in a RAM file system (as Debian's default DefaultRuntimeDir /run/apache2) ÷ module floor" \
-                "$(fmt "$(get module.ram_rps)" req/s), $(get module.ram_cpu) µs httpd CPU" \
-                "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rrf_" "≥ 0.95" "$(verdict "$rrf_" ">=" 0.95)"
-        fi
+        store_row shm "ReplayCache shmcb (memory: not kept across a full restart)"
+        store_row ram "ReplayCache dbm in a RAM file system (as Debian's default DefaultRuntimeDir /run/apache2)"
         [ -n "$(get module.floor_cpu)" ] && row "Module floor: httpd CPU per request" \
             "$(get module.floor_cpu) µs" "$(get module.base_cpu) µs" \
             "$(ratio "$(get module.floor_cpu)" "$(get module.base_cpu)")" "—" "info"

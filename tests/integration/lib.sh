@@ -573,11 +573,12 @@ wh_now_utc() {
 
 # wh_uuid -> a random UUID v4 (the kernel's, without a process; python's
 # elsewhere)
+# wh_uuid VAR -> the same into VAR, without a subshell
 wh_uuid() {
     local u=""
     read -r u </proc/sys/kernel/random/uuid 2>/dev/null
-    if [ ${#u} -eq 36 ]; then printf '%s\n' "$u"
-    else python3 -c 'import uuid; print(uuid.uuid4())'; fi
+    [ ${#u} -eq 36 ] || u=$(python3 -c 'import uuid; print(uuid.uuid4())')
+    if [ $# -gt 0 ]; then printf -v "$1" '%s' "$u"; else printf '%s\n' "$u"; fi
 }
 
 # The shared sample as json.dumps(indent=2) writes it, with placeholders
@@ -606,8 +607,7 @@ EOF
 wh_body() {
     local st=${1:-Complete} id=${2:-} out=${3:-}
     local safe='^[A-Za-z0-9 ._:-]*$' tpl=$T/.wh_body.tpl body="" now
-    [ -n "$id" ] || read -r id </proc/sys/kernel/random/uuid 2>/dev/null
-    [ ${#id} -gt 0 ] || id=$(wh_uuid)
+    [ -n "$id" ] || wh_uuid id
     if [ -z "$out" ]; then
         # mktemp's name without its process (the suites post thousands of
         # bodies; forks and execs are most of their CPU)

@@ -125,30 +125,27 @@ start_job() {
     PID[$n]=$!
     running=$((running + 1))
 }
+# collect NAME RC: records a finished job
+collect() {
+    RC[$1]=$2
+    DUR[$1]=$(awk -v a="${START[$1]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+    unset "PID[$1]"
+    running=$((running - 1))
+}
 # reap: waits for one job to finish and collects it (bash's wait -n -p:
 # no polling, no sleep processes)
 reap() {
-    local n pid="" rc
+    local n pid="" rc before=$running
     wait -n -p pid "${PID[@]}"
     rc=$?
     for n in "${!PID[@]}"; do
-        if [ "${PID[$n]}" = "$pid" ]; then
-            RC[$n]=$rc
-            DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
-            unset "PID[$n]"
-            running=$((running - 1))
-            return 0
-        fi
+        [ "${PID[$n]}" = "$pid" ] && { collect "$n" "$rc"; return 0; }
     done
     # nothing of ours ended (no pid): look, and never spin
-    local before=$running
     for n in "${!PID[@]}"; do
         if ! kill -0 "${PID[$n]}" 2>/dev/null; then
             wait "${PID[$n]}"
-            RC[$n]=$?
-            DUR[$n]=$(awk -v a="${START[$n]}" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
-            unset "PID[$n]"
-            running=$((running - 1))
+            collect "$n" $?
         fi
     done
     [ "$running" -lt "$before" ] || sleep 0.2

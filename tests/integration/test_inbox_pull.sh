@@ -149,7 +149,7 @@ rc=$?
 assert_eq 1 "$rc" "fake /gone: 404 exits 1"
 assert_contains "$(cat "$T/err")" "not_found" "fake /gone: the server's error code is shown"
 # counted by the server, not timed: a loaded machine must not decide it
-assert_eq 1 "$(curl -sS "$F/hits" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("/gone", 0))')" \
+assert_eq 1 "$(wh_json_get "$(curl -sS "$F/hits")" 'd.get("/gone", 0)')" \
     "fake /gone: no retries on a 4xx (asked once)"
 "${PULL[@]}" "$F/down" --retries 3 >/dev/null 2>"$T/err"
 assert_eq 1 $? "fake /down: gives up after the retries (exit 1)"

@@ -59,9 +59,8 @@ for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
     wh_post "$ep" "$(wh_body Complete)"
     assert_json_code accepted "before the lock: $ep stores"
 done
-# another process takes the write lock and keeps it far past both waits
-# (it is killed once they are over, which releases the lock)
-# (one process, so killing it is what ends the lock)
+# another process (one, so that killing it ends the lock) takes the write
+# lock and keeps it far past both waits; it is killed once they are over
 python3 -c '
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)

@@ -9,8 +9,8 @@ umask 022
 out=${WH_APP_OUT:-/tmp}/calls
 [ -d "$out" ] || mkdir -p "$out" 2>/dev/null
 d=$out/call.$$
-mkdir "$d" 2>/dev/null || d=$(mktemp -d "$out/call.XXXXXXXX") || exit 1
-[ -n "${d##*/call.$$}" ] && chmod 755 "$d"
+# (a pid seen before in this run: mktemp's name, and its 0700 widened)
+mkdir "$d" 2>/dev/null || { d=$(mktemp -d "$out/call.XXXXXXXX") && chmod 755 "$d"; } || exit 1
 cat >"$d/body"
 env >"$d/env"
 echo "$REQUEST_METHOD $REQUEST_URI" >"$d/marker"
