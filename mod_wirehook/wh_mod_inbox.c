@@ -109,6 +109,18 @@ static int inbox_handler(request_rec *r)
                                     "the endpoint is not configured");
     }
 
+    /* An error document (ErrorDocument 404 /inbox): httpd turned the
+     * failed request, perhaps a POSTed notification, into a GET here. A
+     * listing answered 200 would read to the sender as an acknowledgement
+     * of something never stored; the inbox is never an error document,
+     * so httpd answers the original error itself. */
+    if (r->prev && ap_is_HTTP_ERROR(r->prev->status)) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
+                      "the inbox is not an error document: %d for %s is "
+                      "answered by httpd", r->prev->status, r->prev->uri);
+        return r->prev->status;
+    }
+
     wh_mod_state *st = wh_mod_chain_state(r);
     if (r->method_number == M_POST
         && (st == NULL || st->phase != WH_ST_INBOX || st->site != site)) {

@@ -58,8 +58,9 @@
     X(00966, "check-config: a ReplayCache that cannot keep the promise")      \
     X(00967, "startup: the status counters' shared memory cannot be created") \
     X(00968, "startup: a site gets no status counters (table full, long path)") \
-    X(00969, "startup: status counters of another layout, started again")
+    X(00969, "startup: status counters of another layout, started again")     \
+    X(00970, "an error document pointed at the inbox was refused")
 
-#define WH_LOGTAG_NEXT 00970
+#define WH_LOGTAG_NEXT 00971
 
 #endif

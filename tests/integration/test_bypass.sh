@@ -95,6 +95,9 @@ RewriteRule ^/alias/(.*)\$ /protected/\$1 [PT]
 <Location /eopen-ok>
     ErrorDocument 404 /open/record
 </Location>
+<Location /einbox>
+    ErrorDocument 404 /inbox
+</Location>
 # MultiViews
 <Directory \"$H/mv\">
     Options +MultiViews
@@ -224,6 +227,20 @@ run_routes() {
         "$WH_STATUS (the error document is a GET); delivered $(( $(wh_app_calls) - before )) times"
     wh_curl "${c[@]}" "$WH_URL/eopen-ok/missing"
     assert_eq $((before + 1)) "$(wh_app_calls)" "[$PROTO] ErrorDocument into an open handler still runs (control)"
+    # ErrorDocument into the inbox: httpd makes the failed POST a GET of
+    # the listing; answered 200 it would read as an acknowledgement
+    # (a notification stored through the inbox's own URL first: the
+    # database exists, made by httpd's user, and the listing has an event)
+    wh_post "$WH_URL/inbox" "$(wh_body Complete)" "${c[@]}"
+    assert_json_code accepted "[$PROTO] the inbox stores at its own URL (control)"
+    stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')
+    wh_post "$WH_URL/einbox/missing" "$(wh_body Complete)" "${c[@]}"
+    assert_status 404 "[$PROTO] ErrorDocument -> inbox: a signed POST gets the original 404, never a 200 listing"
+    assert_not_contains "$WH_BODY" '"events"' "[$PROTO] ErrorDocument -> inbox: no listing in the error page"
+    assert_eq "$stored" "$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')" \
+        "[$PROTO] ErrorDocument -> inbox: nothing stored"
+    row "ErrorDocument 404 -> the inbox" /einbox/missing "valid, signed for this URL, with the listing's credentials" \
+        "$WH_STATUS (httpd's page: the inbox is never an error document); nothing stored"
     # MultiViews
     forged_never_runs "MultiViews" /mv/app "${c[@]}"
     delivered "MultiViews" /mv/app "${c[@]}"
