@@ -255,6 +255,21 @@ int main(int argc, const char *const *argv)
     wh_cgi_request(p, cfg, &req);
     memset(&res, 0, sizeof(res));
 
+    /* ErrorDocument ... <this CGI>: httpd runs it, as a GET, for a request
+     * that failed with REDIRECT_STATUS; that status is the answer, never
+     * a listing (wh_endpoint_error_document says why). */
+    const char *redirect_status = getenv("REDIRECT_STATUS");
+    if (redirect_status
+        && wh_endpoint_error_document(p, atoi(redirect_status), &res)) {
+        wh_logf(&wh_cgi_logger, WH_LOG_WARN, "the inbox is not an error "
+                "document: %s for %s answered as such", redirect_status,
+                getenv("REDIRECT_URL") ? getenv("REDIRECT_URL") : "-");
+        if (wh_cgi_write(&res) != 0)
+            wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
+        wh_cgi_drain_stdin();
+        return 0;
+    }
+
     /* The resource comes from PATH_INFO (/payments, /payments/ID): a
      * request for anything but the inbox itself is decided before its body
      * is read. */

@@ -109,16 +109,16 @@ static int inbox_handler(request_rec *r)
                                     "the endpoint is not configured");
     }
 
-    /* An error document (ErrorDocument 404 /inbox): httpd turned the
-     * failed request, perhaps a POSTed notification, into a GET here. A
-     * listing answered 200 would read to the sender as an acknowledgement
-     * of something never stored; the inbox is never an error document,
-     * so httpd answers the original error itself. */
-    if (r->prev && ap_is_HTTP_ERROR(r->prev->status)) {
+    /* ErrorDocument ... /inbox: the failed request's own status, never
+     * a listing (wh_endpoint_error_document says why) */
+    wh_response resp;
+    if (r->prev
+        && wh_endpoint_error_document(r->pool, r->prev->status, &resp)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
-                      "the inbox is not an error document: %d for %s is "
-                      "answered by httpd", r->prev->status, r->prev->uri);
-        return r->prev->status;
+                      "the inbox is not an error document: %d for %s "
+                      "answered as such", r->prev->status, r->prev->uri);
+        wh_mod_respond(r, &resp);
+        return OK;
     }
 
     wh_mod_state *st = wh_mod_chain_state(r);
@@ -142,7 +142,6 @@ static int inbox_handler(request_rec *r)
         wh_mod_request_init(r, site->cfg, &req);
     req.log = &log;
 
-    wh_response resp;
     wh_route route;
     const char *sub_path = inbox_sub_path(r, dconf);
     wh_endpoint_route(r->pool, sub_path, &route);

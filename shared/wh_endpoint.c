@@ -123,6 +123,20 @@ static void not_found(apr_pool_t *p, wh_response *out)
                       "itself, /payments, /payments/{paymentId})", out);
 }
 
+int wh_endpoint_error_document(apr_pool_t *p, int failed_status, wh_response *out)
+{
+    if (failed_status < 400 || failed_status > 599)
+        return 0;
+    wh_response_error(p, failed_status,
+                      failed_status == 404 ? WH_CODE_NOT_FOUND
+                      : failed_status < 500 ? WH_CODE_BAD_REQUEST
+                                            : WH_CODE_INTERNAL,
+                      apr_psprintf(p, "the request failed (%d); the inbox is "
+                                   "not an error document", failed_status),
+                      out);
+    return 1;
+}
+
 static void not_allowed(apr_pool_t *p, const char *allow, wh_response *out)
 {
     wh_response_error(p, 405, WH_CODE_METHOD_NOT_ALLOWED,

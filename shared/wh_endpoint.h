@@ -37,6 +37,15 @@ void wh_endpoint_route(apr_pool_t *p, const char *sub_path, wh_route *out);
 void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
                        const wh_verdict *v, apr_pool_t *p, wh_response *out);
 
+/* An error document (ErrorDocument 404 <inbox URL>): httpd answers a
+ * failed request, perhaps a POSTed notification, with a GET of the error
+ * document. A listing answered 200 would read to the sender as the
+ * acknowledgement of something never stored, so the inbox is never an
+ * error document: when failed_status (the failed request's status, from
+ * the host: the module's r->prev, the CGI's REDIRECT_STATUS) is an error,
+ * *out answers that status with a JSON error and 1 is returned; else 0. */
+int wh_endpoint_error_document(apr_pool_t *p, int failed_status, wh_response *out);
+
 /* The inbox, asked for by wh_endpoint_handle_lazy only when a request
  * needs it: get(ctx) returns it, or NULL (503). */
 typedef wh_inbox *(*wh_endpoint_inbox_fn)(void *ctx);

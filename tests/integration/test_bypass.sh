@@ -236,11 +236,12 @@ run_routes() {
     stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')
     wh_post "$WH_URL/einbox/missing" "$(wh_body Complete)" "${c[@]}"
     assert_status 404 "[$PROTO] ErrorDocument -> inbox: a signed POST gets the original 404, never a 200 listing"
+    assert_json_code not_found "[$PROTO] ErrorDocument -> inbox: not_found"
     assert_not_contains "$WH_BODY" '"events"' "[$PROTO] ErrorDocument -> inbox: no listing in the error page"
     assert_eq "$stored" "$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')" \
         "[$PROTO] ErrorDocument -> inbox: nothing stored"
     row "ErrorDocument 404 -> the inbox" /einbox/missing "valid, signed for this URL, with the listing's credentials" \
-        "$WH_STATUS (httpd's page: the inbox is never an error document); nothing stored"
+        "$WH_STATUS $(wh_json_code "$WH_BODY") (the inbox is never an error document); nothing stored"
     # MultiViews
     forged_never_runs "MultiViews" /mv/app "${c[@]}"
     delivered "MultiViews" /mv/app "${c[@]}"

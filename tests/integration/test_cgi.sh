@@ -43,6 +43,11 @@ ib_cgi_location /cgi/noinbox "SetEnv WIREHOOK_CONFIG $T/etc/noinbox.conf"
 wh_httpd_extra "ScriptAlias /cgi/noauth \"$IB_CGI\"
 <Location /cgi/noauth>
     SetEnv WIREHOOK_CONFIG $WH_CONF
+</Location>
+# the CGI as an error document: httpd runs it as a GET for the failed request
+<Location /ecgi>
+    ErrorDocument 404 /cgi/inbox
+    CGIPassAuth On
 </Location>"
 wh_httpd_conf
 wh_httpd_start || exit 1
@@ -283,6 +288,18 @@ assert_true "[$MPM] WAL cap: the WAL never stays past $walmax bytes (largest $wa
 assert_true "[$MPM] WAL cap: checkpointed away along the way ($wal_gone times)" \
     test "$wal_gone" -ge 1
 fi
+
+# ------------------------------------------- never an error document ---
+# ErrorDocument 404 /cgi/inbox: a notification POSTed to a missing URL
+# must not be answered 200 with the listing (the bank would take it as
+# stored); the CGI answers the failed request's 404
+stored=$(inbox_count wh_events)
+wh_post "$WH_URL/ecgi/missing" "$(wh_body Complete)"
+assert_status 404 "[$MPM] ErrorDocument -> the CGI: a signed POST gets the original 404, never a 200 listing"
+assert_json_code not_found "[$MPM] ErrorDocument -> the CGI: not_found"
+assert_not_contains "$WH_BODY" '"events"' "[$MPM] ErrorDocument -> the CGI: no listing"
+assert_eq "$stored" "$(inbox_count wh_events)" "[$MPM] ErrorDocument -> the CGI: nothing stored"
+assert_contains "$(wh_errlog)" "not an error document: 404 for /ecgi/missing" "[$MPM] ErrorDocument -> the CGI: logged"
 
 # ------------------------------------------------- clean CGI answers ---
 curl -sS -i -u "$WH_USER:$WH_PASSWD" "$C?limit=1" | tr -d '\r' >"$T/raw.txt"

@@ -95,6 +95,31 @@ static void test_handle_unknown_is_404(void)
     }
 }
 
+static void test_error_document(void)
+{
+    wh_response r;
+    const struct { int status; const char *code; } cases[] = {
+        { 404, "not_found" }, { 405, "bad_request" }, { 401, "bad_request" },
+        { 500, "internal_error" }, { 503, "internal_error" }, { 0, NULL } };
+
+    for (int i = 0; cases[i].code; i++) {
+        memset(&r, 0, sizeof(r));
+        CU_ASSERT_EQUAL(wh_endpoint_error_document(P(), cases[i].status, &r), 1);
+        CU_ASSERT_EQUAL(r.status, cases[i].status);
+        CU_ASSERT(contains(r.body, cases[i].code));
+        CU_ASSERT(contains(r.body, "not an error document"));
+        ASSERT_STR(r.content_type, "application/json");
+    }
+    /* a redirect that is not an error (mod_rewrite, FallbackResource:
+     * REDIRECT_STATUS 200) or no status at all: served as usual */
+    const int ok[] = { 0, 200, 204, 302, 399, 600 };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        memset(&r, 0, sizeof(r));
+        CU_ASSERT_EQUAL(wh_endpoint_error_document(P(), ok[i], &r), 0);
+        CU_ASSERT_EQUAL(r.status, 0);
+    }
+}
+
 static void test_handle_views_are_read_only(void)
 {
     const char *subs[] = { "/payments", "/payments/WP-1", NULL };
@@ -239,6 +264,7 @@ static const wh_test_case cases[] = {
     { "route: /payments and /payments/{id}", test_route_payments },
     { "route: anything else is unknown", test_route_unknown },
     { "handle: unknown sub-path is 404 not_found", test_handle_unknown_is_404 },
+    { "error document: the failed status, never a listing", test_error_document },
     { "handle: views answer 405 to writes", test_handle_views_are_read_only },
     { "handle: views need Basic auth", test_handle_views_need_auth },
     { "payments query: offset, limit, status only", test_payments_query },
