@@ -234,7 +234,16 @@ run_routes() {
     wh_post "$WH_URL/inbox" "$(wh_body Complete)" "${c[@]}"
     assert_json_code accepted "[$PROTO] the inbox stores at its own URL (control)"
     stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')
-    wh_post "$WH_URL/einbox/missing" "$(wh_body Complete)" "${c[@]}"
+    # Over h2c httpd answers a POST to a missing file before the client has
+    # sent the body, then resets the stream (RST_STREAM NO_ERROR, as RFC
+    # 9113 8.1 allows); curl 7.88 then reports error 92 and drops the
+    # answer it had. Stock httpd without wirehook does it to about one POST
+    # in four. Such an attempt is asked again (nothing is stored either way).
+    local try
+    for try in 1 2 3 4 5 6 7 8 9 10 11 12; do
+        wh_post "$WH_URL/einbox/missing" "$(wh_body Complete)" "${c[@]}"
+        [ "$WH_STATUS" = 000 ] && [[ $(<"$T/resp.err") == *"(92)"* ]] || break
+    done
     assert_status 404 "[$PROTO] ErrorDocument -> inbox: a signed POST gets the original 404, never a 200 listing"
     assert_json_code not_found "[$PROTO] ErrorDocument -> inbox: not_found"
     assert_not_contains "$WH_BODY" '"events"' "[$PROTO] ErrorDocument -> inbox: no listing in the error page"
