@@ -26,6 +26,8 @@
 #include "wh_verify.h"
 #include "wh_response.h"
 #include "wh_inbox.h"
+#include "wh_replay.h"
+#include "wh_replay_lmdb.h"
 #include "wh_mod_logtags.h"
 
 /* mod_wirehook.c gets it from AP_DECLARE_MODULE */
@@ -154,6 +156,23 @@ const char *wh_mod_replay_provider(const wh_mod_replay *rp);
  * window (a shared memcached or redis holds the other servers' too). */
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
                        apr_uint64_t *capacity);
+
+/* wh_mod_replay_lmdb.c: ReplayCache lmdb (shared/wh_replay_lmdb.h) in
+ * httpd's lifecycle; wh_mod_replay.c decides and logs. */
+typedef struct wh_mod_lmdb wh_mod_lmdb;
+int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
+                       const wh_replay_model *m, const char *spec,
+                       const char *site_path, apr_int64_t tolerance,
+                       wh_mod_lmdb **out);
+void wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild, server_rec *s);
+wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
+                                 const wh_facts *f, apr_time_t now,
+                                 const char **err);
+void wh_mod_lmdb_forget(request_rec *r, wh_mod_lmdb *l, const char *id);
+int wh_mod_lmdb_fill(const wh_mod_lmdb *l, apr_uint64_t *live,
+                     apr_uint64_t *capacity);
+apr_time_t wh_mod_lmdb_since(const wh_mod_lmdb *l);
+apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l);
 
 /* wh_mod_inbox.c */
 void wh_mod_inbox_register(void);

@@ -59,8 +59,20 @@
     X(00967, "startup: the status counters' shared memory cannot be created") \
     X(00968, "startup: a site gets no status counters (table full, long path)") \
     X(00969, "startup: status counters of another layout, started again")     \
-    X(00970, "an error document pointed at the inbox was refused")
+    X(00970, "an error document pointed at the inbox was refused")            \
+    X(00971, "ReplayCache lmdb: its files cannot be given to httpd's User")   \
+    X(00972, "ReplayCache lmdb: not synced and marked clean at a stop")      \
+    X(00973, "ReplayCache lmdb: the path is invalid")                         \
+    X(00974, "ReplayCache lmdb: the store cannot be prepared at startup")    \
+    X(00975, "ReplayCache lmdb: a new store was created")                     \
+    X(00976, "ReplayCache lmdb: the file was gone; 503 for the tolerance")   \
+    X(00977, "ReplayCache lmdb: an untrusted file was discarded; 503 ...")   \
+    X(00978, "ReplayCache lmdb: a child cannot open the store")               \
+    X(00979, "ReplayCache lmdb: a notificationId cannot be removed")          \
+    X(00980, "ReplayCache lmdb: full; a new id is refused, nothing evicted") \
+    X(00981, "looking an id up in a mod_socache replay store failed")       \
+    X(00982, "ReplayCache lmdb: its file is in a RAM file system")
 
-#define WH_LOGTAG_NEXT 00971
+#define WH_LOGTAG_NEXT 00983
 
 #endif

@@ -76,6 +76,8 @@ struct wh_mod_replay {
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
     int index;                          /* mutex name suffix */
+    wh_mod_lmdb *lmdb;                  /* ReplayCache lmdb: all of the
+                                           above but model unused */
 };
 
 /* spec -> wh_mod_replay of this configuration generation */
@@ -126,7 +128,8 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          "WirehookConfig %s: ReplayCache %s: %s", site->path,
                          spec_of(ptemp, site->cfg), err);
             bad = 1;
-        } else if (ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, m.provider,
+        } else if (strcmp(m.provider, "lmdb") != 0
+                   && ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, m.provider,
                                       AP_SOCACHE_PROVIDER_VERSION) == NULL) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00931)
                          "WirehookConfig %s: ReplayCache provider '%s' is not "
@@ -428,9 +431,14 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         wh_mod_site *site = apr_hash_this_val(hi);
         wh_mod_replay *rp = site->replay;
         int rc;
-        if (rp->instance)
+        if (rp->instance || rp->lmdb)
             continue;
-        if ((rc = create_store(pconf, ptemp, s, rp, site->path)) != OK)
+        if (strcmp(rp->model.provider, "lmdb") == 0)
+            rc = wh_mod_lmdb_create(pconf, ptemp, s, &rp->model, rp->spec,
+                                    site->path, rp->tolerance, &rp->lmdb);
+        else
+            rc = create_store(pconf, ptemp, s, rp, site->path);
+        if (rc != OK)
             return rc;
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00962)
                      "ReplayCache %s (WirehookConfig %s): %s", rp->spec,
@@ -447,6 +455,8 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
     for (apr_hash_index_t *hi = apr_hash_first(pchild, by_spec); hi;
          hi = apr_hash_next(hi)) {
         wh_mod_replay *rp = apr_hash_this_val(hi);
+        if (rp->lmdb)
+            wh_mod_lmdb_child_init(rp->lmdb, pchild, s);
         if (rp->mutex == NULL)
             continue;
         apr_status_t rv = apr_global_mutex_child_init(
@@ -483,6 +493,49 @@ static apr_status_t replay_unlock(wh_mod_replay *rp)
     return rv;
 }
 
+static void log_predates(request_rec *r, const wh_mod_replay *rp,
+                         const wh_facts *f, apr_time_t since)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00964)
+                  "refused notificationId=%s: ReplayCache %s remembers "
+                  "only since %" APR_TIME_T_FMT " s after the epoch, and "
+                  "a notification signed at %" APR_TIME_T_FMT " could "
+                  "have been accepted before that (answered 503 until "
+                  "%" APR_INT64_T_FMT " s after it began)",
+                  f->notification_id, rp->spec, apr_time_sec(since),
+                  apr_time_sec(f->signed_at), rp->tolerance);
+}
+
+/* ReplayCache lmdb: one transaction records the id unless it is held. */
+static wh_replay_result lmdb_check(request_rec *r, wh_mod_replay *rp,
+                                   const wh_config *cfg, const wh_facts *f,
+                                   const char **failure)
+{
+    const char *err = NULL;
+    switch (wh_mod_lmdb_check(rp->lmdb, cfg, f, apr_time_now(), &err)) {
+    case WH_LMDB_FIRST:
+        return WH_REPLAY_FIRST;
+    case WH_LMDB_DUPLICATE:
+        return WH_REPLAY_DUPLICATE;
+    case WH_LMDB_REFUSED:
+        log_predates(r, rp, f, wh_mod_lmdb_since(rp->lmdb));
+        return WH_REPLAY_UNAVAILABLE;
+    case WH_LMDB_FULL:
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00980)
+                      "refused notificationId=%s: ReplayCache %s is full "
+                      "(%s; recording one more would need evicting one "
+                      "inside ReplayWindow): give it a larger map, as in "
+                      "ReplayCache lmdb:/path(%" APR_SIZE_T_FMT ")",
+                      f->notification_id, rp->spec, err ? err : "-",
+                      wh_mod_lmdb_map_size(rp->lmdb) * 2);
+        return WH_REPLAY_UNAVAILABLE;
+    case WH_LMDB_ERROR:
+    default:
+        *failure = err ? err : "-";
+        return WH_REPLAY_UNAVAILABLE;
+    }
+}
+
 /* May a new id be stored without breaking the promise? Logs why not. */
 static int admit(request_rec *r, wh_mod_replay *rp, const wh_facts *f,
                  unsigned partition, apr_time_t now)
@@ -498,14 +551,7 @@ static int admit(request_rec *r, wh_mod_replay *rp, const wh_facts *f,
         return 0;
     }
     if (wh_replay_predates(f->signed_at, since, rp->tolerance)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00964)
-                      "refused notificationId=%s: ReplayCache %s remembers "
-                      "only since %" APR_TIME_T_FMT " s after the epoch, and "
-                      "a notification signed at %" APR_TIME_T_FMT " could "
-                      "have been accepted before that (answered 503 until "
-                      "%" APR_INT64_T_FMT " s after it began)",
-                      f->notification_id, rp->spec, apr_time_sec(since),
-                      apr_time_sec(f->signed_at), rp->tolerance);
+        log_predates(r, rp, f, since);
         return 0;
     }
     if (!wh_replay_ledger_admit(rp->ledger, partition, now)) {
@@ -533,10 +579,20 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     apr_time_t now;
     apr_status_t rv;
 
-    if (rp == NULL || rp->instance == NULL || id == NULL || *id == '\0') {
+    if (rp == NULL || (rp->instance == NULL && rp->lmdb == NULL) || id == NULL
+        || *id == '\0') {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00937)
                       "replay store not initialised");
         return WH_REPLAY_UNAVAILABLE;
+    }
+    if (rp->lmdb) {
+        const char *failure = NULL;
+        res = lmdb_check(r, rp, cfg, f, &failure);
+        if (failure)
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
+                          "replay store %s: lookup failed for "
+                          "notificationId=%s: %s", rp->spec, id, failure);
+        goto done;
     }
     wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
 
@@ -552,7 +608,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     }
     else if (rv != APR_NOTFOUND) {
         res = WH_REPLAY_UNAVAILABLE;
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00940)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00981)
                       "replay store %s: lookup failed for notificationId=%s",
                       rp->spec, id);
     }
@@ -574,6 +630,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     if ((rv = replay_unlock(rp)) != APR_SUCCESS)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00941)
                       "replay store: cannot unlock the mutex");
+done:
     if (res == WH_REPLAY_DUPLICATE)
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00942)
                       "duplicate: notificationId=%s code=duplicate "
@@ -586,6 +643,10 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
     const unsigned char *key;
     unsigned int keylen, partition;
 
+    if (rp && rp->lmdb && id) {
+        wh_mod_lmdb_forget(r, rp->lmdb, id);
+        return;
+    }
     if (rp == NULL || rp->instance == NULL || id == NULL)
         return;
     wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
@@ -609,6 +670,8 @@ const char *wh_mod_replay_provider(const wh_mod_replay *rp)
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
                        apr_uint64_t *capacity)
 {
+    if (rp && rp->lmdb)
+        return wh_mod_lmdb_fill(rp->lmdb, live, capacity);
     if (rp == NULL || rp->ledger == NULL)
         return -1;
     /* read without the lock: a display, not a decision */

@@ -545,8 +545,8 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->inbox_batch_max = WH_DEF_BATCH_MAX;
     cfg->list_default_limit = WH_DEF_LIST_LIMIT;
     cfg->list_max_limit = WH_DEF_LIST_MAX;
-    cfg->replay_cache = "dbm";
-    cfg->replay_cache_provider = "dbm";
+    cfg->replay_cache = "lmdb";
+    cfg->replay_cache_provider = "lmdb";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
     cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;

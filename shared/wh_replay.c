@@ -1,5 +1,6 @@
 /* Replay protection's guarantees and admission rules (see wh_replay.h). */
 #include "wh_replay.h"
+#include "wh_replay_lmdb.h"
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <string.h>
@@ -64,24 +65,28 @@ int wh_replay_shmcb_layout(apr_size_t shm_size, apr_size_t hint_id_len,
     return *per_subcache > 0 ? 0 : -1;
 }
 
-/* "/path(bytes)" or "(bytes)": the size; otherwise shmcb's default. */
-static const char *shmcb_size(const char *args, apr_size_t *size)
+/* "/path(bytes)" or "(bytes)": the size, else dflt; *path_len: the
+ * bytes before "(" (the whole args without one). */
+static const char *size_arg(apr_pool_t *p, const char *provider,
+                            const char *args, apr_size_t dflt,
+                            apr_size_t *size, apr_size_t *path_len)
 {
     const char *open = args ? strrchr(args, '(') : NULL;
     apr_size_t n = 0;
     const char *c;
 
-    *size = WH_REPLAY_SHMCB_DEFAULT_SIZE;
+    *size = dflt;
+    *path_len = args ? (open ? (apr_size_t)(open - args) : strlen(args)) : 0;
     if (!open)
         return NULL;
     for (c = open + 1; apr_isdigit(*c); c++) {
         if (n > ((apr_size_t)-1) / 10 - 10)
-            return "shmcb: the size is too large";
+            return apr_psprintf(p, "%s: the size is too large", provider);
         n = n * 10 + (apr_size_t)(*c - '0');
     }
     if (c == open + 1 || *c != ')' || c[1] != '\0')
-        return "shmcb: the size must be digits in parentheses, as in "
-               "shmcb:/path(1048576)";
+        return apr_psprintf(p, "%s: the size must be digits in parentheses, "
+                            "as in %s:/path(1048576)", provider, provider);
     *size = n;
     return NULL;
 }
@@ -90,15 +95,32 @@ const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
                                  const char *args, wh_replay_model *m)
 {
     memset(m, 0, sizeof(*m));
-    m->provider = provider ? provider : "dbm";
+    m->provider = provider ? provider : "lmdb";
     m->args = args;
     m->partitions = 1;
     m->key_len = WH_REPLAY_ID_LEN;
     m->hint_id_len = WH_REPLAY_ID_LEN;
     m->hint_obj_size = WH_REPLAY_VALUE_LEN;
 
+    if (strcmp(m->provider, "lmdb") == 0) {
+        apr_size_t plen;
+        const char *err = size_arg(p, "lmdb", args, WH_REPLAY_LMDB_DEFAULT_SIZE,
+                                   &m->map_size, &plen);
+        if (err)
+            return err;
+        if (m->map_size < WH_REPLAY_LMDB_MIN_SIZE)
+            return apr_psprintf(p, "lmdb: %" APR_SIZE_T_FMT " bytes is too "
+                                "small (at least %" APR_SIZE_T_FMT ")",
+                                m->map_size, WH_REPLAY_LMDB_MIN_SIZE);
+        m->path = apr_pstrmemdup(p, args ? args : "", plen);
+        m->survives_restart = 1;
+        return NULL;
+    }
     if (strcmp(m->provider, "shmcb") == 0) {
-        const char *err = shmcb_size(args, &m->shm_size);
+        apr_size_t plen;
+        const char *err = size_arg(p, "shmcb", args,
+                                   WH_REPLAY_SHMCB_DEFAULT_SIZE, &m->shm_size,
+                                   &plen);
         if (err)
             return err;
         m->key_len = 1 + WH_REPLAY_ID_LEN;       /* hash byte + id */
@@ -121,7 +143,7 @@ const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
         return NULL;
     }
     return apr_psprintf(p, "provider '%s' makes no promise wirehook can rely "
-                        "on: use dbm (the default), shmcb, memcache or redis",
+                        "on: use lmdb (the default), dbm, shmcb, memcache or redis",
                         m->provider);
 }
 
@@ -140,6 +162,17 @@ const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
             (apr_uint64_t)m->partitions * m->per_partition, m->shm_size,
             m->partitions, m->per_partition, m->per_partition, window_sec,
             tolerance_sec);
+    if (strcmp(m->provider, "lmdb") == 0)
+        return apr_psprintf(
+            p, "holds up to about %" APR_UINT64_T_FMT " notificationIds in a "
+            "%" APR_SIZE_T_FMT "-byte map, answers 503 rather than evict one, "
+            "for a ReplayWindow of %" APR_INT64_T_FMT " s; survives graceful "
+            "and full restarts and killed processes (the file stays); after "
+            "the machine went down without a clean stop the file is not "
+            "trusted: discarded, and notifications signed before then are "
+            "answered 503 for %" APR_INT64_T_FMT " s",
+            (apr_uint64_t)(m->map_size / WH_REPLAY_LMDB_BYTES_PER_ID),
+            m->map_size, window_sec, tolerance_sec);
     if (strcmp(m->provider, "dbm") == 0)
         return apr_psprintf(
             p, "no fixed capacity (the file grows on disk) and evicts nothing "

@@ -2,7 +2,8 @@
 #define WH_REPLAY_H
 /* Replay protection's promise: a notificationId accepted once is a
  * duplicate for the whole ReplayWindow, across restarts, whatever the
- * load. Hosts keep the ids in an httpd mod_socache provider; this file
+ * load. Hosts keep the ids in wirehook's own LMDB store (the default,
+ * wh_replay_lmdb.h) or an httpd mod_socache provider; this file
  * knows what each provider can promise and supplies the admission rules
  * that keep the promise where the store alone cannot:
  *
@@ -29,8 +30,11 @@
 #define WH_REPLAY_VALUE_LEN 1
 
 typedef struct {
-    const char *provider;        /* "dbm", "shmcb", "memcache", "redis", ... */
+    const char *provider;        /* "lmdb", "dbm", "shmcb", "memcache",
+                                    "redis" */
     const char *args;            /* as configured (dbm/shmcb: a path) */
+    const char *path;            /* lmdb: the file ("": the default one) */
+    apr_size_t map_size;         /* lmdb: bytes of its map */
     int survives_restart;        /* keeps its ids across httpd restarts */
     int uses_marker;             /* an epoch marker detects a store that
                                     lost everything behind httpd's back */

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Replay protection that never forgets inside the window: with the default
-# store (mod_socache_dbm) an accepted notificationId is a duplicate after
-# thousands of others (past the old shmcb default's ~2,000) and across
-# full and graceful restarts; a fixed-size shmcb answers 503 rather than
-# evict, and 503 after each start for what it cannot judge; a store
+# store (ReplayCache lmdb, wirehook's own LMDB file) an accepted
+# notificationId is a duplicate after thousands of others (past the old
+# shmcb default's ~2,000), across full and graceful restarts, a killed
+# httpd, and a reboot after a clean stop; after a reboot without one the
+# file is discarded and what it cannot judge is 503. dbm (mod_socache_dbm)
+# keeps the same promise more slowly; a fixed-size shmcb answers 503 rather
+# than evict, and 503 after each start for what it cannot judge; a store
 # emptied behind httpd's back (its epoch marker gone) answers 503. A
 # replayed request is never delivered a second time. WH_FLOOD sets the
 # flood size (make soak: 120,000).
@@ -40,10 +43,14 @@ started=$(date +%s)
 wh_httpd_start || exit 1
 W="$WH_URL/v1/wires"
 log=$(wh_errlog)
-assert_contains "$log" "WH00962: ReplayCache dbm:" "startup states what the default dbm store guarantees"
-assert_contains "$log" "survives graceful and full restarts" "... it survives restarts"
-assert_contains "$log" "no fixed capacity" "... and has no fixed capacity"
-assert_contains "$log" "WH00960: ReplayCache dbm:: a new store" "a store created by this start is new"
+assert_contains "$log" "WH00962: ReplayCache lmdb:" "startup states what the default lmdb store guarantees"
+assert_contains "$log" "survives graceful and full restarts and killed processes" "... it survives restarts and crashes"
+assert_contains "$log" "answers 503 rather than evict" "... and never evicts"
+assert_contains "$log" "WH00975: ReplayCache lmdb:: a new store ($T/run/wirehook-replay.mdb)" "a default store created by this start is new"
+assert_true "... its files are the User's, mode 0600" test "$(stat -c '%U %a' "$T/run/wirehook-replay.mdb")" = "www-data 600"
+assert_contains "$log" "WH00962: ReplayCache dbm:$T/run/mk-replay" "startup states what a dbm store guarantees"
+assert_contains "$log" "no fixed capacity" "... no fixed capacity"
+assert_contains "$log" "WH00960: ReplayCache dbm:$T/run/mk-replay: a new store" "a dbm store created by this start is new"
 cap=$(grep -oE 'ReplayCache shmcb:[^ ]* \(WirehookConfig [^)]*\): holds [0-9]+' "$T/logs/error.log" | grep -oE '[0-9]+$' | head -n 1)
 assert_eq 256 "$cap" "startup states the shmcb store's capacity in ids (16384 bytes: 8 subcaches of 32)"
 assert_contains "$log" "does NOT survive a restart" "... and that it does not survive a restart"
@@ -75,27 +82,38 @@ assert_contains "$(wh_errlog)" "WH00964" "... with the reason logged"
 b0=$(wh_body Complete)
 ts0=$(date +%s)
 WH_TS=$ts0 wh_post "$W" "$b0"
-assert_status 200 "dbm: a notification is delivered"
+assert_status 200 "lmdb: a notification is delivered"
 capture "$T/req0" "$ts0" "$b0"
 read -r acc u o <<<"$(send_many "$WH_CONF" "$WH_URL/flood" "$FLOOD")"
-assert_eq "$FLOOD 0 0" "$acc $u $o" "dbm: $FLOOD more notifications are all accepted (no fixed capacity)"
+assert_eq "$FLOOD 0 0" "$acc $u $o" "lmdb: $FLOOD more notifications are all accepted (no fixed capacity)"
 calls=$(wh_app_calls)
 exact "$T/req0" "$W"
-assert_json_code duplicate "dbm: the first one, replayed byte for byte after $FLOOD others, is a duplicate"
+assert_json_code duplicate "lmdb: the first one, replayed byte for byte after $FLOOD others, is a duplicate"
 assert_eq "$calls" "$(wh_app_calls)" "... and not delivered again"
 wh_post "$W" "$b0"
-assert_json_code duplicate "dbm: re-signed by the sender (a retry), still a duplicate"
+assert_json_code duplicate "lmdb: re-signed by the sender (a retry), still a duplicate"
 
 # ---- across restarts ---------------------------------------------------
 wh_httpd_restart || exit 1
 exact "$T/req0" "$W"
-assert_json_code duplicate "dbm: after a full restart (stop, start), the captured request is a duplicate"
+assert_json_code duplicate "lmdb: after a full restart (stop, start), the captured request is a duplicate"
 assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
 wh_httpd_graceful || exit 1
 exact "$T/req0" "$W"
-assert_json_code duplicate "dbm: after a graceful restart, still a duplicate"
+assert_json_code duplicate "lmdb: after a graceful restart, still a duplicate"
 assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
-assert_not_contains "$(grep WH00960 "$T/logs/error.log" | tail -n 1)" "unmarked" "dbm: the file and its marker survived both restarts"
+assert_not_contains "$(wh_errlog)" "WH00977" "lmdb: the file was trusted across both restarts"
+# the old generation's children have exited by now: an exiting child is
+# not a stop, and must not mark the store clean while others write
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(ps -o pid= --ppid "$(cat "$T/run/httpd.pid")" | wc -l)" -le 2 ] && break; sleep 0.3; done
+assert_contains "$(cat "$T/run/wirehook-replay.mdb-state")" "clean 0" "lmdb: while httpd runs (old children gone after a graceful restart) the state says in use"
+assert_not_contains "$(wh_errlog)" "WH00972" "... and no child tried to mark it"
+wh_httpd_kill9
+wh_httpd_start || exit 1
+exact "$T/req0" "$W"
+assert_json_code duplicate "lmdb: after httpd was killed (kill -9, no clean stop) and started, still a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
+assert_not_contains "$(wh_errlog)" "WH00977" "... the same boot: the page cache held every id, the file is trusted"
 
 # ---- shmcb across restarts: what it cannot know is 503 ----------------
 # after its own start it judges only notifications signed TimestampTolerance
@@ -160,5 +178,30 @@ wh_post "$WH_URL/mk" "$(wh_body Complete)"
 assert_status 503 "dbm file deleted while running: the store lost its marker: 503"
 assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
 assert_contains "$(wh_errlog)" "WH00957" "... logged as an emptied store"
+
+# ---- the default store across a reboot -----------------------------------
+# A reboot is simulated by giving the state file another boot id.
+state="$T/run/wirehook-replay.mdb-state"
+other_boot() { sed -i 's/^boot .*/boot 00000000-0000-4000-8000-000000000000/' "$state"; }
+wh_httpd_stop
+assert_contains "$(cat "$state")" "clean 1" "lmdb: a clean stop syncs the file and marks it clean"
+other_boot
+wh_httpd_start || exit 1
+exact "$T/req0" "$W"
+assert_json_code duplicate "lmdb: after a reboot that followed a clean stop, the captured request is a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
+assert_not_contains "$(wh_errlog)" "WH00977" "... the synced file was trusted"
+assert_contains "$(cat "$state")" "clean 0" "... and is marked in use again"
+calls=$(wh_app_calls)
+wh_httpd_kill9
+other_boot
+wh_httpd_start || exit 1
+assert_contains "$(wh_errlog)" "WH00977" "lmdb: after a crash and a reboot the unsynced file is discarded, and that is logged"
+exact "$T/req0" "$W"
+assert_status 503 "... the captured request (it cannot be judged now) is 503, never delivered"
+assert_json_code replay_cache_unavailable "... replay_cache_unavailable"
+wh_post "$W" "$(wh_body Complete)"
+assert_status 503 "... and so is a new one signed now, for TimestampTolerance"
+assert_eq "$calls" "$(wh_app_calls)" "... none delivered"
 
 wh_done

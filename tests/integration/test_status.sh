@@ -91,7 +91,7 @@ for c in "${CODES[@]}"; do
     assert_eq 1 "$(grep -c "^WirehookSite\[$IA\]Rejected\[$c\]: " "$T/status.auto")" "?auto has a line for $c"
 done
 expect "$CONF_A" "fresh" ""
-assert_eq dbm "$(st "$CONF_A" ReplayStore)" "?auto: the replay store is named (the default, dbm)"
+assert_eq lmdb "$(st "$CONF_A" ReplayStore)" "?auto: the replay store is named (the default, lmdb)"
 
 # ---------------------------------------------- requests of every kind ---
 # site A in front of the app
@@ -168,7 +168,7 @@ assert_eq 2 "$(html "$CONF_A" "inbox: stored")" "HTML: A inbox stored"
 assert_eq 0 "$(html "$CONF_A" replay_cache_unavailable)" "HTML: A replay_cache_unavailable"
 assert_eq 1 "$(html "$CONF_B" accepted)" "HTML: B accepted"
 assert_eq 1 "$(html "$CONF_C" "inbox: unavailable")" "HTML: C inbox unavailable"
-assert_contains "$(cat "$T/status.html")" "replay store dbm" "HTML: the replay store is named"
+assert_contains "$(cat "$T/status.html")" "replay store lmdb" "HTML: the replay store is named"
 
 # ------------------------------------------------- graceful restart ---
 assert_true "graceful restart" wh_httpd_graceful

@@ -131,8 +131,8 @@ static void test_defaults(void)
     CU_ASSERT_PTR_NULL(c->inbox_params);
     CU_ASSERT_EQUAL(c->list_default_limit, 25);
     CU_ASSERT_EQUAL(c->list_max_limit, 100);
-    ASSERT_STR(c->replay_cache, "dbm");
-    ASSERT_STR(c->replay_cache_provider, "dbm");
+    ASSERT_STR(c->replay_cache, "lmdb");
+    ASSERT_STR(c->replay_cache_provider, "lmdb");
     CU_ASSERT_PTR_NULL(c->replay_cache_args);
     CU_ASSERT_EQUAL(c->replay_window, 600);
     CU_ASSERT_PTR_NULL(c->secrets);

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 static apr_status_t remove_lock(void *data)
 {
@@ -128,10 +130,31 @@ static void test_dead_holder_hands_it_on(void)
 static void test_earlier_boot_is_made_afresh(void)
 {
     const char *path = lock_path();
-    wh_inbox_lock *old = open_lock(path), *now;
-    int fd;
+    wh_inbox_lock *now;
+    int fd, st = 0;
+    pid_t kid;
 
-    CU_ASSERT_EQUAL(wh_inbox_lock_acquire(old, 0, NULL), APR_SUCCESS);   /* never released */
+    /* held by a process whose exit the kernel never processes (an empty
+     * robust list registered), as a power loss leaves it; held in this
+     * process, the thread's robust list would point into the page after
+     * it is unmapped, and the next robust mutex locked crashes */
+    fflush(NULL);
+    kid = fork();
+    if (kid == 0) {
+        static struct robust_list_head empty;
+        wh_inbox_lock *mine = NULL;
+        apr_pool_t *p;
+        empty.list.next = &empty.list;
+        apr_pool_create(&p, NULL);
+        if (wh_inbox_lock_open(p, path, 0600, (gid_t)-1, &mine) != NULL
+            || wh_inbox_lock_acquire(mine, 0, NULL) != APR_SUCCESS)
+            _exit(1);
+        syscall(SYS_set_robust_list, &empty, sizeof(empty));
+        _exit(0);
+    }
+    CU_ASSERT_FATAL(kid > 0);
+    CU_ASSERT_EQUAL(waitpid(kid, &st, 0), kid);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     fd = open(path, O_WRONLY);
     CU_ASSERT_FATAL(fd >= 0);
     CU_ASSERT_EQUAL(pwrite(fd, "00000000-0000-0000-0000-000000000000", 36, 4), 36);

@@ -3,6 +3,7 @@
  * ledger of live ids, the epoch marker. */
 #include "wh_test.h"
 #include "wh_replay.h"
+#include "wh_replay_lmdb.h"
 #include <apr_strings.h>
 #include <apr_uuid.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static void test_models(void)
     CU_ASSERT_EQUAL(m.per_partition, 0);
     CU_ASSERT_EQUAL(m.partitions, 1);
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), NULL, NULL, &m));
-    ASSERT_STR(m.provider, "dbm");                       /* the default */
+    ASSERT_STR(m.provider, "lmdb");                      /* the default */
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "redis", "127.0.0.1:6379", &m));
     CU_ASSERT(m.survives_restart && m.uses_marker);
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "memcache", "127.0.0.1:11211", &m));
@@ -250,7 +251,37 @@ static void test_describe(void)
     CU_ASSERT(contains(wh_replay_model_describe(P(), &m, 600, 300), "-M"));
 }
 
+/* ReplayCache lmdb[:/path][(bytes)]: the path and the map size apart;
+ * a map too small to be useful is refused at startup. */
+static void test_lmdb_model(void)
+{
+    wh_replay_model m;
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", NULL, &m));
+    ASSERT_STR(m.path, "");
+    CU_ASSERT_EQUAL(m.map_size, WH_REPLAY_LMDB_DEFAULT_SIZE);
+    CU_ASSERT(m.survives_restart && !m.uses_marker);
+    CU_ASSERT_EQUAL(m.per_partition, 0);
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", "/var/lib/wh/replay(1048576)", &m));
+    ASSERT_STR(m.path, "/var/lib/wh/replay");
+    CU_ASSERT_EQUAL(m.map_size, 1048576);
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", "/var/lib/wh/replay", &m));
+    ASSERT_STR(m.path, "/var/lib/wh/replay");
+    CU_ASSERT_EQUAL(m.map_size, WH_REPLAY_LMDB_DEFAULT_SIZE);
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", "(2097152)", &m));
+    ASSERT_STR(m.path, "");
+    CU_ASSERT_EQUAL(m.map_size, 2097152);
+    CU_ASSERT(contains(wh_replay_model_make(P(), "lmdb", "/x(1000)", &m), "too small"));
+    CU_ASSERT(contains(wh_replay_model_make(P(), "lmdb", "/x(12ab)", &m), "digits in parentheses"));
+    CU_ASSERT(contains(wh_replay_model_make(P(), "lmdb", "/x(99999999999999999999999)", &m), "too large"));
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", NULL, &m));
+    CU_ASSERT(contains(wh_replay_model_describe(P(), &m, 600, 300),
+                       "answers 503 rather than evict"));
+    CU_ASSERT(contains(wh_replay_model_describe(P(), &m, 600, 300),
+                       "survives graceful and full restarts and killed processes"));
+}
+
 static const wh_test_case cases[] = {
+    { "lmdb: path and map size", test_lmdb_model },
     { "each provider's promise", test_models },
     { "shmcb layout as mod_socache_shmcb computes it", test_shmcb_layout },
     { "shmcb keys spread over every subcache", test_key_spreads_over_partitions },

@@ -1,0 +1,569 @@
+/* The LMDB replay store (see wh_replay_lmdb.h).
+ *
+ * Two databases in one environment:
+ *   ids  notificationId -> expiry (apr_time_t, 8 bytes)
+ *   exp  expiry (8 bytes big-endian) + notificationId -> ""
+ * exp is ids in expiry order, so purging the expired is a walk from its
+ * first key: each add removes a few, which keeps the store at about
+ * rate x window ids with no sweep that would stall writers. */
+#include "wh_replay_lmdb.h"
+#include <apr_file_io.h>
+#include <apr_strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <lmdb.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
+
+/* Expired ids removed per add: more than one, so the purge outruns the
+ * intake whatever the rate. */
+#define WH_LMDB_PURGE_PER_ADD 4
+#define WH_LMDB_STATE_MAX 256
+#define WH_LMDB_EXP_KEY_MAX (8 + WH_REPLAY_LMDB_ID_MAX)
+
+struct wh_replay_lmdb {
+    MDB_env *env;
+    MDB_dbi ids, exp;
+    apr_size_t map_size;
+};
+
+/* ---- the state file -------------------------------------------------- */
+
+const char *wh_replay_lmdb_state_encode(apr_pool_t *p,
+                                        const wh_replay_lmdb_state *st)
+{
+    return apr_psprintf(p, "wirehook-replay 1\nboot %s\nclean %d\nsince %"
+                        APR_TIME_T_FMT "\n", st->boot[0] ? st->boot : "-",
+                        st->clean ? 1 : 0, st->since);
+}
+
+/* One "name value\n" line at *t: the value into buf. */
+static int state_field(const char **t, const char *end, const char *name,
+                       char *buf, apr_size_t len)
+{
+    apr_size_t n = strlen(name);
+    const char *nl;
+    if ((apr_size_t)(end - *t) <= n || memcmp(*t, name, n) != 0
+        || (*t)[n] != ' ')
+        return -1;
+    *t += n + 1;
+    nl = memchr(*t, '\n', (apr_size_t)(end - *t));
+    if (nl == NULL || nl == *t || (apr_size_t)(nl - *t) >= len)
+        return -1;
+    memcpy(buf, *t, (apr_size_t)(nl - *t));
+    buf[nl - *t] = '\0';
+    *t = nl + 1;
+    return 0;
+}
+
+static int all_digits(const char *s)
+{
+    if (*s == '\0')
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+int wh_replay_lmdb_state_decode(const char *text, apr_size_t len,
+                                wh_replay_lmdb_state *st)
+{
+    static const char magic[] = "wirehook-replay 1\n";
+    const char *t = text, *end = text + len;
+    char boot[sizeof(st->boot)], clean[4], since[24];
+
+    memset(st, 0, sizeof(*st));
+    if (text == NULL || len < sizeof(magic) - 1
+        || memcmp(t, magic, sizeof(magic) - 1) != 0)
+        return -1;
+    t += sizeof(magic) - 1;
+    if (state_field(&t, end, "boot", boot, sizeof(boot)) != 0
+        || state_field(&t, end, "clean", clean, sizeof(clean)) != 0
+        || state_field(&t, end, "since", since, sizeof(since)) != 0
+        || t != end)
+        return -1;
+    if ((strcmp(clean, "0") != 0 && strcmp(clean, "1") != 0)
+        || !all_digits(since) || strlen(since) > 18)
+        return -1;
+    if (strcmp(boot, "-") != 0)
+        memcpy(st->boot, boot, strlen(boot) + 1);
+    st->clean = clean[0] == '1';
+    st->since = (apr_time_t)apr_atoi64(since);
+    return 0;
+}
+
+wh_lmdb_trust wh_replay_lmdb_trust(const wh_replay_lmdb_state *st,
+                                   int data_exists, int on_ram_fs,
+                                   const char *boot_now, apr_time_t now,
+                                   apr_time_t *since)
+{
+    if (!data_exists) {
+        /* a first start ever, unless there was a store (its state says so)
+         * or the directory forgets at every reboot */
+        *since = (st || on_ram_fs) ? now : 0;
+        return *since ? WH_LMDB_TRUST_LOST : WH_LMDB_TRUST_NEW;
+    }
+    if (st && ((st->boot[0] && boot_now && strcmp(st->boot, boot_now) == 0)
+               || st->clean)) {
+        /* same boot: the page cache held every write; another boot after
+         * a clean stop: the file was synced */
+        *since = st->since;
+        return WH_LMDB_TRUST_KEEP;
+    }
+    *since = now;
+    return WH_LMDB_TRUST_DISCARD;
+}
+
+void wh_replay_lmdb_boot_id(char *buf, apr_size_t len)
+{
+    buf[0] = '\0';
+#if defined(__linux__)
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0) {
+        buf[0] = '\0';
+        return;
+    }
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (!((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f')
+              || buf[i] == '-')) {
+            buf[0] = '\0';
+            return;
+        }
+#endif
+}
+
+const char *wh_replay_lmdb_lockfile(apr_pool_t *p, const char *path)
+{
+    return apr_pstrcat(p, path, "-lock", NULL);
+}
+
+const char *wh_replay_lmdb_statefile(apr_pool_t *p, const char *path)
+{
+    return apr_pstrcat(p, path, "-state", NULL);
+}
+
+static int read_state(apr_pool_t *p, const char *file, wh_replay_lmdb_state *st)
+{
+    char buf[WH_LMDB_STATE_MAX];
+    apr_file_t *f;
+    apr_size_t n = sizeof(buf);
+    if (apr_file_open(&f, file, APR_FOPEN_READ, 0, p) != APR_SUCCESS)
+        return -1;
+    apr_status_t rv = apr_file_read_full(f, buf, sizeof(buf), &n);
+    apr_file_close(f);
+    if (rv != APR_SUCCESS && rv != APR_EOF)
+        return -1;
+    if (n == sizeof(buf))
+        return -1;      /* longer than any state we write */
+    return wh_replay_lmdb_state_decode(buf, n, st);
+}
+
+/* Written whole or not at all: a temporary file, synced, renamed over the
+ * old one, and the directory synced. */
+static const char *write_state(apr_pool_t *p, const char *file,
+                               const wh_replay_lmdb_state *st)
+{
+    const char *tmp = apr_pstrcat(p, file, ".new", NULL);
+    const char *text = wh_replay_lmdb_state_encode(p, st);
+    apr_size_t n = strlen(text);
+    apr_file_t *f;
+    apr_status_t rv = apr_file_open(&f, tmp, APR_FOPEN_WRITE | APR_FOPEN_CREATE
+                                    | APR_FOPEN_TRUNCATE, APR_FPROT_UREAD
+                                    | APR_FPROT_UWRITE, p);
+    if (rv != APR_SUCCESS)
+        return apr_psprintf(p, "cannot write %s: %pm", tmp, &rv);
+    rv = apr_file_write_full(f, text, n, NULL);
+    if (rv == APR_SUCCESS)
+        rv = apr_file_sync(f);
+    apr_file_close(f);
+    if (rv == APR_SUCCESS)
+        rv = apr_file_rename(tmp, file, p);
+    if (rv != APR_SUCCESS) {
+        apr_file_remove(tmp, p);
+        return apr_psprintf(p, "cannot write %s: %pm", file, &rv);
+    }
+    char *dir = apr_pstrdup(p, file), *slash = strrchr(dir, '/');
+    if (slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            (void)fsync(fd);
+            close(fd);
+        }
+    }
+    return NULL;
+}
+
+int wh_replay_lmdb_on_ram_fs(const char *path)
+{
+#if defined(__linux__)
+    char dir[4096];
+    struct statfs sf;
+    const char *slash = strrchr(path, '/');
+    apr_size_t n = slash ? (apr_size_t)(slash - path) : 0;
+    if (n == 0 || n >= sizeof(dir))
+        return statfs(n == 0 && slash ? "/" : ".", &sf) == 0
+               && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return statfs(dir, &sf) == 0
+           && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+/* ---- the environment ------------------------------------------------- */
+
+static apr_status_t close_store(void *data)
+{
+    wh_replay_lmdb *db = data;
+    if (db->env) {
+        mdb_env_close(db->env);
+        db->env = NULL;
+    }
+    return APR_SUCCESS;
+}
+
+/* NOSUBDIR: PATH and PATH-lock. NOTLS: httpd's threads share reader
+ * slots. WRITEMAP + NOSYNC: a commit is memory writes, no system call.
+ * NORDAHEAD: ids are looked up at random. */
+static const char *env_open(apr_pool_t *p, const char *path,
+                            apr_size_t map_size, wh_replay_lmdb *db)
+{
+    MDB_txn *txn = NULL;
+    int rc = mdb_env_create(&db->env);
+    if (rc == 0)
+        rc = mdb_env_set_mapsize(db->env, map_size);
+    if (rc == 0)
+        rc = mdb_env_set_maxdbs(db->env, 2);
+    if (rc == 0)
+        rc = mdb_env_open(db->env, path, MDB_NOSUBDIR | MDB_NOTLS | MDB_WRITEMAP
+                          | MDB_NOSYNC | MDB_NORDAHEAD, 0600);
+    if (rc == 0)
+        rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, "ids", MDB_CREATE, &db->ids);
+    if (rc == 0)
+        rc = mdb_dbi_open(txn, "exp", MDB_CREATE, &db->exp);
+    if (rc == 0) {
+        rc = mdb_txn_commit(txn);
+        txn = NULL;
+    }
+    if (txn)
+        mdb_txn_abort(txn);
+    if (rc != 0) {
+        if (db->env)
+            mdb_env_close(db->env);
+        db->env = NULL;
+        return apr_psprintf(p, "%s: %s", path, mdb_strerror(rc));
+    }
+    db->map_size = map_size;
+    return NULL;
+}
+
+static void remove_files(apr_pool_t *p, const char *path)
+{
+    apr_file_remove(path, p);
+    apr_file_remove(wh_replay_lmdb_lockfile(p, path), p);
+}
+
+const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
+                                   apr_size_t map_size, apr_time_t now,
+                                   apr_time_t *since, wh_lmdb_trust *trust)
+{
+    const char *statefile = wh_replay_lmdb_statefile(p, path);
+    wh_replay_lmdb_state st, *stp = &st;
+    struct stat sb;
+    wh_replay_lmdb db = {0};
+    const char *err;
+
+    if (map_size < WH_REPLAY_LMDB_MIN_SIZE)
+        return apr_psprintf(p, "%s: %" APR_SIZE_T_FMT " bytes is too small "
+                            "(at least %" APR_SIZE_T_FMT ")", path, map_size,
+                            WH_REPLAY_LMDB_MIN_SIZE);
+    if (read_state(p, statefile, &st) != 0)
+        stp = NULL;
+    char boot[sizeof(st.boot)];
+    wh_replay_lmdb_boot_id(boot, sizeof(boot));
+    *trust = wh_replay_lmdb_trust(stp, stat(path, &sb) == 0, wh_replay_lmdb_on_ram_fs(path),
+                                  boot, now, since);
+    if (*trust == WH_LMDB_TRUST_DISCARD || *trust == WH_LMDB_TRUST_LOST)
+        remove_files(p, path);
+    if ((err = env_open(p, path, map_size, &db)) != NULL)
+        return err;
+    close_store(&db);
+
+    wh_replay_lmdb_state now_st;
+    memset(&now_st, 0, sizeof(now_st));
+    memcpy(now_st.boot, boot, sizeof(boot));
+    now_st.clean = 0;
+    now_st.since = *since;
+    return write_state(p, statefile, &now_st);
+}
+
+const char *wh_replay_lmdb_mark_clean(apr_pool_t *p, const char *path,
+                                      apr_size_t map_size)
+{
+    const char *statefile = wh_replay_lmdb_statefile(p, path);
+    wh_replay_lmdb_state st;
+    struct stat sb;
+    wh_replay_lmdb db = {0};
+    const char *err;
+    int rc;
+
+    if (read_state(p, statefile, &st) != 0)
+        return apr_psprintf(p, "%s: no readable state; left unclean", path);
+    if (stat(path, &sb) != 0)
+        return apr_psprintf(p, "%s: the store is gone; left unclean", path);
+    if ((err = env_open(p, path, map_size, &db)) != NULL)
+        return err;
+    rc = mdb_env_sync(db.env, 1);
+    close_store(&db);
+    if (rc != 0)
+        return apr_psprintf(p, "%s: sync failed: %s", path, mdb_strerror(rc));
+    st.clean = 1;
+    return write_state(p, statefile, &st);
+}
+
+const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
+                                apr_size_t map_size, wh_replay_lmdb **out)
+{
+    struct stat sb;
+    wh_replay_lmdb *db;
+    const char *err;
+
+    *out = NULL;
+    if (stat(path, &sb) != 0)
+        return apr_psprintf(p, "%s: the store is missing (deleted after "
+                            "startup?); restart to recreate it", path);
+    db = apr_pcalloc(p, sizeof(*db));
+    if ((err = env_open(p, path, map_size, db)) != NULL)
+        return err;
+    apr_pool_cleanup_register(p, db, close_store, apr_pool_cleanup_null);
+    *out = db;
+    return NULL;
+}
+
+/* ---- ids ------------------------------------------------------------- */
+
+static void exp_key(char *buf, apr_time_t expires, const char *id,
+                    apr_size_t len, MDB_val *k)
+{
+    apr_uint64_t e = (apr_uint64_t)expires;
+    for (int i = 7; i >= 0; i--, e >>= 8)
+        buf[i] = (char)(e & 0xff);
+    memcpy(buf + 8, id, len);
+    k->mv_data = buf;
+    k->mv_size = 8 + len;
+}
+
+static apr_time_t exp_time(const MDB_val *k)
+{
+    apr_uint64_t e = 0;
+    const unsigned char *b = k->mv_data;
+    for (int i = 0; i < 8; i++)
+        e = (e << 8) | b[i];
+    return (apr_time_t)e;
+}
+
+static apr_time_t stored_expiry(const MDB_val *v)
+{
+    apr_time_t e = 0;
+    if (v->mv_size == sizeof(e))
+        memcpy(&e, v->mv_data, sizeof(e));
+    return e;
+}
+
+/* Removes up to max ids whose expiry has passed. */
+static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max)
+{
+    MDB_cursor *c;
+    MDB_val k, v;
+    int rc = mdb_cursor_open(txn, db->exp, &c);
+    if (rc != 0)
+        return rc;
+    while (max-- > 0 && (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST)) == 0
+           && k.mv_size > 8 && exp_time(&k) <= now) {
+        MDB_val idk = { k.mv_size - 8, (char *)k.mv_data + 8 };
+        if ((rc = mdb_del(txn, db->ids, &idk, NULL)) != 0 && rc != MDB_NOTFOUND)
+            break;
+        if ((rc = mdb_cursor_del(c, 0)) != 0)
+            break;
+    }
+    mdb_cursor_close(c);
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static wh_lmdb_result failed(wh_replay_lmdb *db, MDB_txn *txn, int rc,
+                             const char **err)
+{
+    (void)db;
+    if (txn)
+        mdb_txn_abort(txn);
+    if (err)
+        *err = mdb_strerror(rc);
+    return rc == MDB_MAP_FULL ? WH_LMDB_FULL : WH_LMDB_ERROR;
+}
+
+/* A transaction that only purges: when an add finds the map full, the
+ * expired ids it could not remove inside its own failed transaction. 1
+ * when something was removed. */
+static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
+{
+    MDB_txn *txn;
+    MDB_stat before, after;
+    if (mdb_txn_begin(db->env, NULL, 0, &txn) != 0)
+        return 0;
+    if (mdb_stat(txn, db->ids, &before) != 0
+        || purge(db, txn, now, 64 * WH_LMDB_PURGE_PER_ADD) != 0
+        || mdb_stat(txn, db->ids, &after) != 0
+        || after.ms_entries == before.ms_entries) {
+        mdb_txn_abort(txn);
+        return 0;
+    }
+    return mdb_txn_commit(txn) == 0;
+}
+
+static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
+                               apr_time_t now, apr_time_t expires,
+                               int may_add, const char **err);
+
+wh_lmdb_result wh_replay_lmdb_add(wh_replay_lmdb *db, const char *id,
+                                  apr_time_t now, apr_time_t expires,
+                                  int may_add, const char **err)
+{
+    wh_lmdb_result r = add_once(db, id, now, expires, may_add, err);
+    if (r == WH_LMDB_FULL && purge_alone(db, now))
+        r = add_once(db, id, now, expires, may_add, err);
+    return r;
+}
+
+static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
+                               apr_time_t now, apr_time_t expires,
+                               int may_add, const char **err)
+{
+    apr_size_t len = id ? strlen(id) : 0;
+    char ek[WH_LMDB_EXP_KEY_MAX];
+    MDB_txn *txn;
+    MDB_val k = { len, (void *)id }, v, e, none = { 0, (void *)"" };
+    int rc;
+
+    if (err)
+        *err = NULL;
+    if (db == NULL || db->env == NULL || len == 0
+        || len > WH_REPLAY_LMDB_ID_MAX) {
+        if (err)
+            *err = db && db->env ? "the id is empty or too long"
+                                 : "the store is not open";
+        return WH_LMDB_ERROR;
+    }
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0)
+        return failed(db, NULL, rc, err);
+
+    rc = mdb_get(txn, db->ids, &k, &v);
+    if (rc == 0 && stored_expiry(&v) > now) {
+        mdb_txn_abort(txn);
+        return WH_LMDB_DUPLICATE;
+    }
+    if (rc != 0 && rc != MDB_NOTFOUND)
+        return failed(db, txn, rc, err);
+    if (!may_add) {
+        mdb_txn_abort(txn);
+        return WH_LMDB_REFUSED;
+    }
+    if (rc == 0) {
+        /* held but expired: its old place in expiry order goes */
+        exp_key(ek, stored_expiry(&v), id, len, &e);
+        if ((rc = mdb_del(txn, db->exp, &e, NULL)) != 0 && rc != MDB_NOTFOUND)
+            return failed(db, txn, rc, err);
+    }
+    v.mv_size = sizeof(expires);
+    v.mv_data = &expires;
+    exp_key(ek, expires, id, len, &e);
+    if ((rc = purge(db, txn, now, WH_LMDB_PURGE_PER_ADD)) != 0
+        || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0
+        || (rc = mdb_put(txn, db->exp, &e, &none, 0)) != 0)
+        return failed(db, txn, rc, err);
+    if ((rc = mdb_txn_commit(txn)) != 0)
+        return failed(db, NULL, rc, err);
+    return WH_LMDB_FIRST;
+}
+
+int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
+{
+    apr_size_t len = id ? strlen(id) : 0;
+    char ek[WH_LMDB_EXP_KEY_MAX];
+    MDB_txn *txn;
+    MDB_val k = { len, (void *)id }, v, e;
+    int rc;
+
+    if (db == NULL || db->env == NULL || len == 0
+        || len > WH_REPLAY_LMDB_ID_MAX) {
+        if (err)
+            *err = "the store is not open, or the id is empty or too long";
+        return -1;
+    }
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0) {
+        if (err)
+            *err = mdb_strerror(rc);
+        return -1;
+    }
+    rc = mdb_get(txn, db->ids, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+        mdb_txn_abort(txn);
+        return 0;
+    }
+    if (rc == 0) {
+        exp_key(ek, stored_expiry(&v), id, len, &e);
+        rc = mdb_del(txn, db->exp, &e, NULL);
+        if (rc == 0 || rc == MDB_NOTFOUND)
+            rc = mdb_del(txn, db->ids, &k, NULL);
+    }
+    if (rc == 0)
+        rc = mdb_txn_commit(txn);
+    else
+        mdb_txn_abort(txn);
+    if (rc != 0) {
+        if (err)
+            *err = mdb_strerror(rc);
+        return -1;
+    }
+    return 0;
+}
+
+int wh_replay_lmdb_usage(wh_replay_lmdb *db, apr_uint64_t *ids,
+                         apr_uint64_t *used, apr_uint64_t *size)
+{
+    MDB_txn *txn;
+    MDB_stat st;
+    MDB_envinfo info;
+    MDB_stat est;
+
+    if (db == NULL || db->env == NULL
+        || mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn) != 0)
+        return -1;
+    int rc = mdb_stat(txn, db->ids, &st);
+    mdb_txn_abort(txn);
+    if (rc != 0 || mdb_env_info(db->env, &info) != 0
+        || mdb_env_stat(db->env, &est) != 0)
+        return -1;
+    *ids = st.ms_entries;
+    *used = ((apr_uint64_t)info.me_last_pgno + 1) * est.ms_psize;
+    *size = info.me_mapsize;
+    return 0;
+}

@@ -1,0 +1,131 @@
+#ifndef WH_REPLAY_LMDB_H
+#define WH_REPLAY_LMDB_H
+/* The replay store wirehook keeps itself (ReplayCache lmdb, the default):
+ * notificationIds in an LMDB file, a memory-mapped B-tree that every
+ * process and every httpd generation opening the file shares. Why LMDB
+ * rather than a mod_socache provider: shmcb forgets at every restart and
+ * evicts when full; mod_socache_dbm opens, writes, syncs and closes its
+ * Berkeley DB file for every id (two fdatasync calls per notification,
+ * under a global mutex). LMDB records an id in one short write
+ * transaction (its own process-shared robust mutex; no open, no close),
+ * never evicts (a full map refuses), and its pages live in the page cache
+ * the moment they are written, so a killed process, a killed httpd, a
+ * graceful or a full restart lose nothing.
+ *
+ * Commits are not synced (MDB_NOSYNC): only the machine going down can
+ * lose ids, and then the file cannot be trusted (LMDB's integrity without
+ * syncs depends on write order). A state file beside it records the boot
+ * it was last used in and whether its last user stopped cleanly (synced):
+ * after a reboot without a clean stop the file is discarded and the store
+ * remembers only from its new start (the host refuses what it cannot
+ * judge, wh_replay_predates).
+ *
+ * Files: PATH (the data), PATH-lock (LMDB's lock file), PATH-state.
+ * No httpd headers: the CGI, the CLI and the unit tests can use it. */
+#include <apr_pools.h>
+#include <apr_time.h>
+
+/* The map's default and smallest sizes. The file is sparse: it takes
+ * disk only for the ids it holds (about 150 bytes each). 128 MiB holds
+ * about 800,000 ids: 1,300 notifications/s over a 600 s ReplayWindow. */
+#define WH_REPLAY_LMDB_DEFAULT_SIZE ((apr_size_t)128 << 20)
+#define WH_REPLAY_LMDB_MIN_SIZE ((apr_size_t)64 << 10)
+/* Map bytes per held id, for the capacity the startup log states: two
+ * B-tree entries (ids and expiry order) in pages about two-thirds full. */
+#define WH_REPLAY_LMDB_BYTES_PER_ID 160
+/* Longest id stored (LMDB keys are at most 511 bytes; ids are UUIDs). */
+#define WH_REPLAY_LMDB_ID_MAX 128
+
+typedef struct wh_replay_lmdb wh_replay_lmdb;
+
+typedef enum {
+    WH_LMDB_FIRST = 0,   /* recorded now: deliver */
+    WH_LMDB_DUPLICATE,   /* held, and live */
+    WH_LMDB_REFUSED,     /* absent, and the caller did not allow adding */
+    WH_LMDB_FULL,        /* absent, and the map has no room: nothing was
+                            evicted, nothing recorded */
+    WH_LMDB_ERROR
+} wh_lmdb_result;
+
+/* ---- the state file and the rule that trusts a store ---------------- */
+typedef struct {
+    char boot[64];       /* the kernel's boot id when written ("": unknown) */
+    int clean;           /* 1: its last user synced it and stopped */
+    apr_time_t since;    /* when the store's memory began (0: known new) */
+} wh_replay_lmdb_state;
+
+const char *wh_replay_lmdb_state_encode(apr_pool_t *p,
+                                        const wh_replay_lmdb_state *st);
+/* 0 on a well-formed state, -1 otherwise (treated as no state). */
+int wh_replay_lmdb_state_decode(const char *text, apr_size_t len,
+                                wh_replay_lmdb_state *st);
+
+typedef enum {
+    WH_LMDB_TRUST_NEW,      /* no file, nothing ever recorded: since 0 */
+    WH_LMDB_TRUST_KEEP,     /* the file holds everything: its own since */
+    WH_LMDB_TRUST_LOST,     /* no file, but there was one (or it lived in
+                               RAM): remembers from now */
+    WH_LMDB_TRUST_DISCARD   /* a file that cannot be trusted (the machine
+                               went down without a clean stop, or no
+                               readable state): removed, remembers from now */
+} wh_lmdb_trust;
+
+/* The rule, pure: st is the state file's content (NULL: none or
+ * unreadable), data_exists whether PATH exists, on_ram_fs whether its
+ * directory is a RAM file system (emptied by a reboot), boot_now the
+ * kernel's boot id ("" unknown). Sets *since. */
+wh_lmdb_trust wh_replay_lmdb_trust(const wh_replay_lmdb_state *st,
+                                   int data_exists, int on_ram_fs,
+                                   const char *boot_now, apr_time_t now,
+                                   apr_time_t *since);
+
+/* 1 when the directory of path is a RAM file system (a reboot empties it). */
+int wh_replay_lmdb_on_ram_fs(const char *path);
+
+/* The kernel's boot id into buf ("" where there is none). */
+void wh_replay_lmdb_boot_id(char *buf, apr_size_t len);
+
+/* ---- the host's lifecycle ------------------------------------------- */
+
+/* Before the workers start (httpd's parent, as root): applies the rule,
+ * removes an untrusted file, creates the store (mode 0600) and writes the
+ * state as "in use". *since: when the store's memory began; *trust: which
+ * case applied. Returns NULL or the error. */
+const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
+                                   apr_size_t map_size, apr_time_t now,
+                                   apr_time_t *since, wh_lmdb_trust *trust);
+
+/* At a clean stop, once no worker writes: syncs the file to disk and
+ * marks the state clean (trusted after a reboot). NULL or the error. */
+const char *wh_replay_lmdb_mark_clean(apr_pool_t *p, const char *path,
+                                      apr_size_t map_size);
+
+/* Opens the store in a worker process, after fork (an LMDB environment is
+ * never carried across one). The file must exist: a missing one is an
+ * error, never a new empty store. Closed when p is cleared. */
+const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
+                                apr_size_t map_size, wh_replay_lmdb **out);
+
+/* Records id until expires unless it is held and live (an expired entry
+ * counts as absent). may_add 0: only looks (DUPLICATE or REFUSED). Each
+ * call also purges a few expired ids, so the store holds about
+ * rate × window ids. *err: why, for FULL and ERROR. */
+wh_lmdb_result wh_replay_lmdb_add(wh_replay_lmdb *db, const char *id,
+                                  apr_time_t now, apr_time_t expires,
+                                  int may_add, const char **err);
+
+/* Forgets id (the application failed: the bank's retry is delivered).
+ * 0: removed or absent; -1 with *err. */
+int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id,
+                          const char **err);
+
+/* ids held (expired ones not yet purged included), bytes of the map in
+ * use, and its size. 0, or -1. */
+int wh_replay_lmdb_usage(wh_replay_lmdb *db, apr_uint64_t *ids,
+                         apr_uint64_t *used, apr_uint64_t *size);
+
+/* The lock and state files of the store at path. */
+const char *wh_replay_lmdb_lockfile(apr_pool_t *p, const char *path);
+const char *wh_replay_lmdb_statefile(apr_pool_t *p, const char *path);
+
+#endif
