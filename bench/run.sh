@@ -60,7 +60,7 @@ HTTPD_CONF=""
 HTTPD_ENV=""          # "VAR=value" for the next httpd_start (mod_php's ini)
 NODE_PID=""
 FWD_PID=""
-RAMDIR=""             # section_module's dbm replay store in /dev/shm
+DBMROW=""             # section_module measures ReplayCache dbm too
 
 T=$(mktemp -d /tmp/wh-bench.XXXXXX) || exit 1
 chmod 755 "$T"
@@ -69,7 +69,6 @@ cleanup() {
     for n in "${HTTPDS[@]}"; do use_httpd "$n"; httpd_stop; done
     node_stop
     [ -n "$FWD_PID" ] && kill "$FWD_PID" 2>/dev/null
-    [ -n "$RAMDIR" ] && rm -rf "$RAMDIR"
     [ -n "${BENCH_KEEP_TMP:-}" ] && { echo "kept $T" >&2; return; }
     rm -rf "$T"
 }
@@ -387,8 +386,8 @@ summarize() {
 
 # ref_server NAME MODULES BODY: an event httpd as the module section's
 # (one child, 32 threads) with /v1/sink (mod_wirehook in front of
-# mod_benchok, replay cache on shmcb) and /sink, plus BODY; started and
-# made current. The reference every receiver is compared with.
+# mod_benchok, the default replay cache, lmdb) and /sink, plus BODY;
+# started and made current. The reference every receiver is compared with.
 ref_server() {
     PORT=$(free_port) || return 1
     write_wh_conf "$T/etc/ref.conf"
@@ -496,7 +495,8 @@ EOF
 }
 
 # ------------------------------------------------------------ 3. module ---
-# baseline: /sink (benchok alone); subject: /v1/sink (mod_wirehook + benchok)
+# baseline: /sink (benchok alone); subject: /v1/sink (mod_wirehook + benchok,
+# the default ReplayCache lmdb: its file in the DefaultRuntimeDir $T/run/module)
 # lead_round NAME ROUND PATH COUNT LABEL: one round at PATH with COUNT
 # requests signed 300 s ahead; kv NAME<ROUND>.*
 lead_round() {
@@ -516,14 +516,11 @@ section_module() {
     # the same in memory: ReplayCache shmcb, large enough for every round
     # (no refusal for a full store), not kept across a full restart
     write_wh_conf "$T/etc/mod-shm.conf" "ReplayCache shmcb:$T/run/module/replay-shm(268435456)"
-    # dbm in a RAM file system, where Debian's default puts it
-    # (DefaultRuntimeDir /run/apache2): no disk sync under the replay mutex
-    if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-        RAMDIR=$(mktemp -d /dev/shm/wh-bench.XXXXXX) && chmod 1777 "$RAMDIR"
-        write_wh_conf "$T/etc/mod-ram.conf" "ReplayCache dbm:$RAMDIR/replay"
-    fi
-    local ram_conf=$T/etc/mod.conf
-    [ -n "$RAMDIR" ] && ram_conf=$T/etc/mod-ram.conf
+    # dbm (mod_socache_dbm, the default before lmdb) on disk, as its own
+    # file: a Berkeley DB open, write, sync and close per new id
+    DBMROW=1
+    write_wh_conf "$T/etc/mod-ram.conf" "ReplayCache dbm:$T/run/module/replay-dbm"
+    local ram_conf=$T/etc/mod-ram.conf
     httpd_conf module "" "<Location /sink>
     SetHandler benchok
 </Location>
@@ -573,15 +570,15 @@ BenchFloorSecret $BENCH_SECRET"
         kv "$T/mod$r.kv" "mod$r"
         [ "$(get "mod$r.exhausted")" = 0 ] || note "module round $r ran out of pre-signed requests: its rate is understated"
         [ "$(get "mod$r.non2xx")" = 0 ] || note "module round $r: $(get "mod$r.non2xx") responses were not 2xx"
-        # shmcb remembers only since httpd started, and a new dbm file in a
-        # RAM file system is not trusted to be new (a reboot empties it):
-        # for TimestampTolerance (300 s) both refuse what could have been
-        # signed before the start; requests signed 300 s ahead are inside
-        # the tolerance and after that
+        # shmcb remembers only since httpd started (and a new dbm file is not
+        # trusted to be new where $T is in a RAM file system, which a reboot
+        # empties): for TimestampTolerance (300 s) they refuse what could
+        # have been signed before the start; requests signed 300 s ahead are
+        # inside the tolerance and after that
         lead_round shm "$r" /v2/sink "$cnt" "shmcb" || return 1
         shm_rps="$shm_rps $(get "shm$r.rps")"; shm_cpu="$shm_cpu $(get "shm$r.cpu_us")"
-        if [ -n "$RAMDIR" ]; then
-            lead_round ram "$r" /v3/sink "$cnt" "dbm in RAM" || return 1
+        if [ -n "$DBMROW" ]; then
+            lead_round ram "$r" /v3/sink "$cnt" "dbm" || return 1
             ram_rps="$ram_rps $(get "ram$r.rps")"; ram_cpu="$ram_cpu $(get "ram$r.cpu_us")"
         fi
         base_rps="$base_rps $(get "base$r.rps")"; mod_rps="$mod_rps $(get "mod$r.rps")"
@@ -593,7 +590,7 @@ BenchFloorSecret $BENCH_SECRET"
     R[module.floor_rps]=$(echo "$floor_rps" | median)
     R[module.shm_rps]=$(echo "$shm_rps" | median)
     R[module.shm_cpu]=$(echo "$shm_cpu" | median)
-    if [ -n "$RAMDIR" ]; then
+    if [ -n "$DBMROW" ]; then
         R[module.ram_rps]=$(echo "$ram_rps" | median)
         R[module.ram_cpu]=$(echo "$ram_cpu" | median)
     fi
@@ -606,7 +603,6 @@ BenchFloorSecret $BENCH_SECRET"
     R[module.base_p99]=$(echo "$base_p99" | median)
     R[module.mod_p99]=$(echo "$mod_p99" | median)
     httpd_stop
-    [ -n "$RAMDIR" ] && rm -rf "$RAMDIR"
     return 0
 }
 
@@ -1077,9 +1073,9 @@ if has module && [ -n "$(get module.mod_rps)" ]; then
         rmf_=$(ratio "$(get module.mod_rps)" "$(get module.floor_rps)")
         row "Module ÷ module floor" "$(fmt "$(get module.mod_rps)" req/s)" \
             "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rmf_" "≥ 0.95" \
-            "$(verdict "$rmf_" ">=" 0.95) — the default ReplayCache dbm: mod_socache_dbm opens, writes and closes its Berkeley DB file for every new id, two fdatasync calls under the replay mutex; the floor keeps nothing"
+            "$(verdict "$rmf_" ">=" 0.95) — the default ReplayCache lmdb: one LMDB write transaction per new id (memory writes, no sync: kept across restarts and killed processes); the floor keeps nothing"
         store_row shm "ReplayCache shmcb (memory: not kept across a full restart)"
-        store_row ram "ReplayCache dbm in a RAM file system (as Debian's default DefaultRuntimeDir /run/apache2)"
+        store_row ram "ReplayCache dbm on disk (mod_socache_dbm: open, write, two fdatasync calls and close per new id)"
         [ -n "$(get module.floor_cpu)" ] && row "Module floor: httpd CPU per request" \
             "$(get module.floor_cpu) µs" "$(get module.base_cpu) µs" \
             "$(ratio "$(get module.floor_cpu)" "$(get module.base_cpu)")" "—" "info"

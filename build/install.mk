@@ -18,8 +18,8 @@
 #   $(APACHE_CONFDIR)/mods-available/wirehook.load   LoadModule + "# Depends:"
 #   $(APACHE_CONFDIR)/mods-available/wirehook.conf   a commented example
 #
-# so that `a2enmod wirehook` (which also enables socache_dbm, the default
-# ReplayCache) and a restart are all that is left to do. Nothing is
+# so that `a2enmod wirehook` (which also enables socache_dbm, for
+# ReplayCache dbm) and a restart are all that is left to do. Nothing is
 # enabled, no httpd.conf is edited, no service is restarted.
 #
 # The module is copied with `install -m 644`, not `apxs -i`: apxs -i goes
@@ -127,7 +127,7 @@ endif
 	else \
 	  echo "installed. Load the module in httpd.conf with:"; \
 	  echo "  LoadModule wirehook_module $(MODULEDIR)/mod_wirehook.so"; \
-	  echo "  (and mod_socache_dbm, the default ReplayCache)"; \
+	  echo "  (and mod_socache_dbm only for ReplayCache dbm: the default, lmdb, is built in)"; \
 	fi
 
 uninstall: install-check-dirs
@@ -160,7 +160,8 @@ uninstall: install-check-dirs
 WH_LOAD_LINES = \
   '\# mod_wirehook: verifies wire-payment-status webhooks (Basic auth,' \
   '\# timestamp, HMAC-SHA256 signature, JSON schema) before any handler.' \
-  '\# Enable: a2enmod wirehook. The default ReplayCache is dbm, hence:' \
+  '\# Enable: a2enmod wirehook. The default ReplayCache, lmdb, is the module'"'"'s' \
+  '\# own; socache_dbm comes along so that "ReplayCache dbm" works at once:' \
   '\# Depends: socache_dbm' \
   'LoadModule wirehook_module $(MODULEDIR)/mod_wirehook.so'
 WH_CONF_LINES = \

@@ -1,5 +1,7 @@
 /* Replay protection across processes, restarts and (with memcache/redis)
- * servers, on the mod_socache providers httpd ships. The promise: a
+ * servers: wirehook's own LMDB store (the default; its httpd lifecycle is
+ * wh_mod_replay_lmdb.c) or the mod_socache providers httpd ships. The
+ * promise: a
  * notificationId accepted once is answered "duplicate" for the whole
  * ReplayWindow; where the store cannot promise it, the answer is 503
  * replay_cache_unavailable, never a second delivery. What each provider
@@ -14,7 +16,7 @@
  *                what each store guarantees
  *   child_init   re-attach the global mutexes
  *
- * dbm (the default) persists: its file outlives restarts, so the instance
+ * dbm persists: its file outlives restarts, so the instance
  * is never destroyed (mod_socache_dbm's destroy deletes the file). shmcb
  * lives in shared memory for one configuration generation: its ledger
  * refuses the id that would make it evict, and for TimestampTolerance
@@ -24,7 +26,8 @@
  * httpd's back (a restarted memcached, a flushed redis, a deleted file)
  * and is treated the same way.
  *
- * The id is recorded BEFORE the handler runs, under the global mutex
+ * The id is recorded BEFORE the handler runs, under the global mutex (lmdb:
+ * in one LMDB write transaction, which is its own lock)
  * (look up; absent: admit and store with expiry now + ReplayWindow), so
  * two copies arriving at once on different workers are delivered once.
  * When the application's final status is 5xx the id is removed again
@@ -89,7 +92,7 @@ static apr_hash_t *replays(apr_pool_t *pconf)
 static const char *spec_of(apr_pool_t *p, const wh_config *cfg)
 {
     const char *name = cfg->replay_cache_provider ? cfg->replay_cache_provider
-                                                  : "dbm";
+                                                  : "lmdb";
     return apr_pstrcat(p, name, ":", cfg->replay_cache_args
                                          ? cfg->replay_cache_args : "", NULL);
 }

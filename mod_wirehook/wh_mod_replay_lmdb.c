@@ -8,10 +8,12 @@
  * workers are delivered once. */
 #include "mod_wirehook.h"
 
+#include "http_core.h"
 #include "mpm_common.h"
 #include "unixd.h"
 #include "wh_replay.h"
 #include "wh_replay_lmdb.h"
+#include <apr_dbm.h>
 #include <apr_strings.h>
 #include <unistd.h>
 
@@ -41,9 +43,8 @@ static void give_to_user(apr_pool_t *p, server_rec *s, const char *file)
     (void)p;
 }
 
-/* A clean stop (or the end of a configuration generation): synced and
- * marked clean, so that a reboot after it keeps the ids. A graceful
- * restart prepares the file again at once (marked in use). */
+/* A clean stop: synced and marked clean, so that a reboot after it keeps
+ * the ids. */
 static apr_status_t mark_clean(void *data)
 {
     wh_mod_lmdb *l = data;
@@ -52,6 +53,10 @@ static apr_status_t mark_clean(void *data)
      * apr_terminate) while the others go on writing: only the parent's
      * stop is a stop */
     if (getpid() != l->parent)
+        return APR_SUCCESS;
+    /* a graceful restart or the startup's first configuration pass:
+     * children go on writing (old ones) or are about to (new ones) */
+    if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_EXITING)
         return APR_SUCCESS;
     if (apr_pool_create(&p, NULL) != APR_SUCCESS)
         return APR_SUCCESS;
@@ -62,6 +67,18 @@ static apr_status_t mark_clean(void *data)
                      "it will not be trusted", l->spec, err);
     apr_pool_destroy(p);
     return APR_SUCCESS;
+}
+
+/* The default store before lmdb was mod_socache_dbm's file in the runtime
+ * directory: an lmdb store that replaces it starts knowing none of the
+ * ids it held, so it cannot count as new. */
+static int had_dbm_default(apr_pool_t *p)
+{
+    const char *f1 = NULL, *f2 = NULL;
+    apr_finfo_t fi;
+    apr_dbm_get_usednames(p, ap_runtime_dir_relative(p, "wirehook-replay"),
+                          &f1, &f2);
+    return f1 && apr_stat(&fi, f1, APR_FINFO_TYPE, p) == APR_SUCCESS;
 }
 
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
@@ -87,7 +104,7 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     err = wh_replay_lmdb_prepare(ptemp, l->path, l->map_size, apr_time_now(),
-                                 &l->since, &trust);
+                                 had_dbm_default(ptemp), &l->since, &trust);
     if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00974)
                      "WirehookConfig %s: ReplayCache %s: %s", site_path,

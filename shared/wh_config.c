@@ -362,7 +362,7 @@ static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
     X("ListMaxLimit", set_list_max_limit,                                    \
       "N: largest list page size, 1..10000 (100)")                           \
     X("ReplayCache", set_replay_cache,                                       \
-      "SPEC: provider[:args] of the replay store (dbm)")                   \
+      "SPEC: provider[:args] of the replay store (lmdb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
       "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")          \
     X("ForwardUrl", set_forward_url,                                         \

@@ -75,13 +75,15 @@ int wh_replay_lmdb_state_decode(const char *text, apr_size_t len,
                                 wh_replay_lmdb_state *st)
 {
     static const char magic[] = "wirehook-replay 1\n";
-    const char *t = text, *end = text + len;
+    const char *t, *end;
     char boot[sizeof(st->boot)], clean[4], since[24];
 
     memset(st, 0, sizeof(*st));
     if (text == NULL || len < sizeof(magic) - 1
-        || memcmp(t, magic, sizeof(magic) - 1) != 0)
+        || memcmp(text, magic, sizeof(magic) - 1) != 0)
         return -1;
+    t = text;
+    end = text + len;
     t += sizeof(magic) - 1;
     if (state_field(&t, end, "boot", boot, sizeof(boot)) != 0
         || state_field(&t, end, "clean", clean, sizeof(clean)) != 0
@@ -284,7 +286,8 @@ static void remove_files(apr_pool_t *p, const char *path)
 
 const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
                                    apr_size_t map_size, apr_time_t now,
-                                   apr_time_t *since, wh_lmdb_trust *trust)
+                                   int predecessor, apr_time_t *since,
+                                   wh_lmdb_trust *trust)
 {
     const char *statefile = wh_replay_lmdb_statefile(p, path);
     wh_replay_lmdb_state st, *stp = &st;
@@ -300,7 +303,8 @@ const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
         stp = NULL;
     char boot[sizeof(st.boot)];
     wh_replay_lmdb_boot_id(boot, sizeof(boot));
-    *trust = wh_replay_lmdb_trust(stp, stat(path, &sb) == 0, wh_replay_lmdb_on_ram_fs(path),
+    *trust = wh_replay_lmdb_trust(stp, stat(path, &sb) == 0,
+                                  predecessor || wh_replay_lmdb_on_ram_fs(path),
                                   boot, now, since);
     if (*trust == WH_LMDB_TRUST_DISCARD || *trust == WH_LMDB_TRUST_LOST)
         remove_files(p, path);

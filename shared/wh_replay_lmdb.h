@@ -26,7 +26,7 @@
 #include <apr_time.h>
 
 /* The map's default and smallest sizes. The file is sparse: it takes
- * disk only for the ids it holds (about 150 bytes each). 128 MiB holds
+ * disk only for the ids it holds (about 160 bytes each). 128 MiB holds
  * about 800,000 ids: 1,300 notifications/s over a 600 s ReplayWindow. */
 #define WH_REPLAY_LMDB_DEFAULT_SIZE ((apr_size_t)128 << 20)
 #define WH_REPLAY_LMDB_MIN_SIZE ((apr_size_t)64 << 10)
@@ -71,8 +71,9 @@ typedef enum {
 } wh_lmdb_trust;
 
 /* The rule, pure: st is the state file's content (NULL: none or
- * unreadable), data_exists whether PATH exists, on_ram_fs whether its
- * directory is a RAM file system (emptied by a reboot), boot_now the
+ * unreadable), data_exists whether PATH exists, on_ram_fs whether a
+ * missing file may have been lost (its directory is a RAM file system a
+ * reboot empties, or another store held ids before it), boot_now the
  * kernel's boot id ("" unknown). Sets *since. */
 wh_lmdb_trust wh_replay_lmdb_trust(const wh_replay_lmdb_state *st,
                                    int data_exists, int on_ram_fs,
@@ -89,11 +90,13 @@ void wh_replay_lmdb_boot_id(char *buf, apr_size_t len);
 
 /* Before the workers start (httpd's parent, as root): applies the rule,
  * removes an untrusted file, creates the store (mode 0600) and writes the
- * state as "in use". *since: when the store's memory began; *trust: which
- * case applied. Returns NULL or the error. */
+ * state as "in use". predecessor: another replay store held ids before
+ * this one (a missing file is then lost, not new). *since: when the
+ * store's memory began; *trust: which case applied. NULL or the error. */
 const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
                                    apr_size_t map_size, apr_time_t now,
-                                   apr_time_t *since, wh_lmdb_trust *trust);
+                                   int predecessor, apr_time_t *since,
+                                   wh_lmdb_trust *trust);
 
 /* At a clean stop, once no worker writes: syncs the file to disk and
  * marks the state clean (trusted after a reboot). NULL or the error. */

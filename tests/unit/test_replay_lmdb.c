@@ -129,7 +129,7 @@ static wh_lmdb_trust fx_prepare(fx *f, apr_size_t size, apr_time_t now,
     const char *err;
 
     *since = -12345;
-    err = wh_replay_lmdb_prepare(P(), f->path, size, now, since, &trust);
+    err = wh_replay_lmdb_prepare(P(), f->path, size, now, 0, since, &trust);
     if (err)
         fprintf(stderr, "\n  prepare %s: %s\n", f->path, err);
     CU_ASSERT_PTR_NULL(err);
@@ -479,6 +479,24 @@ static void test_prepare_new_then_keep(void)
     CU_ASSERT_EQUAL(st.since, since);
     CU_ASSERT_EQUAL(mode_of(f->path), 0600);
     CU_ASSERT_EQUAL(mode_of(f->state), 0600);
+    fx_done(f);
+}
+
+/* A new file where another replay store (the dbm default of earlier
+ * versions) held ids: it starts knowing none of them, so it is lost, not
+ * new; once it exists the predecessor no longer matters. */
+static void test_prepare_after_a_predecessor_is_lost(void)
+{
+    fx *f = fx_make();
+    apr_time_t since = -1;
+    wh_lmdb_trust trust = (wh_lmdb_trust)-1;
+
+    CU_ASSERT_PTR_NULL(wh_replay_lmdb_prepare(P(), f->path, MAP, T0, 1, &since, &trust));
+    CU_ASSERT_EQUAL(trust, WH_LMDB_TRUST_LOST);
+    CU_ASSERT_EQUAL(since, T0);
+    CU_ASSERT_PTR_NULL(wh_replay_lmdb_prepare(P(), f->path, MAP, T0 + SEC(60), 1, &since, &trust));
+    CU_ASSERT_EQUAL(trust, WH_LMDB_TRUST_KEEP);
+    CU_ASSERT_EQUAL(since, T0);
     fx_done(f);
 }
 
@@ -1051,6 +1069,8 @@ static const wh_test_case cases[] = {
       test_prepare_after_reboot_discards_unless_clean },
     { "prepare: data without state discarded, state without data lost",
       test_prepare_data_without_state_or_state_without_data },
+    { "prepare where another store held ids: lost, not new",
+      test_prepare_after_a_predecessor_is_lost },
     { "mark_clean marks clean, prepare marks in use", test_mark_clean_then_prepare_marks_in_use },
     { "open of a missing file is an error and creates nothing",
       test_open_missing_file_is_an_error },
