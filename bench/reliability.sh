@@ -99,7 +99,8 @@ Replay protection (\`tests/integration/test_replay.sh\`): with the default
 store (ReplayCache lmdb) a notification delivered before $REPLAY_FLOOD others
 inside one ReplayWindow, and across a full and a graceful restart, a kill -9
 of httpd and a (simulated) reboot after a clean stop, is a duplicate; after
-a crash and reboot the file is discarded and what it cannot judge is 503; a fixed-size shmcb answers 503 rather than evict, and after each
+a crash and reboot the file is discarded and what it cannot judge is 503;
+a fixed-size shmcb answers 503 rather than evict, and after each
 start 503 for what it cannot judge; a store emptied while running answers
 503. Last soak run: $( [ -f "$rs" ] && tail -n 1 "$rs" || echo "none" ).
 
