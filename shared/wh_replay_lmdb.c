@@ -1,11 +1,13 @@
 /* The LMDB replay store (see wh_replay_lmdb.h).
  *
- * Two databases in one environment:
- *   ids  notificationId -> expiry (apr_time_t, 8 bytes)
- *   exp  expiry (8 bytes big-endian) + notificationId -> ""
- * exp is ids in expiry order, so purging the expired is a walk from its
- * first key: each add removes a few, which keeps the store at about
- * rate x window ids with no sweep that would stall writers. */
+ * One database: notificationId -> expiry (apr_time_t, 8 bytes). Expired
+ * ids are swept a few at a time: every insert walks on from where the
+ * process's last sweep stopped, examines WH_LMDB_SWEEP_PER_ADD entries and
+ * deletes the expired ones, wrapping at the end. Each entry is examined
+ * once per N / SWEEP inserts, so the store holds at most about
+ * (1 + 1/(SWEEP - 1)) x rate x window ids, with no second index to keep
+ * in expiry order and no sweep that stalls writers. An expired entry that
+ * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
@@ -20,16 +22,20 @@
 #include <sys/vfs.h>
 #endif
 
-/* Expired ids removed per add: more than one, so the purge outruns the
- * intake whatever the rate. */
-#define WH_LMDB_PURGE_PER_ADD 4
+/* Entries examined per add: more than one, so the sweep outruns the
+ * intake whatever the rate (they mostly share the cursor's leaf page). */
+#define WH_LMDB_SWEEP_PER_ADD 8
 #define WH_LMDB_STATE_MAX 256
-#define WH_LMDB_EXP_KEY_MAX (8 + WH_REPLAY_LMDB_ID_MAX)
 
 struct wh_replay_lmdb {
     MDB_env *env;
-    MDB_dbi ids, exp;
+    MDB_dbi ids;
     apr_size_t map_size;
+    /* where this process's sweep goes on (empty: from the first id); only
+     * touched inside a write transaction, which excludes every other
+     * writer, threads of this process included */
+    char sweep[WH_REPLAY_LMDB_ID_MAX];
+    apr_size_t sweep_len;
 };
 
 /* ---- the state file -------------------------------------------------- */
@@ -260,8 +266,6 @@ static const char *env_open(apr_pool_t *p, const char *path,
         rc = mdb_txn_begin(db->env, NULL, 0, &txn);
     if (rc == 0)
         rc = mdb_dbi_open(txn, "ids", MDB_CREATE, &db->ids);
-    if (rc == 0)
-        rc = mdb_dbi_open(txn, "exp", MDB_CREATE, &db->exp);
     if (rc == 0) {
         rc = mdb_txn_commit(txn);
         txn = NULL;
@@ -365,26 +369,6 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
 
 /* ---- ids ------------------------------------------------------------- */
 
-static void exp_key(char *buf, apr_time_t expires, const char *id,
-                    apr_size_t len, MDB_val *k)
-{
-    apr_uint64_t e = (apr_uint64_t)expires;
-    for (int i = 7; i >= 0; i--, e >>= 8)
-        buf[i] = (char)(e & 0xff);
-    memcpy(buf + 8, id, len);
-    k->mv_data = buf;
-    k->mv_size = 8 + len;
-}
-
-static apr_time_t exp_time(const MDB_val *k)
-{
-    apr_uint64_t e = 0;
-    const unsigned char *b = k->mv_data;
-    for (int i = 0; i < 8; i++)
-        e = (e << 8) | b[i];
-    return (apr_time_t)e;
-}
-
 static apr_time_t stored_expiry(const MDB_val *v)
 {
     apr_time_t e = 0;
@@ -393,24 +377,34 @@ static apr_time_t stored_expiry(const MDB_val *v)
     return e;
 }
 
-/* Removes up to max ids whose expiry has passed. */
+/* Examines up to max ids from where the sweep stopped, deleting the
+ * expired; 0, or LMDB's error. */
 static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max)
 {
     MDB_cursor *c;
-    MDB_val k, v;
-    int rc = mdb_cursor_open(txn, db->exp, &c);
+    MDB_val k = { db->sweep_len, db->sweep }, v;
+    int rc = mdb_cursor_open(txn, db->ids, &c);
     if (rc != 0)
         return rc;
-    while (max-- > 0 && (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST)) == 0
-           && k.mv_size > 8 && exp_time(&k) <= now) {
-        MDB_val idk = { k.mv_size - 8, (char *)k.mv_data + 8 };
-        if ((rc = mdb_del(txn, db->ids, &idk, NULL)) != 0 && rc != MDB_NOTFOUND)
+    rc = mdb_cursor_get(c, &k, &v, db->sweep_len ? MDB_SET_RANGE : MDB_FIRST);
+    while (rc == 0 && max-- > 0) {
+        /* after a delete, LMDB's MDB_NEXT gives the entry that took the
+         * deleted one's place */
+        if (stored_expiry(&v) <= now && (rc = mdb_cursor_del(c, 0)) != 0)
             break;
-        if ((rc = mdb_cursor_del(c, 0)) != 0)
-            break;
+        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+    }
+    if (rc == 0 && k.mv_size <= sizeof(db->sweep)) {
+        memcpy(db->sweep, k.mv_data, k.mv_size);
+        db->sweep_len = k.mv_size;
+        rc = 0;
+    }
+    else if (rc == MDB_NOTFOUND || rc == 0) {
+        db->sweep_len = 0;      /* the end: wrap to the first id */
+        rc = 0;
     }
     mdb_cursor_close(c);
-    return rc == MDB_NOTFOUND ? 0 : rc;
+    return rc;
 }
 
 static wh_lmdb_result failed(wh_replay_lmdb *db, MDB_txn *txn, int rc,
@@ -434,7 +428,7 @@ static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
     if (mdb_txn_begin(db->env, NULL, 0, &txn) != 0)
         return 0;
     if (mdb_stat(txn, db->ids, &before) != 0
-        || purge(db, txn, now, 64 * WH_LMDB_PURGE_PER_ADD) != 0
+        || purge(db, txn, now, 64 * WH_LMDB_SWEEP_PER_ADD) != 0
         || mdb_stat(txn, db->ids, &after) != 0
         || after.ms_entries == before.ms_entries) {
         mdb_txn_abort(txn);
@@ -462,9 +456,8 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
                                int may_add, const char **err)
 {
     apr_size_t len = id ? strlen(id) : 0;
-    char ek[WH_LMDB_EXP_KEY_MAX];
     MDB_txn *txn;
-    MDB_val k = { len, (void *)id }, v, e, none = { 0, (void *)"" };
+    MDB_val k = { len, (void *)id }, v;
     int rc;
 
     if (err)
@@ -490,18 +483,11 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         mdb_txn_abort(txn);
         return WH_LMDB_REFUSED;
     }
-    if (rc == 0) {
-        /* held but expired: its old place in expiry order goes */
-        exp_key(ek, stored_expiry(&v), id, len, &e);
-        if ((rc = mdb_del(txn, db->exp, &e, NULL)) != 0 && rc != MDB_NOTFOUND)
-            return failed(db, txn, rc, err);
-    }
+    /* held but expired, or absent: (re)recorded with the new expiry */
     v.mv_size = sizeof(expires);
     v.mv_data = &expires;
-    exp_key(ek, expires, id, len, &e);
-    if ((rc = purge(db, txn, now, WH_LMDB_PURGE_PER_ADD)) != 0
-        || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0
-        || (rc = mdb_put(txn, db->exp, &e, &none, 0)) != 0)
+    if ((rc = purge(db, txn, now, WH_LMDB_SWEEP_PER_ADD)) != 0
+        || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0)
         return failed(db, txn, rc, err);
     if ((rc = mdb_txn_commit(txn)) != 0)
         return failed(db, NULL, rc, err);
@@ -511,9 +497,8 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
 int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
 {
     apr_size_t len = id ? strlen(id) : 0;
-    char ek[WH_LMDB_EXP_KEY_MAX];
     MDB_txn *txn;
-    MDB_val k = { len, (void *)id }, v, e;
+    MDB_val k = { len, (void *)id };
     int rc;
 
     if (db == NULL || db->env == NULL || len == 0
@@ -527,16 +512,10 @@ int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
             *err = mdb_strerror(rc);
         return -1;
     }
-    rc = mdb_get(txn, db->ids, &k, &v);
+    rc = mdb_del(txn, db->ids, &k, NULL);
     if (rc == MDB_NOTFOUND) {
         mdb_txn_abort(txn);
         return 0;
-    }
-    if (rc == 0) {
-        exp_key(ek, stored_expiry(&v), id, len, &e);
-        rc = mdb_del(txn, db->exp, &e, NULL);
-        if (rc == 0 || rc == MDB_NOTFOUND)
-            rc = mdb_del(txn, db->ids, &k, NULL);
     }
     if (rc == 0)
         rc = mdb_txn_commit(txn);
