@@ -193,6 +193,18 @@ static wh_lmdb_result add(wh_replay_lmdb *db, const char *id, apr_time_t now,
     return wh_replay_lmdb_add(db, id, now, expires, may_add, e);
 }
 
+/* One worker's answer: a store opened in a pool of its own, one add,
+ * closed again (as a child of the generation just prepared). */
+static wh_lmdb_result fx_add_in_worker(fx *f, const char *id, apr_time_t now,
+                                       apr_time_t expires, int may_add)
+{
+    apr_pool_t *sp;
+    wh_replay_lmdb *db = fx_open(f, MAP, &sp);
+    wh_lmdb_result r = add(db, id, now, expires, may_add, NULL);
+    apr_pool_destroy(sp);
+    return r;
+}
+
 static const char *nid(int i)
 {
     return apr_psprintf(P(), "%08d-0000-4000-8000-000000000000", i);
@@ -505,16 +517,12 @@ static void test_prepare_after_a_predecessor_is_lost(void)
 static void test_prepare_after_reboot_discards_unless_clean(void)
 {
     fx *f = fx_make();
-    apr_pool_t *sp;
-    wh_replay_lmdb *db;
     wh_replay_lmdb_state st;
     apr_time_t since, t1 = T0 + SEC(100), t2 = T0 + SEC(200);
     apr_time_t expires = T0 + SEC(3600);
 
     fx_prepare(f, MAP, T0, &since);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", T0, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", T0, expires, 1), WH_LMDB_FIRST);
 
     /* down without a clean stop, up with a new boot id */
     st = state_of("another-boot-id", 0, T0);
@@ -526,10 +534,8 @@ static void test_prepare_after_reboot_discards_unless_clean(void)
     ASSERT_STR(st.boot, boot_now());
     CU_ASSERT_EQUAL(st.clean, 0);
     CU_ASSERT_EQUAL(st.since, t1);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t1, expires, 1, NULL), WH_LMDB_FIRST);  /* gone */
-    CU_ASSERT_EQUAL(add(db, "id-2", t1, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t1, expires, 1), WH_LMDB_FIRST);  /* gone */
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-2", t1, expires, 1), WH_LMDB_FIRST);
 
     /* a clean stop, then up with a new boot id */
     CU_ASSERT_PTR_NULL(wh_replay_lmdb_mark_clean(P(), f->path, MAP));
@@ -539,19 +545,15 @@ static void test_prepare_after_reboot_discards_unless_clean(void)
     fx_write_state(f, &st);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t2, &since), WH_LMDB_TRUST_KEEP);
     CU_ASSERT_EQUAL(since, t1);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t2, expires, 1, NULL), WH_LMDB_DUPLICATE);
-    CU_ASSERT_EQUAL(add(db, "id-2", t2, expires, 1, NULL), WH_LMDB_DUPLICATE);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t2, expires, 1), WH_LMDB_DUPLICATE);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-2", t2, expires, 1), WH_LMDB_DUPLICATE);
 
     /* the same with a state written by encode alone */
     st = state_of("yet-another-boot-id", 1, t1);
     fx_write_state(f, &st);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t2, &since), WH_LMDB_TRUST_KEEP);
     CU_ASSERT_EQUAL(since, t1);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t2, expires, 0, NULL), WH_LMDB_DUPLICATE);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t2, expires, 0), WH_LMDB_DUPLICATE);
     fx_done(f);
 }
 
@@ -560,23 +562,17 @@ static void test_prepare_after_reboot_discards_unless_clean(void)
 static void test_prepare_data_without_state_or_state_without_data(void)
 {
     fx *f = fx_make();
-    apr_pool_t *sp;
-    wh_replay_lmdb *db;
     apr_time_t since, t1 = T0 + SEC(100), t2 = T0 + SEC(200);
     apr_time_t expires = T0 + SEC(3600);
 
     fx_prepare(f, MAP, T0, &since);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", T0, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", T0, expires, 1), WH_LMDB_FIRST);
 
     CU_ASSERT_EQUAL_FATAL(unlink(f->state), 0);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t1, &since), WH_LMDB_TRUST_DISCARD);
     CU_ASSERT_EQUAL(since, t1);
     CU_ASSERT(exists(f->state));
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t1, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t1, expires, 1), WH_LMDB_FIRST);
 
     /* an unreadable state is no state */
     {
@@ -587,18 +583,14 @@ static void test_prepare_data_without_state_or_state_without_data(void)
     }
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t1, &since), WH_LMDB_TRUST_DISCARD);
     CU_ASSERT_EQUAL(since, t1);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t1, expires, 0, NULL), WH_LMDB_REFUSED);
-    CU_ASSERT_EQUAL(add(db, "id-1", t1, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t1, expires, 0), WH_LMDB_REFUSED);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t1, expires, 1), WH_LMDB_FIRST);
 
     CU_ASSERT_EQUAL_FATAL(unlink(f->path), 0);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t2, &since), WH_LMDB_TRUST_LOST);
     CU_ASSERT_EQUAL(since, t2);
     CU_ASSERT_EQUAL(mode_of(f->path), 0600);
-    db = fx_open(f, MAP, &sp);
-    CU_ASSERT_EQUAL(add(db, "id-1", t2, expires, 1, NULL), WH_LMDB_FIRST);
-    apr_pool_destroy(sp);
+    CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t2, expires, 1), WH_LMDB_FIRST);
     fx_done(f);
 }
 
