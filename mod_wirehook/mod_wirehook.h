@@ -163,7 +163,7 @@ typedef struct wh_mod_lmdb wh_mod_lmdb;
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *site_path, apr_int64_t tolerance,
-                       wh_mod_lmdb **out);
+                       int predecessor, wh_mod_lmdb **out);
 void wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild, server_rec *s);
 wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
                                  const wh_facts *f, apr_time_t now,

@@ -45,10 +45,6 @@
 #include <apr_shm.h>
 #include <apr_strings.h>
 #include <sys/stat.h>
-#if defined(__linux__)
-#include <sys/vfs.h>
-#include <linux/magic.h>
-#endif
 
 #define WH_REPLAY_KEY "wirehook-replays"
 #define WH_REPLAY_NAMESPACE "wirehook-replay"
@@ -172,21 +168,6 @@ static int dbm_exists(apr_pool_t *p, const char *path)
     apr_finfo_t fi;
     apr_dbm_get_usednames(p, path, &f1, &f2);
     return f1 && apr_stat(&fi, f1, APR_FINFO_TYPE, p) == APR_SUCCESS;
-}
-
-/* A file in a RAM file system is gone after a reboot: its absence then
- * says nothing about what was accepted before. */
-static int on_tmpfs(const char *path)
-{
-#if defined(__linux__)
-    struct statfs sf;
-    if (statfs(path, &sf) != 0)
-        return 0;
-    return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
-#else
-    (void)path;
-    return 0;
-#endif
 }
 
 /* mod_socache_dbm answers a key that is not there with APR_EGENERAL when
@@ -368,7 +349,7 @@ static int create_store(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                       sizeof(WH_REPLAY_MARKER_KEY) - 1, val, &len, ptemp);
         if (rv != APR_SUCCESS
             || wh_replay_marker_decode((const char *)val, len, &since, &set) != 0) {
-            int trusted = fresh_file && !on_tmpfs(dbm_file);
+            int trusted = fresh_file && !wh_replay_on_ram_fs(dbm_file);
             since = trusted ? 0 : now;
             if (marker_store(rp, s, since, now, ptemp) != APR_SUCCESS) {
                 ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00959)
@@ -385,7 +366,7 @@ static int create_store(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                                    "notifications signed before TimestampTolerance "
                                    "from now are answered 503");
         }
-        if (on_tmpfs(dbm_file))
+        if (wh_replay_on_ram_fs(dbm_file))
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00961)
                          "ReplayCache %s: %s is in a RAM file system: a reboot "
                          "empties it (then notifications are answered 503 for "
@@ -436,9 +417,15 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         int rc;
         if (rp->instance || rp->lmdb)
             continue;
+        /* the default store before lmdb was dbm's default file: an lmdb
+         * store replacing it knows none of its ids, so it is not new */
         if (strcmp(rp->model.provider, "lmdb") == 0)
-            rc = wh_mod_lmdb_create(pconf, ptemp, s, &rp->model, rp->spec,
-                                    site->path, rp->tolerance, &rp->lmdb);
+            rc = wh_mod_lmdb_create(
+                pconf, ptemp, s, &rp->model, rp->spec, site->path,
+                rp->tolerance,
+                dbm_exists(ptemp,
+                           ap_runtime_dir_relative(ptemp, WH_REPLAY_NAMESPACE)),
+                &rp->lmdb);
         else
             rc = create_store(pconf, ptemp, s, rp, site->path);
         if (rc != OK)
@@ -511,8 +498,7 @@ static void log_predates(request_rec *r, const wh_mod_replay *rp,
 
 /* ReplayCache lmdb: one transaction records the id unless it is held. */
 static wh_replay_result lmdb_check(request_rec *r, wh_mod_replay *rp,
-                                   const wh_config *cfg, const wh_facts *f,
-                                   const char **failure)
+                                   const wh_config *cfg, const wh_facts *f)
 {
     const char *err = NULL;
     switch (wh_mod_lmdb_check(rp->lmdb, cfg, f, apr_time_now(), &err)) {
@@ -534,7 +520,9 @@ static wh_replay_result lmdb_check(request_rec *r, wh_mod_replay *rp,
         return WH_REPLAY_UNAVAILABLE;
     case WH_LMDB_ERROR:
     default:
-        *failure = err ? err : "-";
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
+                      "replay store %s: lookup failed for notificationId=%s: "
+                      "%s", rp->spec, f->notification_id, err ? err : "-");
         return WH_REPLAY_UNAVAILABLE;
     }
 }
@@ -589,12 +577,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
         return WH_REPLAY_UNAVAILABLE;
     }
     if (rp->lmdb) {
-        const char *failure = NULL;
-        res = lmdb_check(r, rp, cfg, f, &failure);
-        if (failure)
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
-                          "replay store %s: lookup failed for "
-                          "notificationId=%s: %s", rp->spec, id, failure);
+        res = lmdb_check(r, rp, cfg, f);
         goto done;
     }
     wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);

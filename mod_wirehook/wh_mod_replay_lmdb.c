@@ -9,11 +9,9 @@
 #include "mod_wirehook.h"
 
 #include "http_core.h"
-#include "mpm_common.h"
 #include "unixd.h"
 #include "wh_replay.h"
 #include "wh_replay_lmdb.h"
-#include <apr_dbm.h>
 #include <apr_strings.h>
 #include <unistd.h>
 
@@ -32,7 +30,7 @@ struct wh_mod_lmdb {
 
 /* Children run as User/Group: the files the parent (root) created must be
  * theirs, as mod_socache_dbm does for its file. */
-static void give_to_user(apr_pool_t *p, server_rec *s, const char *file)
+static void give_to_user(server_rec *s, const char *file)
 {
     if (geteuid() != 0)
         return;
@@ -40,7 +38,6 @@ static void give_to_user(apr_pool_t *p, server_rec *s, const char *file)
         ap_log_error(APLOG_MARK, APLOG_ERR, errno, s, WHLOGNO(00971)
                      "ReplayCache lmdb: cannot give %s to the user httpd "
                      "runs as", file);
-    (void)p;
 }
 
 /* A clean stop: synced and marked clean, so that a reboot after it keeps
@@ -69,22 +66,10 @@ static apr_status_t mark_clean(void *data)
     return APR_SUCCESS;
 }
 
-/* The default store before lmdb was mod_socache_dbm's file in the runtime
- * directory: an lmdb store that replaces it starts knowing none of the
- * ids it held, so it cannot count as new. */
-static int had_dbm_default(apr_pool_t *p)
-{
-    const char *f1 = NULL, *f2 = NULL;
-    apr_finfo_t fi;
-    apr_dbm_get_usednames(p, ap_runtime_dir_relative(p, "wirehook-replay"),
-                          &f1, &f2);
-    return f1 && apr_stat(&fi, f1, APR_FINFO_TYPE, p) == APR_SUCCESS;
-}
-
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *site_path, apr_int64_t tolerance,
-                       wh_mod_lmdb **out)
+                       int predecessor, wh_mod_lmdb **out)
 {
     wh_mod_lmdb *l = apr_pcalloc(pconf, sizeof(*l));
     wh_lmdb_trust trust;
@@ -104,15 +89,15 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     err = wh_replay_lmdb_prepare(ptemp, l->path, l->map_size, apr_time_now(),
-                                 had_dbm_default(ptemp), &l->since, &trust);
+                                 predecessor, &l->since, &trust);
     if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00974)
                      "WirehookConfig %s: ReplayCache %s: %s", site_path,
                      spec, err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    give_to_user(ptemp, s, l->path);
-    give_to_user(ptemp, s, wh_replay_lmdb_lockfile(ptemp, l->path));
+    give_to_user(s, l->path);
+    give_to_user(s, wh_replay_lmdb_lockfile(ptemp, l->path));
     switch (trust) {
     case WH_LMDB_TRUST_NEW:
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00975)
@@ -137,7 +122,7 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                      "now are answered 503", spec, l->path, tolerance);
         break;
     }
-    if (wh_replay_lmdb_on_ram_fs(l->path))
+    if (wh_replay_on_ram_fs(l->path))
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00982)
                      "ReplayCache %s: %s is in a RAM file system: a reboot "
                      "empties it (then notifications are answered 503 for "

@@ -80,6 +80,11 @@ void wh_replay_key(apr_pool_t *p, const wh_replay_model *m, const char *id,
                    const unsigned char **key, unsigned *key_len,
                    unsigned *partition);
 
+/* 1 when the directory holding path is a RAM file system, which a reboot
+ * empties: a store's file missing there says nothing about what was
+ * accepted before. */
+int wh_replay_on_ram_fs(const char *path);
+
 /* 1 when a store whose memory began at since cannot judge a notification
  * signed at signed_at: one accepted before since carried a timestamp at
  * most tolerance ahead of its acceptance, so anything signed before

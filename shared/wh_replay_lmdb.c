@@ -9,6 +9,7 @@
  * in expiry order and no sweep that stalls writers. An expired entry that
  * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
+#include "wh_replay.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <errno.h>
@@ -17,10 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <linux/magic.h>
-#include <sys/vfs.h>
-#endif
 
 /* Entries examined per add: more than one, so the sweep outruns the
  * intake whatever the rate (they mostly share the cursor's leaf page). */
@@ -215,24 +212,13 @@ static const char *write_state(apr_pool_t *p, const char *file,
     return NULL;
 }
 
-int wh_replay_lmdb_on_ram_fs(const char *path)
+const char *wh_replay_lmdb_size_error(apr_pool_t *p, apr_size_t map_size)
 {
-#if defined(__linux__)
-    char dir[4096];
-    struct statfs sf;
-    const char *slash = strrchr(path, '/');
-    apr_size_t n = slash ? (apr_size_t)(slash - path) : 0;
-    if (n == 0 || n >= sizeof(dir))
-        return statfs(n == 0 && slash ? "/" : ".", &sf) == 0
-               && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
-    memcpy(dir, path, n);
-    dir[n] = '\0';
-    return statfs(dir, &sf) == 0
-           && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
-#else
-    (void)path;
-    return 0;
-#endif
+    if (map_size >= WH_REPLAY_LMDB_MIN_SIZE)
+        return NULL;
+    return apr_psprintf(p, "%" APR_SIZE_T_FMT " bytes is too small (at least "
+                        "%" APR_SIZE_T_FMT ")", map_size,
+                        WH_REPLAY_LMDB_MIN_SIZE);
 }
 
 /* ---- the environment ------------------------------------------------- */
@@ -299,16 +285,14 @@ const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
     wh_replay_lmdb db = {0};
     const char *err;
 
-    if (map_size < WH_REPLAY_LMDB_MIN_SIZE)
-        return apr_psprintf(p, "%s: %" APR_SIZE_T_FMT " bytes is too small "
-                            "(at least %" APR_SIZE_T_FMT ")", path, map_size,
-                            WH_REPLAY_LMDB_MIN_SIZE);
+    if ((err = wh_replay_lmdb_size_error(p, map_size)) != NULL)
+        return apr_pstrcat(p, path, ": ", err, NULL);
     if (read_state(p, statefile, &st) != 0)
         stp = NULL;
     char boot[sizeof(st.boot)];
     wh_replay_lmdb_boot_id(boot, sizeof(boot));
     *trust = wh_replay_lmdb_trust(stp, stat(path, &sb) == 0,
-                                  predecessor || wh_replay_lmdb_on_ram_fs(path),
+                                  predecessor || wh_replay_on_ram_fs(path),
                                   boot, now, since);
     if (*trust == WH_LMDB_TRUST_DISCARD || *trust == WH_LMDB_TRUST_LOST)
         remove_files(p, path);
@@ -407,10 +391,8 @@ static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max)
     return rc;
 }
 
-static wh_lmdb_result failed(wh_replay_lmdb *db, MDB_txn *txn, int rc,
-                             const char **err)
+static wh_lmdb_result failed(MDB_txn *txn, int rc, const char **err)
 {
-    (void)db;
     if (txn)
         mdb_txn_abort(txn);
     if (err)
@@ -470,7 +452,7 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         return WH_LMDB_ERROR;
     }
     if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0)
-        return failed(db, NULL, rc, err);
+        return failed(NULL, rc, err);
 
     rc = mdb_get(txn, db->ids, &k, &v);
     if (rc == 0 && stored_expiry(&v) > now) {
@@ -478,7 +460,7 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         return WH_LMDB_DUPLICATE;
     }
     if (rc != 0 && rc != MDB_NOTFOUND)
-        return failed(db, txn, rc, err);
+        return failed(txn, rc, err);
     if (!may_add) {
         mdb_txn_abort(txn);
         return WH_LMDB_REFUSED;
@@ -488,9 +470,9 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
     v.mv_data = &expires;
     if ((rc = purge(db, txn, now, WH_LMDB_SWEEP_PER_ADD)) != 0
         || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0)
-        return failed(db, txn, rc, err);
+        return failed(txn, rc, err);
     if ((rc = mdb_txn_commit(txn)) != 0)
-        return failed(db, NULL, rc, err);
+        return failed(NULL, rc, err);
     return WH_LMDB_FIRST;
 }
 

@@ -81,11 +81,11 @@ wh_lmdb_trust wh_replay_lmdb_trust(const wh_replay_lmdb_state *st,
                                    const char *boot_now, apr_time_t now,
                                    apr_time_t *since);
 
-/* 1 when the directory of path is a RAM file system (a reboot empties it). */
-int wh_replay_lmdb_on_ram_fs(const char *path);
-
 /* The kernel's boot id into buf ("" where there is none). */
 void wh_replay_lmdb_boot_id(char *buf, apr_size_t len);
+
+/* NULL, or why a map of map_size bytes cannot be used. */
+const char *wh_replay_lmdb_size_error(apr_pool_t *p, apr_size_t map_size);
 
 /* ---- the host's lifecycle ------------------------------------------- */
 
