@@ -16,6 +16,7 @@ FLOOD=${WH_FLOOD:-3000}
 SMALL_TOL=10
 wh_write_config "$T/etc/small.conf" "ReplayCache shmcb:$T/run/small(16384)" \
     "TimestampTolerance $SMALL_TOL" "ReplayWindow 300"
+wh_write_config "$T/etc/tiny.conf" "ReplayCache lmdb:$T/run/tiny(65536)"
 wh_write_config "$T/etc/mk.conf" "ReplayCache dbm:$T/run/mk-replay" \
     "TimestampTolerance $SMALL_TOL" "ReplayWindow 60"
 WH_EXTRA_MODULES="rewrite"
@@ -30,6 +31,15 @@ ScriptAlias /mk \"$T/cgi-bin/record.cgi\"
 # the cheapest application: verified, recorded, answered 204
 <Location /flood>
     WirehookConfig $WH_CONF
+    RewriteEngine On
+    RewriteRule ^ - [R=204]
+</Location>
+ScriptAlias /tiny \"$T/cgi-bin/record.cgi\"
+<Location /tiny>
+    WirehookConfig $T/etc/tiny.conf
+</Location>
+<Location /tiny-flood>
+    WirehookConfig $T/etc/tiny.conf
     RewriteEngine On
     RewriteRule ^ - [R=204]
 </Location>
@@ -167,6 +177,30 @@ for i in $(seq 1 12); do
     [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
 done
 assert_eq 12 "$dups" "shmcb: every early notification, sent again past the capacity, is still a duplicate"
+assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
+
+# ---- lmdb: a full map means 503, never an eviction ---------------------
+# 64 KiB hold a few hundred ids: a flood fills it, and every id it took
+# before stays a duplicate
+calls=$(wh_app_calls)
+for i in $(seq 1 12); do
+    b=$(wh_body Complete)
+    wh_post "$WH_URL/tiny" "$b"
+    [ "$WH_STATUS" = 200 ] && cp "$b" "$T/tiny.$i"
+done
+assert_eq $((calls + 12)) "$(wh_app_calls)" "lmdb (64 KiB map): 12 notifications delivered"
+read -r acc u o <<<"$(send_many "$T/etc/tiny.conf" "$WH_URL/tiny-flood" 3000)"
+assert_true "lmdb: a flood of 3000 fills the map: the rest are 503 ($acc accepted, $u refused)" test "$u" -gt 0
+assert_eq 0 "$o" "lmdb: nothing else went wrong"
+assert_contains "$(wh_errlog)" "WH00980" "lmdb: 'full' is logged"
+calls=$(wh_app_calls)
+dups=0
+for i in $(seq 1 12); do
+    [ -f "$T/tiny.$i" ] || continue
+    wh_post "$WH_URL/tiny" "$T/tiny.$i"
+    [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
+done
+assert_eq 12 "$dups" "lmdb: every early notification, sent again with the map full, is still a duplicate"
 assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
 
 # ---- a store emptied behind httpd's back -------------------------------
