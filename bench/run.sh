@@ -20,7 +20,9 @@
 # (1000000), BENCH_FORWARD_EVENTS (20000), BENCH_DOC (docs/benchmarks.md;
 # "-" writes none), BENCH_PERF=FILE (perf profile of the httpd child during
 # the measured runs of BENCH_PERF_PATH: /v1/sink by default, /floor/sink,
-# /sink, /inbox or /pginbox), BENCH_KEEP_TMP=1 keeps the temp dir.
+# /sink, /inbox or /pginbox), BENCH_KEEP_TMP=1 keeps the temp dir,
+# BENCH_LOGLEVEL sets httpd's LogLevel (warn), BENCH_INBOX_CONF adds a line
+# to the inbox-http section's WirehookConfig ("InboxBatchWait 500").
 #
 # Load: wrk on 127.0.0.1 with bench/signed.lua; every request is signed by
 # bench_gen beforehand (fresh notificationId, eventDateTime and timestamp,
@@ -169,7 +171,7 @@ Listen 127.0.0.1:$PORT
 PidFile $T/run/$name.pid
 DefaultRuntimeDir $T/run/$name
 ErrorLog $T/logs/error.log
-LogLevel warn
+LogLevel ${BENCH_LOGLEVEL:-warn}
 DocumentRoot "$T"
 Timeout 30
 KeepAlive On
@@ -614,7 +616,7 @@ section_inbox_http() {
     [ -f "$BUILD/mod_wirehook.so" ] || { note "inbox-http: $BUILD/mod_wirehook.so not built"; return 0; }
     log "inbox-http: SetHandler wirehook on SQLite vs /v1/sink, $ROUNDS x ${SECONDS_RUN}s at concurrency $WRK_CONN"
     local db="$T/data/http-inbox.db" r stored
-    write_wh_conf "$T/etc/inbox-http.conf" "InboxParams $db"
+    write_wh_conf "$T/etc/inbox-http.conf" "InboxParams $db" ${BENCH_INBOX_CONF:+"$BENCH_INBOX_CONF"}
     ref_server inboxhttp "" "<Location /inbox>
     SetHandler wirehook
     WirehookConfig $T/etc/inbox-http.conf

@@ -14,6 +14,8 @@ typedef struct wh_batch_item {
     int result;                     /* set by the commit function */
     /* private */
     int done;
+    int lead;                       /* handed the leader's place */
+    void *waiter;                   /* the sleeping thread's condition */
     struct wh_batch_item *next;
 } wh_batch_item;
 
@@ -33,6 +35,7 @@ typedef struct {
     apr_uint64_t largest;           /* most items in one call */
     apr_uint64_t shared;            /* items committed in a call with others */
     apr_uint64_t waited;            /* calls whose leader waited for more */
+    apr_uint64_t idle_wakes;        /* a waiting thread woken with nothing to do */
 } wh_batch_stats;
 
 /* max: most items per commit (>= 1). wait: how long a leader may wait for

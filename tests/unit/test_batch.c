@@ -159,6 +159,27 @@ static void test_threads_share_commits(void)
     CU_ASSERT_EQUAL(s.waited, 0);       /* no InboxBatchWait: never waited */
 }
 
+static void test_waiters_woken_only_for_their_item(void)
+{
+    committer c = { 0 };
+    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
+    wh_batcher *b;
+    wh_batch_stats s;
+
+    /* Small batches, so most waiters sit through commits that are not
+     * theirs. A broadcast after each commit woke every one of them each
+     * time (thousands of idle wakes here); a waiter is now woken only when
+     * its item is done or it is to lead. The few left are a newcomer
+     * taking the leader's place first, or the system's spurious wakeups. */
+    c.sleep_us = 200;
+    b = wh_batcher_create(wh_test_pool(), 2, 0, commit, after, &c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    run_threads(b, args);
+    check_all(&c, args, b, 2);
+    wh_batcher_stats(b, &s);
+    CU_ASSERT(s.idle_wakes * 20 < s.items);
+}
+
 static void test_batch_size_is_bounded(void)
 {
     committer c = { 0 };
@@ -202,6 +223,7 @@ static const wh_test_case cases[] = {
     { "a lone item commits at once (no wait, batch of one)", test_lone_item_commits_at_once },
     { "threads share commits; each item committed once, own result", test_threads_share_commits },
     { "batch size never exceeds the maximum", test_batch_size_is_bounded },
+    { "a waiting thread is woken only for its own item or to lead", test_waiters_woken_only_for_their_item },
     { "InboxBatchWait: a leader with company waits for more", test_wait_gathers_company },
     { "bad arguments refused", test_bad_arguments },
     { NULL, NULL }
