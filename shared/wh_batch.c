@@ -16,6 +16,14 @@
 #include <apr_thread_proc.h>
 #include <string.h>
 
+/* Rounds a leader commits for others after its own: handing the place
+ * over means waking a sleeping thread, and until the scheduler runs it no
+ * commit is under way. Measured at concurrency 16 on two cores (make
+ * bench, inbox-http): 4 extra rounds stored 4,196 and 4,306 events/s
+ * against 3,715 and 3,633 with none, and used less CPU per event; the
+ * leader's own answer waits at most that many more commits. */
+#define WH_BATCH_EXTRA_ROUNDS 4
+
 /* A sleeping thread's condition, reused: a batcher keeps as many as
  * threads ever waited on it at once. */
 typedef struct wh_batch_waiter {
@@ -197,15 +205,19 @@ static void commit_round(wh_batcher *b, const wh_batch_item *mine)
 
 /* Mutex held. Rounds go on until mine (the leader's own item) is done: a
  * leader whose item did not fit keeps the place rather than wake another
- * thread to take it. Returns the successor's waiter, to be woken once the
+ * thread to take it. Then, while stores are queued, it commits up to
+ * WH_BATCH_EXTRA_ROUNDS more before handing over. Returns the successor's waiter, to be woken once the
  * mutex is released. */
 static wh_batch_waiter *lead(wh_batcher *b, wh_batch_item *mine)
 {
+    int extra = 0;
+
     b->leading = 1;
     mine->lead = 0;
     do
         commit_round(b, mine);
-    while (!mine->done);
+    while (!mine->done || (b->head && extra++ < WH_BATCH_EXTRA_ROUNDS));
+    b->stats.leaders++;
     return hand_over(b);
 }
 

@@ -36,6 +36,7 @@ typedef struct {
     apr_uint64_t shared;            /* items committed in a call with others */
     apr_uint64_t waited;            /* calls whose leader waited for more */
     apr_uint64_t idle_wakes;        /* a waiting thread woken with nothing to do */
+    apr_uint64_t leaders;           /* turns as leader (each one or more calls) */
 } wh_batch_stats;
 
 /* max: most items per commit (>= 1). wait: how long a leader may wait for

@@ -115,6 +115,7 @@ static void test_lone_item_commits_at_once(void)
     CU_ASSERT_EQUAL(s.shared, 0);
     CU_ASSERT_EQUAL(s.waited, 0);
     CU_ASSERT_EQUAL(j.commits, 3);
+    CU_ASSERT_EQUAL(s.leaders, 3);
     CU_ASSERT_EQUAL(c.afters, 3);
 }
 
@@ -157,6 +158,9 @@ static void test_threads_share_commits(void)
     CU_ASSERT(s.shared > 0);
     CU_ASSERT(s.largest > 1);
     CU_ASSERT_EQUAL(s.waited, 0);       /* no InboxBatchWait: never waited */
+    /* a leader with stores queued behind it went on committing them
+     * rather than wake another thread to do it */
+    CU_ASSERT(s.leaders < s.batches);
 }
 
 static void test_waiters_woken_only_for_their_item(void)
