@@ -236,6 +236,10 @@ httpd_stop() {
 httpd_children() { ps -o pid= --ppid "$(httpd_pid)" 2>/dev/null | awk '{ print $1 }'; }
 httpd_child() { httpd_children | awk 'NR == 1 { print $1 }'; }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# the private part of it (heap, stacks): what a leak grows. The rest is
+# file pages mapped in, such as the lmdb replay store's map, which fills
+# as ids are recorded and is bounded by its size.
+anon_kib() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 # CPU time (user + system, clock ticks) of the httpd child
 # (only with exactly one child: with mod_cgid there is a second)
 child_ticks() {
@@ -955,12 +959,12 @@ section_memory() {
     child=$(httpd_child)
     [ -n "$child" ] || { log "no httpd child"; httpd_stop; return 1; }
     sleep 1
-    R[mem.before_kib]=$(rss_kib "$child")
+    R[mem.before_kib]=$(rss_kib "$child"); R[mem.anon_before_kib]=$(anon_kib "$child")
     gen "$T/wrk/mem" /v1/sink "$MEM_REQUESTS" bank
     wrk_until_done "$T/wrk/mem" /v1/sink
     kv "$T/wrk/mem.out" memrun
     sleep 1
-    R[mem.after_kib]=$(rss_kib "$child")
+    R[mem.after_kib]=$(rss_kib "$child"); R[mem.anon_after_kib]=$(anon_kib "$child")
     [ "$(httpd_child)" = "$child" ] || note "memory: the httpd child was replaced during the run"
     R[mem.requests]=$(get memrun.signed_sent)
     httpd_stop
@@ -1187,9 +1191,12 @@ if has cgi && [ -n "$(get cgimin.rps)" ]; then
     fi
 fi
 if has memory && [ -n "$(get mem.after_kib)" ]; then
+    g=$(( $(get mem.anon_after_kib) - $(get mem.anon_before_kib) ))
+    row "Memory: httpd child private RSS (RssAnon) growth over $(get mem.requests) verified requests" "$g KiB" \
+        "$(get mem.anon_before_kib) KiB before → $(get mem.anon_after_kib) KiB after" "—" "< 1024 KiB" "$(verdict "$g" "<=" 1023)"
     g=$(( $(get mem.after_kib) - $(get mem.before_kib) ))
-    row "Memory: httpd child RSS growth over $(get mem.requests) verified requests" "$g KiB" \
-        "$(get mem.before_kib) KiB before → $(get mem.after_kib) KiB after" "—" "< 1024 KiB" "$(verdict "$g" "<=" 1023)"
+    row "Memory: httpd child whole RSS growth (with file pages mapped in: the lmdb replay store's map)" "$g KiB" \
+        "$(get mem.before_kib) KiB before → $(get mem.after_kib) KiB after" "—" "—" "info: the map fills as ids are recorded, bounded by its size"
 fi
 if has core && [ -n "$(get core.request_heap_bytes)" ]; then
     row "Memory: heap held by one verified request's pool (peak)" "$(get core.request_heap_bytes) B" "—" "—" "—" "info"
