@@ -155,53 +155,50 @@ refused_replay "after a graceful restart"
 wh_httpd_restart || exit 1
 refused_replay "after a full restart"
 
+# A store filled past capacity must refuse, never evict: 12 notifications
+# go to /NAME (delivered, kept in $T/NAME.N) before the flood, and after it
+# every one of them sent again is still a duplicate, delivered only once.
+send_early() { # NAME LABEL
+    local calls i b
+    calls=$(wh_app_calls)
+    for i in $(seq 1 12); do
+        b=$(wh_body Complete)
+        wh_post "$WH_URL/$1" "$b"
+        [ "$WH_STATUS" = 200 ] && cp "$b" "$T/$1.$i"
+    done
+    assert_eq $((calls + 12)) "$(wh_app_calls)" "$2: 12 notifications delivered"
+}
+resend_early() { # NAME MESSAGE
+    local calls i dups=0
+    calls=$(wh_app_calls)
+    for i in $(seq 1 12); do
+        [ -f "$T/$1.$i" ] || continue
+        wh_post "$WH_URL/$1" "$T/$1.$i"
+        [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
+    done
+    assert_eq 12 "$dups" "$2"
+    assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
+}
+
 # ---- shmcb: full means 503, never an eviction -------------------------
 wait_judging
-calls=$(wh_app_calls)
-for i in $(seq 1 12); do
-    b=$(wh_body Complete)
-    wh_post "$WH_URL/small" "$b"
-    [ "$WH_STATUS" = 200 ] && cp "$b" "$T/small.$i"
-done
-assert_eq $((calls + 12)) "$(wh_app_calls)" "shmcb: 12 notifications delivered"
+send_early small "shmcb"
 read -r acc u o <<<"$(send_many "$T/etc/small.conf" "$WH_URL/small-flood" 400)"
 assert_true "shmcb: of 400 more, no more are accepted than it holds ($acc + 12 <= $cap)" test $((acc + 12)) -le "$cap"
 assert_true "shmcb: the rest are 503, not evictions ($u)" test "$u" -ge $((400 - cap))
 assert_eq 0 "$o" "shmcb: nothing else went wrong"
 assert_contains "$(wh_errlog)" "WH00965" "shmcb: 'full' is logged"
-calls=$(wh_app_calls)
-dups=0
-for i in $(seq 1 12); do
-    [ -f "$T/small.$i" ] || continue
-    wh_post "$WH_URL/small" "$T/small.$i"
-    [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
-done
-assert_eq 12 "$dups" "shmcb: every early notification, sent again past the capacity, is still a duplicate"
-assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
+resend_early small "shmcb: every early notification, sent again past the capacity, is still a duplicate"
 
 # ---- lmdb: a full map means 503, never an eviction ---------------------
 # 64 KiB hold a few hundred ids: a flood fills it, and every id it took
 # before stays a duplicate
-calls=$(wh_app_calls)
-for i in $(seq 1 12); do
-    b=$(wh_body Complete)
-    wh_post "$WH_URL/tiny" "$b"
-    [ "$WH_STATUS" = 200 ] && cp "$b" "$T/tiny.$i"
-done
-assert_eq $((calls + 12)) "$(wh_app_calls)" "lmdb (64 KiB map): 12 notifications delivered"
+send_early tiny "lmdb (64 KiB map)"
 read -r acc u o <<<"$(send_many "$T/etc/tiny.conf" "$WH_URL/tiny-flood" 3000)"
 assert_true "lmdb: a flood of 3000 fills the map: the rest are 503 ($acc accepted, $u refused)" test "$u" -gt 0
 assert_eq 0 "$o" "lmdb: nothing else went wrong"
 assert_contains "$(wh_errlog)" "WH00980" "lmdb: 'full' is logged"
-calls=$(wh_app_calls)
-dups=0
-for i in $(seq 1 12); do
-    [ -f "$T/tiny.$i" ] || continue
-    wh_post "$WH_URL/tiny" "$T/tiny.$i"
-    [ "$(wh_json_code "$WH_BODY")" = duplicate ] && dups=$((dups + 1))
-done
-assert_eq 12 "$dups" "lmdb: every early notification, sent again with the map full, is still a duplicate"
-assert_eq "$calls" "$(wh_app_calls)" "... none delivered twice"
+resend_early tiny "lmdb: every early notification, sent again with the map full, is still a duplicate"
 
 # ---- a store emptied behind httpd's back -------------------------------
 wh_post "$WH_URL/mk" "$(wh_body Complete)"

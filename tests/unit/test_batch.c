@@ -119,41 +119,47 @@ static void test_lone_item_commits_at_once(void)
     CU_ASSERT_EQUAL(c.afters, 3);
 }
 
-static void check_all(committer *c, thread_arg *args, wh_batcher *b, int max)
+/* THREADS x PER_THREAD items through a batcher of at most max items per
+ * commit, each commit "syncing" for sleep_us; asserts what holds for every
+ * configuration (each item committed once with its own result, one commit
+ * at a time, the counters agree with the commits seen) and gives the
+ * counters for the test's own assertions. */
+static void run_and_check(int max, apr_interval_time_t wait, int sleep_us,
+                          wh_batch_after_fn after_fn, wh_batch_stats *s)
 {
-    wh_batch_stats s;
+    committer c = { 0 };
+    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
+    wh_batcher *b;
     int once = 1, wrong = 0;
 
+    c.sleep_us = sleep_us;
+    b = wh_batcher_create(wh_test_pool(), max, wait, commit, after_fn, &c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    run_threads(b, args);
     for (int i = 0; i < THREADS; i++) {
         wrong += args[i].wrong;
         for (int k = 0; k < PER_THREAD; k++)
             once &= args[i].jobs[k].commits == 1;
     }
-    wh_batcher_stats(b, &s);
+    wh_batcher_stats(b, s);
     CU_ASSERT_EQUAL(wrong, 0);           /* each got its own result */
     CU_ASSERT_TRUE(once);                /* from exactly one commit */
-    CU_ASSERT_EQUAL(c->overlap, 0);      /* one commit at a time */
-    CU_ASSERT_EQUAL(s.items, THREADS * PER_THREAD);
-    CU_ASSERT_EQUAL((int)s.items, c->sizes);
-    CU_ASSERT_EQUAL(s.batches, c->calls);
-    CU_ASSERT(s.largest <= (apr_uint64_t)max);
-    CU_ASSERT_EQUAL((int)s.largest, c->max_seen);
-    CU_ASSERT_EQUAL(c->afters, c->calls);
+    CU_ASSERT_EQUAL(c.overlap, 0);       /* one commit at a time */
+    CU_ASSERT_EQUAL(s->items, THREADS * PER_THREAD);
+    CU_ASSERT_EQUAL((int)s->items, c.sizes);
+    CU_ASSERT_EQUAL(s->batches, c.calls);
+    CU_ASSERT(s->largest <= (apr_uint64_t)max);
+    CU_ASSERT_EQUAL((int)s->largest, c.max_seen);
+    /* the after function, when there is one, ran once per commit */
+    CU_ASSERT_EQUAL(c.afters, after_fn ? c.calls : 0);
 }
 
 static void test_threads_share_commits(void)
 {
-    committer c = { 0 };
-    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
-    wh_batcher *b;
     wh_batch_stats s;
 
-    c.sleep_us = 300;   /* while one commit "syncs", the others queue */
-    b = wh_batcher_create(wh_test_pool(), 64, 0, commit, after, &c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    run_threads(b, args);
-    check_all(&c, args, b, 64);
-    wh_batcher_stats(b, &s);
+    /* while one commit "syncs", the others queue */
+    run_and_check(64, 0, 300, after, &s);
     CU_ASSERT(s.batches < s.items);     /* commits were shared */
     CU_ASSERT(s.shared > 0);
     CU_ASSERT(s.largest > 1);
@@ -165,9 +171,6 @@ static void test_threads_share_commits(void)
 
 static void test_waiters_woken_only_for_their_item(void)
 {
-    committer c = { 0 };
-    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
-    wh_batcher *b;
     wh_batch_stats s;
 
     /* Small batches, so most waiters sit through commits that are not
@@ -175,43 +178,23 @@ static void test_waiters_woken_only_for_their_item(void)
      * time (thousands of idle wakes here); a waiter is now woken only when
      * its item is done or it is to lead. The few left are a newcomer
      * taking the leader's place first, or the system's spurious wakeups. */
-    c.sleep_us = 200;
-    b = wh_batcher_create(wh_test_pool(), 2, 0, commit, after, &c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    run_threads(b, args);
-    check_all(&c, args, b, 2);
-    wh_batcher_stats(b, &s);
+    run_and_check(2, 0, 200, after, &s);
     CU_ASSERT(s.idle_wakes * 20 < s.items);
 }
 
 static void test_batch_size_is_bounded(void)
 {
-    committer c = { 0 };
-    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
-    wh_batcher *b;
+    wh_batch_stats s;
 
-    c.sleep_us = 500;
-    b = wh_batcher_create(wh_test_pool(), 3, 0, commit, NULL, &c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    run_threads(b, args);
-    c.afters = c.calls;   /* no after function here */
-    check_all(&c, args, b, 3);
+    run_and_check(3, 0, 500, NULL, &s);
 }
 
 static void test_wait_gathers_company(void)
 {
-    committer c = { 0 };
-    thread_arg *args = apr_pcalloc(wh_test_pool(), sizeof(*args) * THREADS);
-    wh_batcher *b;
     wh_batch_stats s;
 
     /* a leader that saw company waits (bounded) for the batch to fill */
-    c.sleep_us = 300;
-    b = wh_batcher_create(wh_test_pool(), THREADS, 2000, commit, after, &c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    run_threads(b, args);
-    check_all(&c, args, b, THREADS);
-    wh_batcher_stats(b, &s);
+    run_and_check(THREADS, 2000, 300, after, &s);
     CU_ASSERT(s.waited > 0);
     CU_ASSERT(s.waited <= s.batches);
 }
