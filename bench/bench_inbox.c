@@ -4,10 +4,13 @@
  *
  *   bench_inbox create --db F
  *       opens (creating the schema) and exits
- *   bench_inbox append --db F --sample S --count N [--writers W]
+ *   bench_inbox append --db F --sample S --count N [--writers W] [--threads T]
  *       W processes (default 1), each its own connection as httpd children
  *       and CGI processes have, store N events in total, every one with a
- *       fresh notificationId; prints appends_per_sec and the event size
+ *       fresh notificationId; prints appends_per_sec and the event size.
+ *       With T > 1 threads (one process), the stores go through one
+ *       group-commit inbox as the module's threads do; it also prints the
+ *       process's CPU per append and the commits made
  *   bench_inbox page --db F --offset K [--limit L] [--repeat R]
  *       times wh_pagination_parse + wh_inbox_list for one page, median of
  *       R runs (after one warm-up); prints page_ms and the records returned
@@ -16,6 +19,7 @@
 #include "bench_util.h"
 #include "wh_config.h"
 #include "wh_inbox.h"
+#include "wh_inbox_db.h"
 
 #include <apr_general.h>
 #include <apr_strings.h>
@@ -23,18 +27,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <apr_thread_proc.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_WRITERS 64
+#define MAX_THREADS 64
 #define MAX_REPEAT 1000
 #define SAMPLE_ID "8cefee42-cb39-4479-b7fd-b8a358aeb002"
 
 typedef struct {
     const char *mode, *db, *sample;
     long count, offset;
-    int writers, limit, repeat;
+    int writers, threads, limit, repeat;
 } options;
 
 static void log_sink(void *baton, wh_log_level level, const char *msg)
@@ -44,7 +51,7 @@ static void log_sink(void *baton, wh_log_level level, const char *msg)
         fprintf(stderr, "inbox: %s\n", msg);
 }
 
-static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
+static wh_inbox *open_inbox_ex(apr_pool_t *p, const char *db, int flags)
 {
     wh_config *cfg = wh_config_create(p);
     wh_logger lg = { log_sink, NULL };
@@ -52,28 +59,32 @@ static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
     const char *err;
 
     cfg->inbox_params = db;
-    if ((err = wh_inbox_open(p, cfg, &lg, &ib)) != NULL)
+    if ((err = wh_inbox_open_ex(p, cfg, &lg, flags, &ib)) != NULL)
         bench_die("cannot open the inbox", err);
     return ib;
 }
 
-/* One writer: n stores of the sample with a fresh id each. */
-static int writer(const options *o, int w, long n)
+static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
+{
+    return open_inbox_ex(p, db, 0);
+}
+
+/* n stores of the sample, each with a fresh id (tag and w make them
+ * unique across writers and threads). 0, or 1 after a store failed. */
+static int store_n(wh_inbox *ib, const char *sample, unsigned tag, int w, long n)
 {
     apr_pool_t *root, *p;
     apr_size_t len;
     char *body;
     const char *id_at;
-    wh_inbox *ib;
-    unsigned tag = (unsigned)getpid() ^ (unsigned)time(NULL);
 
-    if (apr_pool_create(&root, NULL) != APR_SUCCESS || apr_pool_create(&p, root) != APR_SUCCESS)
+    if (apr_pool_create_unmanaged_ex(&root, NULL, NULL) != APR_SUCCESS
+        || apr_pool_create(&p, root) != APR_SUCCESS)
         return 1;
-    body = bench_slurp(root, o->sample, &len);
+    body = bench_slurp(root, sample, &len);
     id_at = strstr(body, SAMPLE_ID);
     if (!id_at)
         bench_die("sample lacks the sample notificationId", NULL);
-    ib = open_inbox(root, o->db);
     for (long i = 0; i < n; i++) {
         char id[37];
         wh_facts facts;
@@ -96,10 +107,95 @@ static int writer(const options *o, int w, long n)
         if (r != WH_INBOX_STORED) {
             fprintf(stderr, "bench_inbox: writer %d: store %ld answered %s\n", w, i,
                     r == WH_INBOX_DUPLICATE ? "duplicate" : "unavailable");
+            apr_pool_destroy(root);
             return 1;
         }
     }
     apr_pool_destroy(root);
+    return 0;
+}
+
+/* One writer process: its own connection. */
+static int writer(const options *o, int w, long n)
+{
+    apr_pool_t *root;
+    int rv;
+
+    if (apr_pool_create(&root, NULL) != APR_SUCCESS)
+        return 1;
+    rv = store_n(open_inbox(root, o->db), o->sample,
+                 (unsigned)getpid() ^ (unsigned)time(NULL), w, n);
+    apr_pool_destroy(root);
+    return rv;
+}
+
+typedef struct {
+    const options *o;
+    wh_inbox *ib;
+    unsigned tag;
+    int t;
+    long n;
+    int failed;
+} thread_job;
+
+static void *APR_THREAD_FUNC store_thread(apr_thread_t *th, void *data)
+{
+    thread_job *j = data;
+    (void)th;
+    j->failed = store_n(j->ib, j->o->sample, j->tag, j->t, j->n);
+    return NULL;
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
+           + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* T threads of one process through one group-commit inbox. */
+static int do_threads(const options *o)
+{
+    apr_thread_t *th[MAX_THREADS];
+    thread_job jobs[MAX_THREADS];
+    long per = o->count / o->threads;
+    unsigned tag = (unsigned)getpid() ^ (unsigned)time(NULL);
+    apr_pool_t *p;
+    wh_inbox *ib;
+    wh_batch_stats s;
+    double t0, c0, t, c;
+    int failed = 0;
+
+    if (per < 1)
+        bench_die("--count must be at least --threads", NULL);
+    apr_pool_create(&p, NULL);
+    ib = open_inbox_ex(p, o->db, WH_INBOX_GROUP_COMMIT);
+    t0 = bench_now();
+    c0 = cpu_seconds();
+    for (int i = 0; i < o->threads; i++) {
+        jobs[i] = (thread_job){ o, ib, tag, i, per, 0 };
+        if (apr_thread_create(&th[i], NULL, store_thread, &jobs[i], p) != APR_SUCCESS)
+            bench_die("cannot start a thread", NULL);
+    }
+    for (int i = 0; i < o->threads; i++) {
+        apr_status_t st;
+        apr_thread_join(&st, th[i]);
+        failed += jobs[i].failed;
+    }
+    t = bench_now() - t0;
+    c = cpu_seconds() - c0;
+    if (failed)
+        bench_die("a thread failed", NULL);
+    if (wh_inbox_group_stats(ib, &s) != 0)
+        memset(&s, 0, sizeof s);
+    printf("threads %d\n", o->threads);
+    printf("appends %ld\n", per * o->threads);
+    printf("seconds %.3f\n", t);
+    printf("appends_per_sec %.1f\n", (double)(per * o->threads) / t);
+    printf("cpu_us_per_append %.1f\n", c * 1e6 / (double)(per * o->threads));
+    printf("commits %lu\n", (unsigned long)s.batches);
+    apr_pool_destroy(p);
     return 0;
 }
 
@@ -112,6 +208,8 @@ static int do_append(const options *o)
     apr_pool_t *p, *sp;
     apr_size_t len;
 
+    if (o->threads > 1)
+        return do_threads(o);
     if (per < 1)
         bench_die("--count must be at least --writers", NULL);
 
@@ -209,6 +307,7 @@ int main(int argc, char **argv)
 
     memset(&o, 0, sizeof o);
     o.writers = 1;
+    o.threads = 1;
     o.limit = 25;
     o.repeat = 51;
     o.count = 1000;
@@ -221,6 +320,7 @@ int main(int argc, char **argv)
         else if (!strcmp(k, "--sample")) o.sample = v;
         else if (!strcmp(k, "--count")) o.count = atol(v);
         else if (!strcmp(k, "--writers")) o.writers = atoi(v);
+        else if (!strcmp(k, "--threads")) o.threads = atoi(v);
         else if (!strcmp(k, "--offset")) o.offset = atol(v);
         else if (!strcmp(k, "--limit")) o.limit = atoi(v);
         else if (!strcmp(k, "--repeat")) o.repeat = atoi(v);
@@ -230,6 +330,8 @@ int main(int argc, char **argv)
         bench_die("--db is required", NULL);
     if (o.writers < 1 || o.writers > MAX_WRITERS)
         bench_die("--writers must be 1..64", NULL);
+    if (o.threads < 1 || o.threads > MAX_THREADS || (o.threads > 1 && o.writers > 1))
+        bench_die("--threads must be 1..64, and not with --writers", NULL);
     if (o.repeat < 1 || o.repeat > MAX_REPEAT)
         bench_die("--repeat must be 1..1000", NULL);
     if (o.limit < 1 || o.limit > 10000 || o.count < 1 || o.offset < 0)

@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential pkg-config apache2 apache2-dev apache2-utils libapr1-dev libaprutil1-dev
 libaprutil1-dbd-sqlite3 libaprutil1-dbd-pgsql libjson-c-dev libssl-dev libcunit1-dev
-libcurl4-openssl-dev liblmdb-dev curl openssl iproute2 sqlite3 postgresql valgrind cppcheck"
+libcurl4-openssl-dev liblmdb-dev libsqlite3-dev curl openssl iproute2 sqlite3 postgresql valgrind cppcheck"
 # Packages only some tests, examples or benchmarks need, one per line.
 extra="$(dirname "$0")/deps-extra.txt"
 [ -f "$extra" ] && PKGS="$PKGS $(grep -v '^#' "$extra")"

@@ -9,6 +9,7 @@
 #include "wh_inbox_files.h"
 #include "wh_inbox_sql.h"
 #include "wh_batch.h"
+#include "wh_sqlite_wal.h"
 #include <apr_escape.h>
 #include <dlfcn.h>
 #include <apr_strings.h>
@@ -282,6 +283,7 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
     apr_pool_t *old = ib->cpool;
     apr_status_t st;
     wh_conn_status cs;
+    int gathered = 0;
 
     if (ib->conn && ib->conn->pid != getpid())
         ib->conn->handle = NULL;   /* inherited over fork: abandon, never close */
@@ -304,7 +306,9 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
         disconnect(ib);
         goto out;
     }
-    st = apr_dbd_open_ex(ib->driver, ib->cpool, params, &handle, &err);
+    st = ib->engine == WH_INBOX_SQLITE3
+         ? wh_sqlite_wal_open(ib->driver, ib->cpool, params, &handle, &err, &gathered)
+         : apr_dbd_open_ex(ib->driver, ib->cpool, params, &handle, &err);
     if (st != APR_SUCCESS || !handle) {
         /* A reader finding nothing usable is a cache miss, not an error. */
         wh_logf(&ib->log, ib->readonly ? WH_LOG_DEBUG : WH_LOG_ERROR,
@@ -314,6 +318,11 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
         cs = WH_CONN_DOWN;
         goto out;
     }
+    if (ib->engine == WH_INBOX_SQLITE3)
+        wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: sqlite3 connection opened%s",
+                gathered ? "; WAL writes gathered per commit"
+                         : "; WAL writes as SQLite makes them (its library lacks"
+                           " sqlite3_database_file_object)");
     ib->conn = apr_pcalloc(ib->cpool, sizeof(*ib->conn));
     ib->conn->driver = ib->driver;
     ib->conn->handle = handle;

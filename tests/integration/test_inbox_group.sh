@@ -3,7 +3,8 @@
 #   1. concurrent requests through httpd share commits (the module logs
 #      each shared commit at debug: "group commit: N stores in one
 #      transaction"), and every answer is right: accepted once per id,
-#      duplicate for copies sent at the same moment;
+#      duplicate for copies sent at the same moment; on SQLite the
+#      connection gathers each commit's WAL writes (logged at debug);
 #   2. kill -9 of the whole httpd (parent and children) while batches are
 #      being committed, under concurrent load, a few times: afterwards every
 #      notification answered 200 is in the inbox, the listing has no gap and
@@ -180,6 +181,12 @@ for eng in sq ${HAVE_PG:+pg}; do
     assert_eq 0 "$copies" "$eng: no id accepted twice"
     dups=$(awk '$2 == 200 && $3 == "duplicate"' "$T/share-$eng.log" | wc -l)
     assert_true "$eng: copies sent at the same moment answered duplicate ($dups)" test "$dups" -gt 0
+    if [ "$eng" = sq ]; then
+        # the commits' WAL writes went through the gathering layer
+        # (shared/wh_sqlite_wal.c): httpd's SQLite is the driver's library
+        assert_contains "$(grep -h 'sqlite3 connection opened' "$T/logs/error.log" | tail -n 1)" \
+            "WAL writes gathered per commit" "sq: the module's inbox connection gathers WAL writes"
+    fi
 
     # ------------------------------------------- 2. kill -9 during commits ---
     for r in $(seq 1 "$ROUNDS"); do
