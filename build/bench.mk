@@ -20,7 +20,7 @@ $(BENCH_DIR)/min.cgi: bench/min_cgi.c
 
 $(BENCH_DIR)/floor.cgi: bench/floor_cgi.c bench/floor_mac.h $(BUILD)/obj/cgi-link
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(CGI_CRYPTO_LIBS) -lsqlite3
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $< $(CGI_CRYPTO_LIBS) -lsqlite3
 
 # apxs builds in place: compile a copy in the bench dir
 $(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h

@@ -35,6 +35,14 @@ else
     assert_contains "$cgi_needs" "libcrypto" "CGI_LINK=dynamic: libcrypto shared"
     assert_contains "$cgi_needs" "libjson-c" "CGI_LINK=dynamic: json-c shared"
 fi
+# Position-independent (ASLR) with compact relative relocations where the
+# toolchain has them (Makefile CGI_RELR): a small table for the loader to
+# apply at every start, not 17,000 entries.
+assert_contains "$(readelf -h "$CGI" | sed -n 's/^ *Type: *//p')" "DYN" "the CGI is position-independent"
+if printf 'int main(void){return 0;}' | cc -x c - -o /dev/null -Wl,--fatal-warnings \
+       -Wl,-z,pack-relative-relocs 2>/dev/null; then
+    assert_contains "$(readelf -d "$CGI")" "(RELR)" "the CGI's relative relocations are packed (DT_RELR)"
+fi
 assert_contains "$(needed "$WH_MOD_SO")" "libcrypto" "the module links libcrypto dynamically"
 assert_contains "$(needed "$WIREHOOK")" "libcrypto" "the CLI links libcrypto dynamically"
 
