@@ -11,14 +11,18 @@
  * What it changes: nothing SQLite can observe. WAL writes that continue
  * the previous one are held in a buffer and written as one, before
  * anything that could read or publish them:
+ *   - the page of a transaction's commit frame (its header carries the
+ *     database size): the buffer goes out inside that write call, so a
+ *     failed write fails the commit, with any synchronous setting, as
+ *     without the layer;
  *   - any other operation on the WAL file (read, sync, size, truncate,
- *     file control, close), so a sync still covers every frame, and the
- *     commit of synchronous=FULL returns only after the data is written
- *     and synced, as without the layer;
+ *     file control, close), so a sync still covers every frame;
  *   - the database file's shared-memory barrier and locks, through which
  *     SQLite publishes a commit to other connections (the wal-index
- *     header), so with synchronous=NORMAL too no reader, in this process
- *     or another, can see a frame that is not in the file yet.
+ *     header): no reader, in this process or another, can see a frame
+ *     that is not in the file yet. Normally nothing is left to write by
+ *     then; a barrier cannot report an error, which is why the commit
+ *     frame is written out first.
  * Writes to the database file itself (checkpoints) and to every other
  * file go through untouched.
  *
@@ -44,6 +48,12 @@
  * 4 KiB pages: a group commit of several notifications. */
 #define WH_WAL_BUF (124 * 1024)
 #define WH_WAL_VFS_NAME "wirehook-wal"
+/* SQLite's WAL layout: a 32-byte file header, then frames of a 24-byte
+ * header (page number, then the database size in pages for the frame
+ * that commits a transaction, 0 for the others) and the page, each
+ * written with a call of its own. */
+#define WH_WAL_FILE_HDR 32
+#define WH_WAL_FRAME_HDR 24
 
 typedef sqlite3_vfs *(*vfs_find_fn)(const char *);
 typedef int (*vfs_register_fn)(sqlite3_vfs *, int);
@@ -58,6 +68,7 @@ struct wal_file {
     unsigned char *buf;     /* WH_WAL_BUF bytes, from the first write */
     sqlite3_int64 off;      /* file offset of buf[0] */
     int len;
+    int commit_page_next;   /* the frame header just written commits */
 };
 
 static struct {
@@ -118,14 +129,18 @@ static int f_read(sqlite3_file *file, void *out, int amt, sqlite3_int64 off)
     return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xRead(REAL(file), out, amt, off);
 }
 
-static int f_write(sqlite3_file *file, const void *data, int amt, sqlite3_int64 off)
+/* A frame header whose database-size field is set: its frame commits. */
+static int commits(const void *data, int amt, sqlite3_int64 off)
 {
-    wal_file *f = (wal_file *)file;
+    const unsigned char *h = data;
+    return amt == WH_WAL_FRAME_HDR && off >= WH_WAL_FILE_HDR
+           && (h[4] | h[5] | h[6] | h[7]) != 0;
+}
+
+static int buffer_write(wal_file *f, const void *data, int amt, sqlite3_int64 off)
+{
     int rc;
 
-    if (!f->is_wal || amt <= 0)
-        return f->real->pMethods->xWrite(f->real, data, amt, off);
-    count(&g.writes);
     if (f->len > 0 && off == f->off + f->len && amt <= WH_WAL_BUF - f->len) {
         memcpy(f->buf + f->len, data, (size_t)amt);
         f->len += amt;
@@ -141,6 +156,26 @@ static int f_write(sqlite3_file *file, const void *data, int amt, sqlite3_int64 
     f->off = off;
     f->len = amt;
     return SQLITE_OK;
+}
+
+static int f_write(sqlite3_file *file, const void *data, int amt, sqlite3_int64 off)
+{
+    wal_file *f = (wal_file *)file;
+    int rc, last;
+
+    if (!f->is_wal || amt <= 0)
+        return f->real->pMethods->xWrite(f->real, data, amt, off);
+    count(&g.writes);
+    last = f->commit_page_next;
+    f->commit_page_next = commits(data, amt, off);
+    rc = buffer_write(f, data, amt, off);
+    /* The commit frame's page: the transaction's frames leave now, in a
+     * call whose failure SQLite sees and answers by failing the commit. */
+    if (rc == SQLITE_OK && last)
+        rc = flush(f);
+    if (rc != SQLITE_OK)
+        f->commit_page_next = 0;
+    return rc;
 }
 
 static int f_truncate(sqlite3_file *file, sqlite3_int64 size)

@@ -2,14 +2,18 @@
  * the file in a few system calls instead of two per frame, and nothing
  * else changes: another connection (without the layer) sees every
  * committed row, also with synchronous=OFF where no sync forces the
- * buffer out; checkpoints read what was written; the process's default
- * VFS is left as it was. Suite "sqlite_wal". */
+ * buffer out; a write that fails fails the commit, also without a sync;
+ * checkpoints read what was written; the process's default VFS is left as
+ * it was. Suite "sqlite_wal". */
 #include "inbox_fx.h"
 #include "wh_inbox_db.h"
 #include "wh_sqlite_wal.h"
 #include <apr_strings.h>
+#include <apr_file_info.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* A row body of about 1.5 KB, as a notification is: several pages per
  * commit. */
@@ -110,6 +114,51 @@ static void test_published_without_sync(void)
     }
 }
 
+/* The WAL may not grow past its current size + 8 KiB (RLIMIT_FSIZE, so
+ * the write is cut short as on a full disk): a commit of 30 rows must
+ * fail, with synchronous=OFF too, where no sync would report it, and a
+ * reader must see none of its rows. Before the layer wrote a commit out
+ * inside the commit frame's write call, the failure came only at the
+ * shared-memory barrier, which cannot report it: SQLite published the
+ * commit and its frames were missing. */
+static void test_failed_write_fails_commit(void)
+{
+    fx *f = ix_opened();
+    const apr_dbd_driver_t *drv;
+    apr_dbd_t *reader = ix_raw_open(f, &drv);
+    apr_dbd_t *w = gathering(f, drv, "OFF");
+    const char *wal = apr_pstrcat(wh_test_pool(), f->path, "-wal", NULL);
+    struct rlimit old, lim;
+    void (*prev)(int);
+    apr_finfo_t fi;
+    int n = 0, rv;
+
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)"), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "INSERT INTO t (v) VALUES ('first')"), 0);
+    CU_ASSERT_EQUAL_FATAL(apr_stat(&fi, wal, APR_FINFO_SIZE, wh_test_pool()), APR_SUCCESS);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "BEGIN"), 0);
+    for (int i = 0; i < 30; i++)
+        CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, apr_psprintf(wh_test_pool(),
+                        "INSERT INTO t (v) VALUES ('%s')", big_body(i))), 0);
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)fi.size + 8192;
+    prev = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    rv = apr_dbd_query(drv, w, &n, "COMMIT");
+    (void)setrlimit(RLIMIT_FSIZE, &old);
+    (void)signal(SIGXFSZ, prev);
+    CU_ASSERT_NOT_EQUAL(rv, 0);
+    (void)apr_dbd_query(drv, w, &n, "ROLLBACK");
+    ASSERT_STR(ix_raw_value(drv, reader, "SELECT count(*) FROM t"), "1");
+    ASSERT_STR(ix_raw_value(drv, reader, "PRAGMA integrity_check"), "ok");
+    /* with room again, the connection commits as before */
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "INSERT INTO t (v) VALUES ('again')"), 0);
+    ASSERT_STR(ix_raw_value(drv, reader, "SELECT count(*) FROM t"), "2");
+    apr_dbd_close(drv, w);
+    apr_dbd_close(drv, reader);
+}
+
 /* A transaction bigger than the page cache spills frames before its
  * commit, and a page changed again is written over its earlier frame:
  * writes out of order, which go out before the layer buffers again. */
@@ -159,6 +208,8 @@ static const wh_test_case cases[] = {
       test_store_commit_gathered },
     { "synchronous=OFF: a commit is in the file before others can see it",
       test_published_without_sync },
+    { "a write that fails fails the commit, also with synchronous=OFF",
+      test_failed_write_fails_commit },
     { "spilled and rewritten frames: every row and page intact", test_spill_and_rewrite },
     { "the process's default VFS stays the default", test_default_vfs_untouched },
     { NULL, NULL }
