@@ -109,6 +109,14 @@ static int flush(wal_file *f)
 
 /* ------------------------------------------------------- file methods --- */
 
+/* The buffer written out, then the underlying file's method (or the
+ * write's error). */
+#define FLUSHED_THEN(call)                                                    \
+    do {                                                                      \
+        int rc_ = flush((wal_file *)file);                                    \
+        return rc_ != SQLITE_OK ? rc_ : (call);                               \
+    } while (0)
+
 static int f_close(sqlite3_file *file)
 {
     wal_file *f = (wal_file *)file;
@@ -125,8 +133,7 @@ static int f_close(sqlite3_file *file)
 
 static int f_read(sqlite3_file *file, void *out, int amt, sqlite3_int64 off)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xRead(REAL(file), out, amt, off);
+    FLUSHED_THEN(REAL(file)->pMethods->xRead(REAL(file), out, amt, off));
 }
 
 /* A frame header whose database-size field is set: its frame commits. */
@@ -180,32 +187,27 @@ static int f_write(sqlite3_file *file, const void *data, int amt, sqlite3_int64 
 
 static int f_truncate(sqlite3_file *file, sqlite3_int64 size)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xTruncate(REAL(file), size);
+    FLUSHED_THEN(REAL(file)->pMethods->xTruncate(REAL(file), size));
 }
 
 static int f_sync(sqlite3_file *file, int flags)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xSync(REAL(file), flags);
+    FLUSHED_THEN(REAL(file)->pMethods->xSync(REAL(file), flags));
 }
 
 static int f_size(sqlite3_file *file, sqlite3_int64 *size)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xFileSize(REAL(file), size);
+    FLUSHED_THEN(REAL(file)->pMethods->xFileSize(REAL(file), size));
 }
 
 static int f_lock(sqlite3_file *file, int level)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xLock(REAL(file), level);
+    FLUSHED_THEN(REAL(file)->pMethods->xLock(REAL(file), level));
 }
 
 static int f_unlock(sqlite3_file *file, int level)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xUnlock(REAL(file), level);
+    FLUSHED_THEN(REAL(file)->pMethods->xUnlock(REAL(file), level));
 }
 
 static int f_reserved(sqlite3_file *file, int *out)
@@ -215,8 +217,7 @@ static int f_reserved(sqlite3_file *file, int *out)
 
 static int f_control(sqlite3_file *file, int op, void *arg)
 {
-    int rc = flush((wal_file *)file);
-    return rc != SQLITE_OK ? rc : REAL(file)->pMethods->xFileControl(REAL(file), op, arg);
+    FLUSHED_THEN(REAL(file)->pMethods->xFileControl(REAL(file), op, arg));
 }
 
 static int f_sector(sqlite3_file *file)
