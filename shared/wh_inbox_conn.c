@@ -321,8 +321,8 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
     if (ib->engine == WH_INBOX_SQLITE3)
         wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: sqlite3 connection opened%s",
                 gathered ? "; WAL writes gathered per commit"
-                         : "; WAL writes as SQLite makes them (its library lacks"
-                           " sqlite3_database_file_object)");
+                         : "; WAL writes as SQLite makes them (InboxParams names a"
+                           " VFS, or the library lacks sqlite3_database_file_object)");
     ib->conn = apr_pcalloc(ib->cpool, sizeof(*ib->conn));
     ib->conn->driver = ib->driver;
     ib->conn->handle = handle;

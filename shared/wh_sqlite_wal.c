@@ -58,6 +58,7 @@
 typedef sqlite3_vfs *(*vfs_find_fn)(const char *);
 typedef int (*vfs_register_fn)(sqlite3_vfs *, int);
 typedef sqlite3_file *(*db_object_fn)(const char *);
+typedef int (*file_control_fn)(sqlite3 *, const char *, int, void *);
 
 typedef struct wal_file wal_file;
 struct wal_file {
@@ -77,11 +78,12 @@ static struct {
     vfs_find_fn find;
     vfs_register_fn reg;
     db_object_fn db_object;
+    file_control_fn file_control;
     sqlite3_vfs *under;     /* the VFS this layer wraps */
     sqlite3_vfs vfs;
     int ready;
     unsigned long writes, syscalls;
-} g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, NULL,
+} g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, NULL, NULL,
         { 0 }, 0, 0, 0 };
 
 #define UNDER (g.under)
@@ -405,7 +407,8 @@ static void setup(void)
     g.find = (vfs_find_fn)dlsym(RTLD_DEFAULT, "sqlite3_vfs_find");
     g.reg = (vfs_register_fn)dlsym(RTLD_DEFAULT, "sqlite3_vfs_register");
     g.db_object = (db_object_fn)dlsym(RTLD_DEFAULT, "sqlite3_database_file_object");
-    if (!g.find || !g.reg || !g.db_object || !(g.under = g.find(NULL)))
+    g.file_control = (file_control_fn)dlsym(RTLD_DEFAULT, "sqlite3_file_control");
+    if (!g.find || !g.reg || !g.db_object || !g.file_control || !(g.under = g.find(NULL)))
         return;
     /* Layering over ourselves (a default left behind) would recurse. */
     if (strcmp(g.under->zName, WH_WAL_VFS_NAME) == 0)
@@ -437,6 +440,17 @@ static void setup(void)
     g.ready = g.reg(v, 0) == SQLITE_OK;
 }
 
+/* Whether the connection's VFS is the layer: a file: URI naming a VFS
+ * (?vfs=unix) takes precedence over the default. */
+static int uses_layer(const apr_dbd_driver_t *driver, apr_dbd_t *handle)
+{
+    sqlite3 *db = handle ? apr_dbd_native_handle(driver, handle) : NULL;
+    sqlite3_vfs *vfs = NULL;
+
+    return db && g.file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK
+           && vfs == &g.vfs;
+}
+
 apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
                                 const char *params, apr_dbd_t **handle,
                                 const char **error, int *gathered)
@@ -454,7 +468,7 @@ apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
     if (dflt != &g.vfs && g.reg(&g.vfs, 1) == SQLITE_OK) {
         st = apr_dbd_open_ex(driver, p, params, handle, error);
         (void)g.reg(dflt, 1);
-        *gathered = st == APR_SUCCESS;
+        *gathered = st == APR_SUCCESS && uses_layer(driver, *handle);
     } else {
         st = apr_dbd_open_ex(driver, p, params, handle, error);
     }

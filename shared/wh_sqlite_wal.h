@@ -7,7 +7,8 @@
 
 /* apr_dbd_open_ex for the sqlite3 driver, the connection going through
  * the gathering layer when SQLite's library offers what it needs (the
- * plain apr_dbd_open_ex otherwise: *gathered 0). Same contract as
+ * plain apr_dbd_open_ex otherwise) and params do not name a VFS of their
+ * own (file:...?vfs=unix); *gathered says which. Same contract as
  * apr_dbd_open_ex. */
 apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
                                 const char *params, apr_dbd_t **handle,

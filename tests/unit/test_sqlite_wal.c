@@ -4,7 +4,8 @@
  * committed row, also with synchronous=OFF where no sync forces the
  * buffer out; a write that fails fails the commit, also without a sync;
  * checkpoints read what was written; the process's default VFS is left as
- * it was. Suite "sqlite_wal". */
+ * it was; a file: URI naming a VFS goes without the layer. Suite
+ * "sqlite_wal". */
 #include "inbox_fx.h"
 #include "wh_inbox_db.h"
 #include "wh_sqlite_wal.h"
@@ -203,6 +204,32 @@ static void test_default_vfs_untouched(void)
     apr_dbd_close(drv, h);
 }
 
+/* InboxParams as a file: URI naming SQLite's own VFS: the connection
+ * goes without the layer, says so, and works. */
+static void test_uri_vfs_bypasses(void)
+{
+    fx *f = ix_opened();
+    const apr_dbd_driver_t *drv;
+    apr_dbd_t *h = ix_raw_open(f, &drv);
+    apr_dbd_t *w = NULL;
+    const char *err = NULL;
+    wh_sqlite_wal_stats before, after;
+    int gathered = -1, n = 0;
+
+    apr_dbd_close(drv, h);
+    CU_ASSERT_EQUAL_FATAL(wh_sqlite_wal_open(drv, wh_test_pool(),
+                          apr_pstrcat(wh_test_pool(), "file:", f->path, "?vfs=unix", NULL),
+                          &w, &err, &gathered), APR_SUCCESS);
+    CU_ASSERT_EQUAL(gathered, 0);
+    before = stats_now();
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "CREATE TABLE u (v TEXT)"), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "INSERT INTO u VALUES ('x')"), 0);
+    after = stats_now();
+    CU_ASSERT_EQUAL(after.writes, before.writes);
+    apr_dbd_close(drv, w);
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM u"), "1");
+}
+
 static const wh_test_case cases[] = {
     { "a store commit's WAL writes go out in a few calls, readable elsewhere",
       test_store_commit_gathered },
@@ -212,6 +239,7 @@ static const wh_test_case cases[] = {
       test_failed_write_fails_commit },
     { "spilled and rewritten frames: every row and page intact", test_spill_and_rewrite },
     { "the process's default VFS stays the default", test_default_vfs_untouched },
+    { "InboxParams file:...?vfs=unix: no layer, and it says so", test_uri_vfs_bypasses },
     { NULL, NULL }
 };
 WH_TEST_SUITE(sqlite_wal, cases)
