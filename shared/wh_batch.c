@@ -206,8 +206,8 @@ static void commit_round(wh_batcher *b, const wh_batch_item *mine)
 /* Mutex held. Rounds go on until mine (the leader's own item) is done: a
  * leader whose item did not fit keeps the place rather than wake another
  * thread to take it. Then, while stores are queued, it commits up to
- * WH_BATCH_EXTRA_ROUNDS more before handing over. Returns the successor's waiter, to be woken once the
- * mutex is released. */
+ * WH_BATCH_EXTRA_ROUNDS more before handing over. Returns the successor's
+ * waiter, to be woken once the mutex is released. */
 static wh_batch_waiter *lead(wh_batcher *b, wh_batch_item *mine)
 {
     int extra = 0;

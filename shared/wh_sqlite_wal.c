@@ -457,6 +457,7 @@ apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
 {
     apr_status_t st;
     sqlite3_vfs *dflt;
+    int swapped;
 
     *gathered = 0;
     pthread_once(&g.once, setup);
@@ -465,14 +466,12 @@ apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
     /* apr_dbd's driver opens with the default VFS: ours for this open. */
     pthread_mutex_lock(&g.open_lock);
     dflt = g.find(NULL);
-    if (dflt != &g.vfs && g.reg(&g.vfs, 1) == SQLITE_OK) {
-        st = apr_dbd_open_ex(driver, p, params, handle, error);
+    swapped = dflt != &g.vfs && g.reg(&g.vfs, 1) == SQLITE_OK;
+    st = apr_dbd_open_ex(driver, p, params, handle, error);
+    if (swapped)
         (void)g.reg(dflt, 1);
-        *gathered = st == APR_SUCCESS && uses_layer(driver, *handle);
-    } else {
-        st = apr_dbd_open_ex(driver, p, params, handle, error);
-    }
     pthread_mutex_unlock(&g.open_lock);
+    *gathered = st == APR_SUCCESS && uses_layer(driver, *handle);
     return st;
 }
 

@@ -33,6 +33,17 @@ static wh_sqlite_wal_stats stats_now(void)
     return s;
 }
 
+/* rows rows of big_body() into table t (k INTEGER PRIMARY KEY, v TEXT),
+ * in the caller's transaction. */
+static void insert_big(const apr_dbd_driver_t *drv, apr_dbd_t *h, int rows)
+{
+    int n = 0;
+
+    for (int i = 0; i < rows; i++)
+        CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, apr_psprintf(wh_test_pool(),
+                        "INSERT INTO t (v) VALUES ('%s')", big_body(i))), 0);
+}
+
 /* A connection through the layer, in WAL mode with the given sync. */
 static apr_dbd_t *gathering(fx *f, const apr_dbd_driver_t *drv, const char *sync)
 {
@@ -89,9 +100,7 @@ static void test_published_without_sync(void)
     for (int round = 1; round <= 3; round++) {
         before = stats_now();
         CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "BEGIN"), 0);
-        for (int i = 0; i < 30; i++)
-            CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, apr_psprintf(wh_test_pool(),
-                            "INSERT INTO t (v) VALUES ('%s')", big_body(i))), 0);
+        insert_big(drv, w, 30);
         CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "COMMIT"), 0);
         after = stats_now();
         CU_ASSERT(after.writes - before.writes >= 30);
@@ -138,9 +147,7 @@ static void test_failed_write_fails_commit(void)
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "INSERT INTO t (v) VALUES ('first')"), 0);
     CU_ASSERT_EQUAL_FATAL(apr_stat(&fi, wal, APR_FINFO_SIZE, wh_test_pool()), APR_SUCCESS);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "BEGIN"), 0);
-    for (int i = 0; i < 30; i++)
-        CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, apr_psprintf(wh_test_pool(),
-                        "INSERT INTO t (v) VALUES ('%s')", big_body(i))), 0);
+    insert_big(drv, w, 30);
     CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
     lim = old;
     lim.rlim_cur = (rlim_t)fi.size + 8192;
@@ -174,9 +181,7 @@ static void test_spill_and_rewrite(void)
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "PRAGMA cache_size = 10"), 0);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)"), 0);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "BEGIN"), 0);
-    for (int i = 0; i < 300; i++)
-        CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, apr_psprintf(wh_test_pool(),
-                        "INSERT INTO t (v) VALUES ('%s')", big_body(i))), 0);
+    insert_big(drv, w, 300);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "UPDATE t SET v = 'x' || v WHERE k % 7 = 0"), 0);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, w, &n, "COMMIT"), 0);
     ASSERT_STR(ix_raw_value(drv, reader, "SELECT count(*) || ' ' || sum(v LIKE 'x%') FROM t"),
