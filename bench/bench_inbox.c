@@ -1,6 +1,6 @@
 /* bench_inbox: the durable inbox through its own API (shared/wh_inbox.h),
- * SQLite as configured in production (WAL, synchronous=FULL: every
- * wh_inbox_store() commits and syncs before it returns).
+ * SQLite as configured in production (WAL; every wh_inbox_store()
+ * commits and syncs the WAL before it returns).
  *
  *   bench_inbox create --db F
  *       opens (creating the schema) and exits

@@ -617,7 +617,7 @@ BenchFloorSecret $BENCH_SECRET"
 
 # ------------------------------------------------------------ 3b. inbox over HTTP ---
 # SetHandler wirehook storing every event durably in SQLite (WAL,
-# synchronous=FULL) vs /v1/sink (the module in front of mod_benchok), the
+# synced before the 200) vs /v1/sink (the module in front of mod_benchok), the
 # same httpd, interleaved rounds at concurrency 16
 section_inbox_http() {
     [ -f "$BUILD/mod_wirehook.so" ] || { note "inbox-http: $BUILD/mod_wirehook.so not built"; return 0; }

@@ -77,6 +77,8 @@ const char *wh_delivery_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
         wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK)
         return "cannot create the delivery tables in the inbox database (see "
                "the error above)";
+    /* its commits are bookkeeping (sqlite_no_fsync below) */
+    wh_inbox_db_set_relaxed(ib);
     *out = d;
     return NULL;
 }
@@ -301,9 +303,10 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
 
 /* SQLite's counterpart of PostgreSQL's synchronous_commit = off, for this
  * process's connection only (the forwarder's: the module's and the CGI's
- * stay FULL). It cannot change inside a transaction, and a renewed
- * connection starts FULL again, so it is set before every cycle: no I/O,
- * a parse. In WAL mode a commit is then not fsynced; a power failure may
+ * sync the WAL after each commit, wh_inbox_walsync.c, which this inbox
+ * is told to skip). A renewed connection may start FULL, so it is set
+ * before every cycle: no I/O, a parse. In WAL mode a commit is then not
+ * fsynced; a power failure may
  * undo the last cycles (events leased or delivered again), never an
  * event. */
 static int sqlite_no_fsync(wh_inbox *ib, apr_pool_t *p, void *baton)

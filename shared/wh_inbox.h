@@ -82,9 +82,9 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
  * connection go with the process instead of closing it, so the close-time
  * WAL checkpoint (two more fsyncs, and deleting and recreating the WAL file
  * with a directory fsync, every request) is skipped. Durability is
- * unchanged: every commit was already fsynced to the WAL
- * (synchronous=FULL), and the next connection recovers the WAL exactly as
- * after a crash. That recovery reads the whole WAL, so once the WAL has
+ * unchanged: every commit was already synced to the WAL before its
+ * answer (wh_inbox_walsync.c), and the next connection recovers the WAL
+ * exactly as after a crash. That recovery reads the whole WAL, so once the WAL has
  * grown past WH_INBOX_EXIT_WAL_MAX the connection is closed normally
  * instead: as the last connection, SQLite checkpoints the WAL into the
  * database and removes it; with others open (the module sharing the file),

@@ -143,7 +143,9 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
                     "inbox: sqlite3 database not in WAL mode (%s)",
                     rv ? wh_inbox_db_error(ib, p, rv) : mode ? mode : "?");
         /* FULL: in WAL mode NORMAL may lose the last commits on power
-         * failure, and a commit here is a promise made to the sender. */
+         * failure, and a commit here is a promise made to the sender.
+         * Once the connection is set up it goes NORMAL with a sync of its
+         * own after each commit (wh_inbox_walsync.c), where it can. */
         if ((rv = wh_inbox_db_sql_value(ib, p, "PRAGMA synchronous = FULL", NULL)) != 0) {
             *why = apr_psprintf(p, "synchronous: %s", wh_inbox_db_error(ib, p, rv));
             return rv;
@@ -295,6 +297,7 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
     ib->conn = NULL;
     ib->prepared = NULL;
     ib->broken = 1;
+    ib->deferred = 0;
     if (apr_pool_create(&ib->cpool, ib->root) != APR_SUCCESS) {
         ib->cpool = NULL;
         cs = WH_CONN_DOWN;
@@ -340,6 +343,7 @@ static wh_conn_status connect_db(wh_inbox *ib, apr_pool_t *p, const char **why_o
         goto fail;
     if (ib->db_file && !ib->readonly)
         wh_inbox_file_regroup(p, ib->db_file, ib->gid);
+    wh_inbox_walsync_attach(ib, p);
     ib->broken = 0;
     goto out;
 
@@ -429,14 +433,15 @@ static int schema_changed(wh_inbox *ib, apr_pool_t *p, int rv)
 /* One attempt; *retry set when it failed for a schema change (rolled
  * back, nothing logged). Mutex held. */
 static wh_db_outcome txn_once(wh_inbox *ib, apr_pool_t *p, const char *what,
-                              wh_inbox_fn fn, void *baton, int may_retry, int *retry)
+                              wh_inbox_fn fn, void *baton, int may_retry, int *retry,
+                              int *must_sync)
 {
     wh_db_outcome out;
     int rv;
 
     *retry = 0;
     ib->fail_what = ib->fail_msg = NULL;
-    if (ib->readonly || ensure_conn(ib, p) != 0)
+    if (ib->readonly || wh_inbox_db_sync_failed(ib) || ensure_conn(ib, p) != 0)
         return WH_DB_UNAVAILABLE;
     start_busy_clock(ib);
     if (wh_inbox_db_writer_lock(ib, p) != 0)
@@ -458,6 +463,10 @@ static wh_db_outcome txn_once(wh_inbox *ib, apr_pool_t *p, const char *what,
     } else {
         out = WH_DB_OK;
     }
+    /* A quiet rollback too: what fn read (the stored copy of a duplicate)
+     * may be another writer's commit still waiting for its sync. */
+    if ((out == WH_DB_OK || out == WH_DB_ROLLED_BACK) && ib->deferred && !ib->relaxed)
+        *must_sync = 1;
     wh_inbox_db_writer_unlock(ib);
     return out;
 }
@@ -466,16 +475,19 @@ wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
                               wh_inbox_fn fn, void *baton)
 {
     wh_db_outcome out;
-    int retry;
+    int retry, must_sync = 0;
 
     apr_thread_mutex_lock(ib->mutex);
-    out = txn_once(ib, p, what, fn, baton, 1, &retry);
+    out = txn_once(ib, p, what, fn, baton, 1, &retry, &must_sync);
     if (retry) {
         wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: the schema changed under %s; "
                 "again on a fresh connection", what);
-        out = txn_once(ib, p, what, fn, baton, 0, &retry);
+        out = txn_once(ib, p, what, fn, baton, 0, &retry, &must_sync);
     }
     apr_thread_mutex_unlock(ib->mutex);
+    /* the locks are free: the next writer commits during this sync */
+    if (must_sync && wh_inbox_db_sync(ib) != 0)
+        return WH_DB_UNAVAILABLE;
     return out;
 }
 
@@ -638,6 +650,7 @@ const char *wh_inbox_open_ex(apr_pool_t *p, const wh_config *cfg,
     if (!cfg || !cfg->inbox_params || !*cfg->inbox_params)
         return "no inbox is configured (InboxParams is not set)";
     ib = apr_pcalloc(p, sizeof(*ib));
+    ib->wal_fd = -1;
     if (log)
         ib->log = *log;
     ib->params = cfg->inbox_params;
@@ -663,7 +676,9 @@ const char *wh_inbox_open_ex(apr_pool_t *p, const wh_config *cfg,
                             "(Debian: libaprutil1-dbd-%s): %s", ib->driver_name,
                             ib->driver_name, apr_strerror(rv, buf, sizeof(buf)));
     if ((rv = apr_thread_mutex_create(&ib->mutex, APR_THREAD_MUTEX_DEFAULT, p))
-        != APR_SUCCESS)
+        != APR_SUCCESS
+        || (rv = apr_thread_mutex_create(&ib->sync_mutex, APR_THREAD_MUTEX_DEFAULT, p))
+           != APR_SUCCESS)
         return apr_psprintf(p, "inbox mutex: %s", apr_strerror(rv, buf, sizeof(buf)));
     /* Connections come and go (reconnects) for the life of p; their pools
      * hang off a root with its own allocator, touched only under the

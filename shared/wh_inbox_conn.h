@@ -41,12 +41,24 @@ struct wh_inbox {
     wh_conn_owner *conn;
     apr_hash_t *prepared;        /* wh_inbox_stmt * -> apr_dbd_prepared_t * */
     int broken;                  /* last use failed: reconnect first */
+    int deferred;                /* this connection's commits are synced by
+                                    wh_inbox_db_sync (wh_inbox_walsync.c) */
+    /* The WAL sync, under sync_mutex (never the connection's mutex: a
+     * thread syncs while the next one commits). */
+    apr_thread_mutex_t *sync_mutex;
+    int wal_fd;                  /* -1 when the connection syncs in SQLite */
+    const char *wal_path;        /* once a connection deferred, in root */
+    int sync_failed;             /* sticky: no write after a failed sync */
+    int relaxed;                 /* wh_inbox_db_set_relaxed: no sync wanted */
 
     /* The failure a unit of work recorded (wh_inbox_db_fail). */
     const char *fail_what;
     const char *fail_msg;
 };
 
+/* wh_inbox_walsync.c: on a fresh writer connection (mutex held), switch
+ * to synchronous = NORMAL with a descriptor of the WAL to sync. */
+void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p);
 /* A driver message on one bounded line (libpq's messages span lines). */
 const char *wh_inbox_one_line(apr_pool_t *p, const char *m);
 

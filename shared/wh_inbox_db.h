@@ -40,8 +40,10 @@ typedef int (*wh_inbox_fn)(wh_inbox *ib, apr_pool_t *p, void *baton);
 
 /* Runs fn inside one write transaction, mutex held: BEGIN (SQLite:
  * IMMEDIATE, so the write lock is taken up front within the bounded wait),
- * fn, COMMIT (durable). A failure rolls back, logs "inbox: WHAT failed on
- * the DRIVER database: MESSAGE" and marks the connection for renewal. */
+ * fn, COMMIT; durable when it returns (SQLite: the WAL synced once the
+ * mutex and the locks are let go, wh_inbox_walsync.c; a quiet rollback
+ * waits for a sync too). A failure rolls back, logs "inbox: WHAT failed
+ * on the DRIVER database: MESSAGE" and marks the connection for renewal. */
 wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
                               wh_inbox_fn fn, void *baton);
 
@@ -49,6 +51,20 @@ wh_db_outcome wh_inbox_db_txn(wh_inbox *ib, apr_pool_t *p, const char *what,
  * statement is its own): for readers. */
 wh_db_outcome wh_inbox_db_read(wh_inbox *ib, apr_pool_t *p, const char *what,
                                wh_inbox_fn fn, void *baton);
+
+/* Makes every commit written to the inbox's WAL so far durable (no lock
+ * of the inbox held, any thread). 0; -1 when the sync failed (logged;
+ * from then on the inbox refuses writes). Nothing to do but return 0
+ * where SQLite syncs itself. */
+int wh_inbox_db_sync(wh_inbox *ib);
+/* 1 once a sync failed. */
+int wh_inbox_db_sync_failed(wh_inbox *ib);
+/* A writer that wants no sync per commit (the forwarder's bookkeeping,
+ * which sets synchronous = NORMAL itself): its transactions return
+ * without one. */
+void wh_inbox_db_set_relaxed(wh_inbox *ib);
+/* SQLite: the path of the main database's WAL file, or NULL (mutex held). */
+const char *wh_inbox_db_wal_path(wh_inbox *ib, apr_pool_t *p);
 
 /* Inside fn: records why fn fails (the driver's message is read now,
  * before ROLLBACK replaces it) and returns the failure code to return.

@@ -5,28 +5,14 @@
 #include "wh_inbox_sql.h"
 #include <apr_file_info.h>
 #include <apr_strings.h>
-#include <string.h>
-
-static const wh_inbox_stmt st_files = { "PRAGMA database_list", NULL };
 
 /* The size of the open SQLite database's WAL file, or -1. */
 static apr_off_t wal_size(wh_inbox *ib, apr_pool_t *p)
 {
-    wh_inbox_rows rows;
-    const char *file = NULL;
+    const char *wal = wh_inbox_db_wal_path(ib, p);
     apr_finfo_t fi;
 
-    /* The main database's real path: InboxParams may be a file: URI. */
-    if (wh_inbox_db_select(ib, p, &st_files, NULL, 16, &rows) != 0 || rows.ncols < 3)
-        return -1;
-    for (int i = 0; i < rows.nrows && !file; i++) {
-        const char *name = WH_ROW_CELL(&rows, i, 1);
-        if (name && strcmp(name, "main") == 0)
-            file = WH_ROW_CELL(&rows, i, 2);
-    }
-    if (!file || !*file ||
-        apr_stat(&fi, apr_pstrcat(p, file, "-wal", NULL), APR_FINFO_SIZE, p)
-            != APR_SUCCESS)
+    if (!wal || apr_stat(&fi, wal, APR_FINFO_SIZE, p) != APR_SUCCESS)
         return -1;
     return fi.size;
 }

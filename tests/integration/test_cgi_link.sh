@@ -75,6 +75,26 @@ if strace -f -o /dev/null true 2>/dev/null; then
     wal_writes=$(grep -c -- '-wal>' "$T/cgi.strace")
     assert_true "CGI: the commit's WAL writes in one or two calls (made: $wal_writes)" \
         test "$wal_writes" -ge 1 -a "$wal_writes" -le 2
+    # Durability after the lock (shared/wh_inbox_walsync.c): the commit
+    # goes out with synchronous = NORMAL, SQLite lets go of its write lock
+    # (the unlock of the -shm byte at offset 120), and only then is the
+    # WAL synced, once, before the answer is written.
+    CGI_WRAP="strace -f -y -e trace=fcntl,fdatasync,fsync,write -o $T/cgi.sync" cgi_post
+    assert_eq "Status: 200 OK" "$(head -n 1 "$T/cgi.out" | tr -d '\r')" "CGI under strace (syncs): stores"
+    # line numbers: the store's write lock taken (W) and freed (U), the
+    # first sync after W (S), the answer (R)
+    order=$(awk '/write\(1</ && !r { r = NR }
+                 !r && /l_type=F_WRLCK/ && /l_start=120,/ { w = NR; u = 0; s = 0; under = 0 }
+                 w && !u && /fdatasync|fsync/ { under++ }
+                 w && !u && /l_type=F_UNLCK/ && /l_start=120,/ { u = NR }
+                 u && !s && /fdatasync\(.*-wal>/ { s = NR }
+                 END { printf "%d %d %d %d %d", w, u, s, r, under }' "$T/cgi.sync")
+    read -r w u s r under <<<"$order"
+    assert_eq 0 "$under" "CGI: no sync while SQLite's write lock is held (lines W U S R: $order)"
+    assert_true "CGI: the WAL is synced after the write lock is freed and before the 200 ($order)" \
+        test "$w" -gt 0 -a "$u" -gt "$w" -a "$s" -gt "$u" -a "$r" -gt "$s"
+    assert_eq 1 "$(awk -v r="$r" 'NR < r && /fdatasync|fsync/' "$T/cgi.sync" | wc -l)" \
+        "CGI: one sync before the answer"
 else
     echo "   (strace cannot trace here: the CGI's WAL write count is not checked)"
 fi
