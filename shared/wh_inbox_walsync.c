@@ -49,9 +49,10 @@ const char *wh_inbox_db_wal_path(wh_inbox *ib, apr_pool_t *p)
     wh_inbox_rows rows;
     const char *file = NULL;
 
-    /* The main database's real path: InboxParams may be a file: URI. */
+    /* The main database's real path: InboxParams may be a file: URI.
+     * Known once a writer connection was set up: the file never changes. */
     if (ib->wal_path)
-        return ib->wal_path;   /* the statement once per connection */
+        return ib->wal_path;
     if (ib->engine != WH_INBOX_SQLITE3
         || wh_inbox_db_select(ib, p, &st_files, NULL, 16, &rows) != 0 || rows.ncols < 3)
         return NULL;
@@ -96,8 +97,10 @@ void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p)
         || !(path = wh_inbox_db_wal_path(ib, p)))
         return;
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        char buf[120];
         wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: the WAL cannot be opened for syncing "
-                "(%s); commits sync inside SQLite", strerror(errno));
+                "(%s); commits sync inside SQLite",
+                apr_strerror(APR_FROM_OS_ERROR(errno), buf, sizeof(buf)));
         return;
     }
     if (wh_inbox_db_sql(ib, "PRAGMA synchronous = NORMAL") != 0) {
@@ -138,6 +141,7 @@ int wh_inbox_db_sync_failed(wh_inbox *ib)
 int wh_inbox_db_sync(wh_inbox *ib)
 {
     int fd = -1, err = 0;
+    char buf[120];
 
     if (!ib->sync_mutex)
         return 0;
@@ -165,11 +169,12 @@ int wh_inbox_db_sync(wh_inbox *ib)
     }
     if (!err)
         return 0;
+    apr_strerror(APR_FROM_OS_ERROR(err), buf, sizeof(buf));
     apr_thread_mutex_lock(ib->sync_mutex);
     ib->sync_failed = 1;
     apr_thread_mutex_unlock(ib->sync_mutex);
     wh_logf(&ib->log, WH_LOG_ERROR, "inbox: syncing the sqlite3 WAL failed (%s): what "
             "it covered is answered 503, and this process stores nothing more until "
-            "it is restarted", strerror(err));
+            "it is restarted", buf);
     return -1;
 }
