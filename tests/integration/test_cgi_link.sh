@@ -7,6 +7,8 @@
 # (cgi/dbd-exports.list, checked against the installed drivers), never
 # libcrypto (a PostgreSQL driver's libcrypto.so must not bind to it);
 # openssl.cnf is still honoured (sites restrict algorithms to FIPS there).
+# Under strace: the commit's WAL writes in one call, and the WAL synced
+# after SQLite's write lock is freed, before the answer.
 . "$(dirname "$0")/lib.sh"
 wh_init
 CGI="$WH_BUILD/wirehook.cgi"
