@@ -38,6 +38,18 @@ cd "$top" || exit 1
 export BUILD=${BUILD:-build}
 export WH_SHARED_DIR=${WH_SHARED_DIR:-../shared}
 JOBS=${WH_JOBS:-3}
+# Every suite signs the provided sample and the unit tests read the
+# provided vectors: without them each assertion would fail on its own
+# (hundreds of failures, one cause), so say the cause once instead.
+for f in samples/wire-status-complete.json vectors/signatures.json; do
+    if [ ! -f "$WH_SHARED_DIR/$f" ]; then
+        echo "run.sh: the provided material is not at WH_SHARED_DIR=$WH_SHARED_DIR" \
+             "(no $f; relative paths start at $top): set SHARED_DIR=DIR for make," \
+             "WH_SHARED_DIR=DIR otherwise" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
 case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 TIMES=${WH_TIMES:-$BUILD/integration-times}
 
