@@ -133,4 +133,14 @@ else
     _wh_bad "httpd starts for the troubleshooting check"
 fi
 
+# README: without the provided material make check stops at once and names
+# what it did not find (run.sh returns before any suite starts). Asked for
+# the CUnit suites alone, so that a run.sh without the check cannot start
+# this suite again.
+out=$(WH_SHARED_DIR="$T/no-shared" WH_JOBS=1 tests/integration/run.sh unit 2>&1)
+rc=$?
+assert_eq 1 "$rc" "run.sh without the provided material: exit 1"
+assert_contains "$out" "no samples/wire-status-complete.json" "run.sh names the missing file"
+assert_eq "0 passed, 1 failed" "$(tail -n 1 <<<"$out")" "run.sh without the provided material: one failure, no suite run"
+
 wh_done
