@@ -38,6 +38,7 @@ cd "$top" || exit 1
 export BUILD=${BUILD:-build}
 export WH_SHARED_DIR=${WH_SHARED_DIR:-../shared}
 JOBS=${WH_JOBS:-3}
+case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 # Every suite signs the provided sample and the unit tests read the
 # provided vectors: without them each assertion would fail on its own
 # (hundreds of failures, one cause), so say the cause once instead.
@@ -50,7 +51,6 @@ for f in samples/wire-status-complete.json vectors/signatures.json; do
         exit 1
     fi
 done
-case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 TIMES=${WH_TIMES:-$BUILD/integration-times}
 
 work=$(mktemp -d /tmp/wh-run.XXXXXX) || exit 1
