@@ -4,6 +4,7 @@
 #include "wh_json.h"
 
 #include <apr_strings.h>
+#include <locale.h>
 #include <string.h>
 
 /* Parses a NUL-terminated literal (the NUL not included). */
@@ -336,6 +337,43 @@ static void test_samples_parse(void)
     }
 }
 
+/* The parse switches the thread to the "C" locale object and back (json-c
+ * would otherwise copy the thread's locale on every call): whatever locale
+ * the caller's thread had, it has again afterwards, after a success and
+ * after an error, and numbers still read with a dot. */
+static void expect_locale_kept(locale_t mine)
+{
+    json_object *o = NULL, *v = NULL;
+
+    CU_ASSERT_PTR_NULL(parse("{\"a\":1.25,\"b\":[2.5e1]}", &o));
+    CU_ASSERT(uselocale((locale_t)0) == mine);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "a", &v));
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(v), 1.25, 1e-12);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "b", &v));
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(json_object_array_get_idx(v, 0)),
+                           25.0, 1e-12);
+    CU_ASSERT_PTR_NOT_NULL(parse("{\"a\":1.}", &o));
+    CU_ASSERT(uselocale((locale_t)0) == mine);
+    CU_ASSERT_PTR_NOT_NULL(parse("[1,", &o));
+    CU_ASSERT(uselocale((locale_t)0) == mine);
+}
+
+static void test_thread_locale_kept(void)
+{
+    locale_t utf8 = newlocale(LC_ALL_MASK, "C.UTF-8", (locale_t)0);
+    locale_t before = uselocale((locale_t)0);
+
+    if (!utf8)
+        utf8 = newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(utf8);
+    uselocale(LC_GLOBAL_LOCALE);
+    expect_locale_kept(LC_GLOBAL_LOCALE);
+    uselocale(utf8);
+    expect_locale_kept(utf8);
+    uselocale(before);
+    freelocale(utf8);
+}
+
 static const wh_test_case json_cases[] = {
     {"valid object", test_valid_object},
     {"surrounding whitespace ok", test_surrounding_whitespace_ok},
@@ -369,6 +407,7 @@ static const wh_test_case json_cases[] = {
     {"errors do not echo body", test_errors_do_not_echo_body},
     {"pool cleanup releases", test_pool_cleanup_releases},
     {"samples parse", test_samples_parse},
+    {"thread locale kept", test_thread_locale_kept},
     {NULL, NULL}
 };
 
