@@ -220,6 +220,27 @@ typedef struct {
     int count;
 } vctx;
 
+/* Where the walker is: a chain of member names and array indexes back to
+ * the root (NULL). It lives on the stack; the JSON Pointer text is built
+ * from it only when a problem is reported, because valid bodies (nearly
+ * all of them) never need it: building every object's pointer as the
+ * walk went cost 2% of the module's instructions per request. */
+typedef struct spath {
+    const struct spath *up;
+    const char *key;   /* NULL: an array item, at index */
+    apr_size_t index;
+} spath;
+
+static const char *path_text(apr_pool_t *p, const spath *at)
+{
+    const char *up;
+    if (!at)
+        return "";
+    up = path_text(p, at->up);
+    return at->key ? wh_schema_pointer_append(p, up, at->key)
+                   : apr_psprintf(p, "%s/%" APR_SIZE_T_FMT, up, at->index);
+}
+
 static void add_problem(vctx *c, const char *pointer, const char *reason)
 {
     if (c->problems)
@@ -263,17 +284,17 @@ static const char *type_reason(json_type t)
     }
 }
 
-/* A problem with member key of the object at base: the pointer is only
- * built here, because valid bodies (nearly all of them) never need it. */
-static void add_member_problem(vctx *c, const char *base, const char *key,
+/* A problem with member key of the object at base. */
+static void add_member_problem(vctx *c, const spath *base, const char *key,
                                const char *reason)
 {
-    add_problem(c, wh_schema_pointer_append(c->p, base, key), reason);
+    add_problem(c, wh_schema_pointer_append(c->p, path_text(c->p, base), key),
+                reason);
 }
 
 /* The member if it has type t. NULL when absent, null, or of another type;
  * the last two are problems only where noted in the file comment. */
-static json_object *typed_member(vctx *c, json_object *obj, const char *base,
+static json_object *typed_member(vctx *c, json_object *obj, const spath *base,
                                  const char *key, presence req, json_type t)
 {
     json_object *v = NULL;
@@ -291,7 +312,7 @@ static json_object *typed_member(vctx *c, json_object *obj, const char *base,
     return v;
 }
 
-static void check_string(vctx *c, json_object *obj, const char *base,
+static void check_string(vctx *c, json_object *obj, const spath *base,
                          const str_rule *r)
 {
     json_object *v = typed_member(c, obj, base, r->key, r->req,
@@ -320,47 +341,45 @@ static void check_string(vctx *c, json_object *obj, const char *base,
         add_member_problem(c, base, r->key, why);
 }
 
-static void check_node(vctx *c, json_object *obj, const char *pointer,
+static void check_node(vctx *c, json_object *obj, const spath *at,
                        const node_rule *r);
 
-static void check_array_items(vctx *c, json_object *arr, const char *pointer,
+static void check_array_items(vctx *c, json_object *arr, const spath *at,
                               const node_rule *r)
 {
     size_t n = json_object_array_length(arr);
     for (size_t i = 0; i < n; i++) {
         json_object *item = json_object_array_get_idx(arr, i);
-        const char *ip = apr_psprintf(c->p, "%s/%" APR_SIZE_T_FMT, pointer,
-                                      (apr_size_t)i);
+        spath item_at = {at, NULL, (apr_size_t)i};
         if (json_object_is_type(item, json_type_object))
-            check_node(c, item, ip, r);
+            check_node(c, item, &item_at, r);
         else
-            add_problem(c, ip, "must be an object");
+            add_problem(c, path_text(c->p, &item_at), "must be an object");
     }
 }
 
-static void check_child(vctx *c, json_object *obj, const char *base,
+static void check_child(vctx *c, json_object *obj, const spath *base,
                         const node_rule *r)
 {
     json_type t = r->is_array ? json_type_array : json_type_object;
     json_object *v = typed_member(c, obj, base, r->key, r->req, t);
-    const char *pointer;
+    spath child_at = {base, r->key, 0};
 
     if (!v)
         return;
-    pointer = wh_schema_pointer_append(c->p, base, r->key);
     if (r->is_array)
-        check_array_items(c, v, pointer, r);
+        check_array_items(c, v, &child_at, r);
     else
-        check_node(c, v, pointer, r);
+        check_node(c, v, &child_at, r);
 }
 
-static void check_node(vctx *c, json_object *obj, const char *pointer,
+static void check_node(vctx *c, json_object *obj, const spath *at,
                        const node_rule *r)
 {
     for (const str_rule *s = r->strings; s && s->key; s++)
-        check_string(c, obj, pointer, s);
+        check_string(c, obj, at, s);
     for (const node_rule *k = r->children; k && k->key; k++)
-        check_child(c, obj, pointer, k);
+        check_child(c, obj, at, k);
 }
 
 /* ---- facts -------------------------------------------------------------- */
@@ -416,13 +435,15 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
         return c.count;
     }
 
-    check_node(&c, root, "", &envelope);
+    check_node(&c, root, NULL, &envelope);
     event_type = string_at(p, root, "eventType");
     data = object_at(root, "data");
     is_wire = event_type && strcmp(event_type, WIRE_EVENT_TYPE) == 0;
-    if (is_wire && data)
+    if (is_wire && data) {
+        const spath data_at = {NULL, "data", 0};
         for (const node_rule *k = wire_data_children; k->key; k++)
-            check_child(&c, data, "/data", k);
+            check_child(&c, data, &data_at, k);
+    }
 
     event = is_wire ? object_at(data, "wireEventInfo") : NULL;
     status = string_at(p, event, "status");
