@@ -1081,7 +1081,7 @@ if has module && [ -n "$(get module.mod_rps)" ]; then
     [ -n "$(get module.mod_cpu)" ] && row "Module: httpd CPU per request" "$(get module.mod_cpu) µs" \
         "$(get module.base_cpu) µs" "$(ratio "$(get module.mod_cpu)" "$(get module.base_cpu)")" "—" "info"
     if [ -n "$(get module.floor_rps)" ]; then
-        row "Module floor: handler doing only HMAC-SHA256 + json_tokener_parse (no module)" \
+        row "Module floor: handler doing only HMAC-SHA256 + one json-c parse, per-thread tokener, C locale (no module)" \
             "$(fmt "$(get module.floor_rps)" req/s), p99 $(get module.floor_p99) ms" \
             "$(fmt "$(get module.base_rps)" req/s) (handler alone)" "$rf_" "—" \
             "the most any verifier on OpenSSL + json-c reaches on this machine"
