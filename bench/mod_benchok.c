@@ -11,25 +11,18 @@
  * strictness, no schema, no replay check, no facts. A request whose
  * signature does not match gets 403, so a misconfigured floor cannot
  * pass for a fast one. Its ratio to benchok bounds what any module built
- * on OpenSSL and json-c can reach on the machine. So it calls json-c the
- * cheapest way there is, as wirehook's core does (shared/wh_json.c): one
- * tokener per thread, reset per request, and the parse run in the "C"
- * locale object, where json_tokener_parse() would allocate a tokener and
- * duplicate the thread's locale (under glibc's process-wide locale lock)
- * on every call. Bench-only: never installed. */
+ * on OpenSSL and json-c can reach on the machine, so it calls json-c the
+ * cheapest way there is (floor_json.h). Bench-only: never installed. */
 #include "httpd.h"
 #include "http_config.h"
 #include "http_protocol.h"
 #include "util_filter.h"
 
 #include <apr_strings.h>
-#include <json-c/json.h>
-#include <locale.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 
+#include "floor_json.h"
 #include "floor_mac.h"
 
 #define BENCHOK_READ 8192
@@ -91,48 +84,6 @@ static void floor_child_init(apr_pool_t *pchild, server_rec *s)
         apr_pool_cleanup_register(pchild, fc->keyed, free_ctx, apr_pool_cleanup_null);
 }
 
-static pthread_key_t tokener_key;
-static locale_t c_locale;
-static pthread_once_t floor_once = PTHREAD_ONCE_INIT;
-
-static void tokener_free(void *tok)
-{
-    json_tokener_free(tok);
-}
-
-static void floor_once_init(void)
-{
-    if (pthread_key_create(&tokener_key, tokener_free) != 0)
-        abort();
-    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
-/* The body (NUL-terminated) parsed and the tree freed: 1 when
- * it is one JSON value. */
-static int floor_parse(const char *body)
-{
-    struct json_tokener *tok;
-    json_object *root;
-    locale_t prev = (locale_t)0;
-    int ok;
-
-    pthread_once(&floor_once, floor_once_init);
-    if (!(tok = pthread_getspecific(tokener_key))) {
-        if (!(tok = json_tokener_new()) || pthread_setspecific(tokener_key, tok) != 0)
-            abort();
-    }
-    json_tokener_reset(tok);
-    if (c_locale)
-        prev = uselocale(c_locale);
-    /* -1: up to the NUL, as json_tokener_parse() reads it */
-    root = json_tokener_parse_ex(tok, body, -1);
-    if (prev)
-        uselocale(prev);
-    ok = root && json_tokener_get_error(tok) == json_tokener_success;
-    json_object_put(root);
-    return ok;
-}
-
 /* Reads the body: into buf when given (at most max bytes), else counted
  * and dropped (buf NULL, max 0). Returns its length, or -1. */
 static long read_body(request_rec *r, char *buf, long max)
@@ -187,7 +138,7 @@ static int benchok_handler(request_rec *r)
         body[len] = '\0';
         if (!floor_verify(r, fc, body, len))
             return HTTP_FORBIDDEN;
-        if (!floor_parse(body))
+        if (floor_json_parse(body) < 0)
             return HTTP_BAD_REQUEST;
     } else if (read_body(r, NULL, 0) < 0) {
         return HTTP_BAD_REQUEST;

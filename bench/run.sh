@@ -441,7 +441,7 @@ inbox_count() {
 
 # ------------------------------------------------------------ 1. core ---
 section_core() {
-    log "core: verify + validate vs HMAC + json_tokener_parse floor"
+    log "core: verify + validate vs HMAC + json-c floor"
     "$BENCH_DIR/bench_core" --sample "$SAMPLE" --htpasswd "$HTPASSWD" --user bank \
         --password "$PASSWORD" --seconds 1 --rounds 5 --uncached 10 >"$T/core.kv" || return 1
     kv "$T/core.kv" core
@@ -1024,7 +1024,7 @@ if has core && [ -n "$(get core.floor_ops_per_sec)" ]; then
     c=$(get core.core_cached_ops_per_sec); f=$(get core.floor_ops_per_sec)
     rc=$(ratio "$c" "$f")
     row "Core: verify+validate, Basic auth cached (1 thread)" "$(fmt "$c" req/s)" \
-        "$(fmt "$f" req/s) (HMAC-SHA256 + json_tokener_parse)" "$rc" "≥ 0.60" "$(verdict "$rc" ">=" 0.6)"
+        "$(fmt "$f" req/s) (HMAC-SHA256 + one json-c parse)" "$rc" "≥ 0.60" "$(verdict "$rc" ">=" 0.6)"
     if [ -n "$(get core.ir_floor)" ] && [ -n "$(get core.ir_cached)" ]; then
         ri=$(ratio "$(get core.ir_floor)" "$(get core.ir_cached)")
         row "Core: instructions per request (callgrind)" "$(get core.ir_cached) Ir" \

@@ -10,7 +10,7 @@ BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/be
 
 .PHONY: bench bench-tools bench-node
 
-$(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h $(LIB) $(wildcard shared/*.h)
+$(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h bench/floor_json.h $(LIB) $(wildcard shared/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< bench/bench_util.c $(LIB) $(PKG_LIBS)
 
@@ -23,10 +23,10 @@ $(BENCH_DIR)/floor.cgi: bench/floor_cgi.c bench/floor_mac.h $(BUILD)/obj/cgi-lin
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $< $(CGI_CRYPTO_LIBS) -lsqlite3
 
 # apxs builds in place: compile a copy in the bench dir
-$(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h
+$(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h bench/floor_json.h
 	@test -n "$(APXS)" || { echo "apxs not found: run make deps" >&2; exit 1; }
 	@mkdir -p $(BENCH_DIR)/mod
-	cp $< bench/floor_mac.h $(BENCH_DIR)/mod/
+	cp $< bench/floor_mac.h bench/floor_json.h $(BENCH_DIR)/mod/
 	cd $(BENCH_DIR)/mod && $(APXS) -c -o mod_benchok.la -Wc,-std=c11 \
 	  $(foreach w,$(WARN),-Wc,$(w)) -Wc,-Wno-strict-prototypes mod_benchok.c -lcrypto -ljson-c >apxs.log 2>&1 \
 	  || { cat apxs.log >&2; exit 1; }
