@@ -64,7 +64,6 @@ typedef struct {
 static bench_req reqs[N_REQ];
 static EVP_MAC *mac_impl;
 static EVP_MAC_CTX *mac_ctx;
-
 static volatile unsigned long sink;
 
 static const char *table_header(void *ctx, const char *name)
@@ -380,7 +379,6 @@ int main(int argc, char **argv)
     printf("request_heap_bytes %lu\n", (unsigned long)request_heap(cached));
     printf("rounds %d\nround_seconds %.2f\n", o.rounds, o.seconds);
     EVP_MAC_CTX_free(mac_ctx);
-
     EVP_MAC_free(mac_impl);
     apr_pool_destroy(root);
     apr_terminate();

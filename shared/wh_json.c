@@ -349,7 +349,7 @@ static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
         jerr = json_tokener_get_error(tok);
         *end = len;
     }
-    if (c_locale && prev_locale)
+    if (prev_locale)
         uselocale(prev_locale);
     if (jerr != json_tokener_success) {
         json_object_put(*out);

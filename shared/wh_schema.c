@@ -224,7 +224,8 @@ typedef struct {
  * the root (NULL). It lives on the stack; the JSON Pointer text is built
  * from it only when a problem is reported, because valid bodies (nearly
  * all of them) never need it: building every object's pointer as the
- * walk went cost 2% of the module's instructions per request. */
+ * walk went cost about 3,000 instructions per request, 1% of the module's
+ * (callgrind). */
 typedef struct spath {
     const struct spath *up;
     const char *key;   /* NULL: an array item, at index */

@@ -363,8 +363,8 @@ static void test_thread_locale_kept(void)
     locale_t utf8 = newlocale(LC_ALL_MASK, "C.UTF-8", (locale_t)0);
     locale_t before = uselocale((locale_t)0);
 
-    if (!utf8)
-        utf8 = newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+    if (!utf8) /* a copy: another object than the "C" one the parse uses */
+        utf8 = duplocale(LC_GLOBAL_LOCALE);
     CU_ASSERT_PTR_NOT_NULL_FATAL(utf8);
     uselocale(LC_GLOBAL_LOCALE);
     expect_locale_kept(LC_GLOBAL_LOCALE);
