@@ -266,38 +266,8 @@ static const char *tokener_error(apr_pool_t *p, enum json_tokener_error err,
  * So each thread keeps one tokener and resets it per use; it is freed when
  * the thread exits. */
 static pthread_key_t tokener_key;
-static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
+static pthread_once_t parse_state_once = PTHREAD_ONCE_INIT;
 static int tokener_key_ok;
-
-static void tokener_free(void *tok)
-{
-    json_tokener_free(tok);
-}
-
-static void tokener_key_create(void)
-{
-    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
-}
-
-/* A reset tokener; *kept says whether it belongs to the thread (else the
- * caller frees it). One extra level: json-c counts the scalar leaf,
- * lex_check enforces the real container limit. */
-static struct json_tokener *thread_tokener(int *kept)
-{
-    struct json_tokener *tok = NULL;
-
-    pthread_once(&tokener_once, tokener_key_create);
-    *kept = 0;
-    if (tokener_key_ok && (tok = pthread_getspecific(tokener_key)) != NULL) {
-        json_tokener_reset(tok);
-        *kept = 1;
-        return tok;
-    }
-    tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
-    if (tok && tokener_key_ok && pthread_setspecific(tokener_key, tok) == 0)
-        *kept = 1;
-    return tok;
-}
 
 /* json-c reads numbers under the "C" LC_NUMERIC, and to get it, every
  * json_tokener_parse_ex() call duplicates the thread's locale and makes a
@@ -311,11 +281,38 @@ static struct json_tokener *thread_tokener(int *kept)
  * store) and is switched back after; where that object cannot be had, the
  * parse runs as before. */
 static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 
-static void c_locale_create(void)
+static void tokener_free(void *tok)
 {
+    json_tokener_free(tok);
+}
+
+/* The per-process parse state, made once: the tokener key and the "C"
+ * locale object. */
+static void parse_state_create(void)
+{
+    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
     c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* A reset tokener; *kept says whether it belongs to the thread (else the
+ * caller frees it). One extra level: json-c counts the scalar leaf,
+ * lex_check enforces the real container limit. */
+static struct json_tokener *thread_tokener(int *kept)
+{
+    struct json_tokener *tok = NULL;
+
+    pthread_once(&parse_state_once, parse_state_create);
+    *kept = 0;
+    if (tokener_key_ok && (tok = pthread_getspecific(tokener_key)) != NULL) {
+        json_tokener_reset(tok);
+        *kept = 1;
+        return tok;
+    }
+    tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
+    if (tok && tokener_key_ok && pthread_setspecific(tokener_key, tok) == 0)
+        *kept = 1;
+    return tok;
 }
 
 /* Runs json-c over the whole buffer; *end is where the value stopped. */
@@ -336,8 +333,7 @@ static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
      * surrogates) in the pass it makes anyway. */
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT
                                 | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-    pthread_once(&c_locale_once, c_locale_create);
-    if (c_locale)
+    if (c_locale) /* set up by thread_tokener()'s pthread_once */
         prev_locale = uselocale(c_locale);
     *out = json_tokener_parse_ex(tok, buf, (int)len);
     jerr = json_tokener_get_error(tok);
