@@ -271,6 +271,180 @@ static void test_control_character_in_string(void)
     OK("\"a\\tb\\n\"");
 }
 
+/* The string scan reads eight bytes at a time: every byte value, at every
+ * place in a word (and past the first word), in a member name and in a
+ * value, is judged as a byte-by-byte reading judges it. NULL, or what went
+ * wrong. */
+enum { SCAN_LEN = 20 };
+
+static const char *judge_byte_in_string(apr_pool_t *p, int in_name, int at,
+                                        unsigned b)
+{
+    const char *where = in_name ? "name" : "value";
+    char text[SCAN_LEN + 1], body[SCAN_LEN + 16];
+    apr_size_t off, len;
+    json_object *o = NULL, *v = NULL;
+    const char *err, *want = NULL;
+
+    memset(text, 'a', SCAN_LEN);
+    text[SCAN_LEN] = '\0';
+    text[at] = (char)b;
+    if (in_name) { /* {"<text>":1} */
+        memcpy(body, "{\"", 2);
+        memcpy(body + 2, text, SCAN_LEN);
+        memcpy(body + 2 + SCAN_LEN, "\":1}", 4);
+        len = 2 + SCAN_LEN + 4;
+        off = 2 + (apr_size_t)at;
+    } else { /* {"k":"<text>"} */
+        memcpy(body, "{\"k\":\"", 6);
+        memcpy(body + 6, text, SCAN_LEN);
+        memcpy(body + 6 + SCAN_LEN, "\"}", 2);
+        len = 6 + SCAN_LEN + 2;
+        off = 6 + (apr_size_t)at;
+    }
+    err = parse_n(body, len, &o);
+    if (b == 0)
+        want = apr_psprintf(p, "NUL byte at offset %" APR_SIZE_T_FMT, off);
+    else if (b < 0x20)
+        want = apr_psprintf(p, "control character inside a string at "
+                            "offset %" APR_SIZE_T_FMT, off);
+    else if (b >= 0x80)
+        want = apr_psprintf(p, "invalid UTF-8 at offset %" APR_SIZE_T_FMT, off);
+
+    if (want)
+        return err && strcmp(err, want) == 0 ? NULL
+               : apr_psprintf(p, "byte 0x%02x at %d (%s): want \"%s\", got "
+                              "\"%s\"", b, at, where, want,
+                              err ? err : "(accepted)");
+    if (b == '"' || b == '\\') /* ends the string early, or escapes an 'a' */
+        return err ? NULL : apr_psprintf(p, "byte 0x%02x at %d (%s) accepted",
+                                         b, at, where);
+    if (err)
+        return apr_psprintf(p, "byte 0x%02x at %d (%s): %s", b, at, where, err);
+    if (in_name ? !json_object_object_get_ex(o, text, NULL)
+                : !json_object_object_get_ex(o, "k", &v)
+                      || strcmp(json_object_get_string(v), text) != 0)
+        return apr_psprintf(p, "byte 0x%02x at %d (%s) changed", b, at, where);
+    return NULL;
+}
+
+static void test_every_byte_in_strings(void)
+{
+    for (int in_name = 0; in_name <= 1; in_name++)
+        for (int at = 0; at < SCAN_LEN; at++)
+            for (unsigned b = 0; b < 256; b++) {
+                const char *why = judge_byte_in_string(wh_test_pool(),
+                                                       in_name, at, b);
+                if (why) { /* the first is enough */
+                    CU_assertImplementation(CU_FALSE, __LINE__, why,
+                                            __FILE__, "", CU_FALSE);
+                    return;
+                }
+            }
+    CU_PASS("every byte judged as a byte-by-byte reading would");
+}
+
+/* Well-formed sequences of two, three and four bytes at every place in a
+ * word, and one cut short by the string's end at every place. */
+static void test_utf8_at_every_place(void)
+{
+    static const char *const seqs[] = { "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80" };
+    apr_pool_t *p = wh_test_pool();
+
+    for (int k = 0; k < 3; k++) {
+        for (int at = 0; at < 20; at++) {
+            char *text = apr_pstrcat(p, apr_pstrndup(p, "aaaaaaaaaaaaaaaaaaaa", (apr_size_t)at),
+                                     seqs[k], "bbbbbbbbbb", NULL);
+            char *body = apr_pstrcat(p, "[\"", text, "\"]", NULL);
+            char *cut = apr_pstrcat(p, "[\"", apr_pstrndup(p, "aaaaaaaaaaaaaaaaaaaa", (apr_size_t)at),
+                                    apr_pstrndup(p, seqs[k], strlen(seqs[k]) - 1), "\"]", NULL);
+            json_object *o = NULL;
+            const char *err = parse(body, &o);
+            const char *want = apr_psprintf(p, "invalid UTF-8 at offset %d", 2 + at);
+
+            CU_ASSERT_PTR_NULL(err);
+            if (!err)
+                CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(o, 0)),
+                                       text);
+            err = parse(cut, &o);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+            CU_ASSERT_STRING_EQUAL(err, want);
+        }
+    }
+}
+
+/* Whitespace is skipped eight bytes at a time. A run of n spaces with the
+ * byte c at place at (at < 0: none) is put after each kind of mark (an
+ * opening and a closing bracket, a comma, a colon), and after the value: both judged as a byte-by-byte reading judges them. NULL, or what
+ * went wrong. */
+static const char *judge_whitespace_run(apr_pool_t *p, int n, int at,
+                                        unsigned c)
+{
+    char *ws = apr_palloc(p, (apr_size_t)n + 1), *buf;
+    int allowed = at < 0 || c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    /* where the run stops: after "[1, 2]" and the run, or at the byte */
+    apr_size_t stop = 6 + (apr_size_t)(allowed ? n : at);
+    const char *err, *want;
+    json_object *o = NULL;
+
+    memset(ws, ' ', (apr_size_t)n);
+    ws[n] = '\0';
+    if (at >= 0)
+        ws[at] = (char)c;
+    /* after each mark, before a string (no byte turns "s" into a value);
+     * built with memcpy: the run may hold a NUL */
+    buf = apr_palloc(p, (apr_size_t)n + 16);
+    for (int k = 0; k < 5; k++) {
+        static const char *const before[] = { "[", "[1,", "[1, ", "{\"a\":", "[[]" };
+        static const char *const after[] = { "\"s\"]", "\"s\"]", "\"s\"]", "\"s\"}", ",\"s\"]" };
+        apr_size_t b = strlen(before[k]), a = strlen(after[k]);
+        memcpy(buf, before[k], b);
+        memcpy(buf + b, ws, (apr_size_t)n);
+        memcpy(buf + b + n, after[k], a);
+        err = parse_n(buf, b + (apr_size_t)n + a, &o);
+        if (allowed ? err != NULL : err == NULL)
+            return apr_psprintf(p, "run %d, byte 0x%02x at %d, after %s: %s", n,
+                                c, at, before[k], err ? err : "(accepted)");
+    }
+    memcpy(buf, "[1, 2]", 6);
+    memcpy(buf + 6, ws, (apr_size_t)n);
+    buf[6 + n] = 'x';
+    err = parse_n(buf, 7 + (apr_size_t)n, &o);
+    want = c == 0 && !allowed
+           ? apr_psprintf(p, "NUL byte at offset %" APR_SIZE_T_FMT, stop)
+           : apr_psprintf(p, "unexpected bytes after the JSON value at offset %"
+                          APR_SIZE_T_FMT, stop);
+    if (!err || strcmp(err, want) != 0)
+        return apr_psprintf(p, "run %d, byte 0x%02x at %d, after the value: "
+                            "want \"%s\", got \"%s\"", n, c, at, want,
+                            err ? err : "(accepted)");
+    return NULL;
+}
+
+/* Runs of every length up to 40 with each of the other whitespace bytes
+ * and the look-alikes (form feed, vertical tab, no-break space) at every
+ * place; runs of 9 and 17 with every byte value at every place. */
+static void test_whitespace_runs(void)
+{
+    static const unsigned char some[] = { '\n', '\t', '\r', '\f', '\v', 0xA0 };
+    const char *why = NULL;
+
+    for (int n = 0; n <= 40 && !why; n++) {
+        why = judge_whitespace_run(wh_test_pool(), n, -1, ' ');
+        for (int at = 0; at < n && !why; at++)
+            for (size_t k = 0; k < sizeof(some) && !why; k++)
+                why = judge_whitespace_run(wh_test_pool(), n, at, some[k]);
+    }
+    for (int n = 9; n <= 17 && !why; n += 8)
+        for (int at = 0; at < n && !why; at++)
+            for (unsigned c = 0; c < 256 && !why; c++)
+                why = judge_whitespace_run(wh_test_pool(), n, at, c);
+    if (why)
+        CU_assertImplementation(CU_FALSE, __LINE__, why, __FILE__, "", CU_FALSE);
+    else
+        CU_PASS("every run ends where a byte-by-byte reading ends it");
+}
+
 static void test_comments_and_bare_names(void)
 {
     BAD("/* c */{}", "invalid JSON at offset 0: unexpected character");
@@ -401,6 +575,9 @@ static const wh_test_case json_cases[] = {
     {"JSON numbers ok", test_json_numbers_ok},
     {"bad literals", test_bad_literals},
     {"control character in string", test_control_character_in_string},
+    {"every byte in strings", test_every_byte_in_strings},
+    {"UTF-8 at every place", test_utf8_at_every_place},
+    {"whitespace runs", test_whitespace_runs},
     {"comments and bare names", test_comments_and_bare_names},
     {"duplicate member", test_duplicate_member},
     {"byte order mark", test_byte_order_mark},
