@@ -63,6 +63,11 @@ long wh_utf8_length(const char *s, apr_size_t len)
         }
         if (i == len)
             break;
+        if (u[i] < 0x80) { /* the tail of an ASCII string */
+            i++;
+            count++;
+            continue;
+        }
         n = wh_utf8_seq_len(u + i, len - i);
         if (n == 0)
             return -1;

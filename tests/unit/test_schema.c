@@ -8,6 +8,7 @@
 
 #include <apr_strings.h>
 #include <json-c/json_pointer.h>
+#include <json-c/linkhash.h>
 #include <string.h>
 
 
@@ -775,6 +776,46 @@ static void test_facts_filled_despite_problems(void)
     CU_ASSERT_STRING_EQUAL(f.user, "alice");
 }
 
+/* Members are found by names hashed once per process: the same in a
+ * table json-c has grown (many unknown members), and in tables made under
+ * json-c's other string hash, which takes json-c's own lookup. */
+static void expect_found_everywhere(const char *what)
+{
+    apr_array_header_t *probs;
+    wh_facts f = {0};
+    json_object *d = base_doc(), *wei = NULL;
+    static const char *const missing[] = {
+        WEI "/paymentId", "is required", BEN "/address/city", "must be a string", NULL
+    };
+
+    CU_ASSERT_EQUAL_FATAL(json_pointer_get(d, WEI, &wei), 0);
+    for (int i = 0; i < 40; i++)
+        json_object_object_add(wei, apr_psprintf(wh_test_pool(), "x-extra-%d", i),
+                               json_object_new_int(i));
+    validate(d, 1, &probs, &f);
+    CU_assertImplementation(probs->nelts == 0, __LINE__,
+                            apr_pstrcat(wh_test_pool(), what, ": ",
+                                        describe(probs), NULL),
+                            __FILE__, "", CU_FALSE);
+    CU_ASSERT_STRING_EQUAL(f.notification_id, "8cefee42-cb39-4479-b7fd-b8a358aeb002");
+    CU_ASSERT_STRING_EQUAL(f.event_type, "wire.status");
+    CU_ASSERT_STRING_EQUAL(f.event_time, "2026-11-22T14:05:09Z");
+    CU_ASSERT_STRING_EQUAL(f.payment_id, "WP-2026-000481");
+    CU_ASSERT_STRING_EQUAL(f.status, "Exception");
+    del_at(d, WEI "/paymentId");
+    set_at(d, BEN "/address/city", json_object_new_int(7));
+    expect_problems(d, 1, missing, __LINE__);
+}
+
+static void test_member_lookups(void)
+{
+    expect_found_everywhere("json-c's default string hash");
+    CU_ASSERT_EQUAL_FATAL(json_global_set_string_hash(JSON_C_STR_HASH_PERLLIKE), 0);
+    expect_found_everywhere("json-c's other string hash");
+    CU_ASSERT_EQUAL(json_global_set_string_hash(JSON_C_STR_HASH_DFLT), 0);
+    expect_found_everywhere("json-c's default string hash again");
+}
+
 static void test_facts_are_copies(void)
 {
     apr_array_header_t *probs;
@@ -894,6 +935,7 @@ static const wh_test_case schema_cases[] = {
     {"problems appended and counted", test_problems_appended_and_counted},
     {"facts filled despite problems", test_facts_filled_despite_problems},
     {"facts are copies", test_facts_are_copies},
+    {"member lookups", test_member_lookups},
     {"NULL facts and problems", test_null_facts_and_problems},
     {"pointer escaping", test_pointer_escaping},
     {"UTF-8 length", test_utf8_length},
