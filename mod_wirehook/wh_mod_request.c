@@ -140,31 +140,31 @@ static int is_fact_header(const char *name)
            && (name[n] == '-' || name[n] == '_');
 }
 
-typedef struct {
-    request_rec *r;
-    apr_array_header_t *names;          /* made at the first match */
-} strip_ctx;
-
-static int collect_fact_header(void *data, const char *key, const char *val)
-{
-    (void)val;
-    strip_ctx *c = data;
-    if (is_fact_header(key)) {
-        if (c->names == NULL)
-            c->names = apr_array_make(c->r->pool, 2, sizeof(char *));
-        APR_ARRAY_PUSH(c->names, const char *) = key;
-    }
-    return 1;
-}
-
+/* Runs on every request three times (after reading the request, before
+ * verifying, after reading the body): a plain pass over the entries, which
+ * look at one byte of a name that cannot be a fact's, instead of
+ * apr_table_do's callback per entry. Names are collected first because
+ * apr_table_unset changes the array. */
 static void strip_table(request_rec *r, apr_table_t *t, const char *what)
 {
-    strip_ctx c = { r, NULL };
+    const apr_array_header_t *arr;
+    const apr_table_entry_t *e;
+    apr_array_header_t *names = NULL;
+
     if (t == NULL || apr_is_empty_table(t))
         return;
-    apr_table_do(collect_fact_header, &c, t, NULL);
-    for (int i = 0; c.names && i < c.names->nelts; i++) {
-        const char *name = APR_ARRAY_IDX(c.names, i, const char *);
+    arr = apr_table_elts(t);
+    e = (const apr_table_entry_t *)arr->elts;
+    for (int i = 0; i < arr->nelts; i++) {
+        const char *key = e[i].key;
+        if (key == NULL || (key[0] != 'w' && key[0] != 'W') || !is_fact_header(key))
+            continue;
+        if (names == NULL)
+            names = apr_array_make(r->pool, 2, sizeof(char *));
+        APR_ARRAY_PUSH(names, const char *) = key;
+    }
+    for (int i = 0; names && i < names->nelts; i++) {
+        const char *name = APR_ARRAY_IDX(names, i, const char *);
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r, WHLOGNO(00914)
                       "removed client-sent %s %s", what, name);
         apr_table_unset(t, name);
@@ -195,32 +195,66 @@ static const char *header_safe(apr_pool_t *p, const char *v)
     return s;
 }
 
-static void publish(request_rec *r, const char *env, const char *hdr,
-                    const char *value)
+/* Whether t holds any name of the facts' form. */
+static int holds_fact_name(const apr_table_t *t)
 {
-    if (value == NULL)
-        return;
-    /* the facts live in r's pool (or are literals): no copies */
-    apr_table_setn(r->subprocess_env, env, value);
-    apr_table_setn(r->headers_in, hdr, header_safe(r->pool, value));
+    const apr_array_header_t *arr = apr_table_elts(t);
+    const apr_table_entry_t *e = (const apr_table_entry_t *)arr->elts;
+    for (int i = 0; i < arr->nelts; i++) {
+        const char *key = e[i].key;
+        if (key && (key[0] == 'w' || key[0] == 'W') && is_fact_header(key))
+            return 1;
+    }
+    return 0;
 }
 
+/* The facts, each under its environment variable and request header. */
+enum { F_VERIFIED, F_NOTIFICATION_ID, F_EVENT_TYPE, F_EVENT_TIME,
+       F_PAYMENT_ID, F_STATUS, F_STATUS_KNOWN, F_USER, F_COUNT };
+static const struct {
+    const char *env, *hdr; /* hdr NULL: the environment only */
+} fact_names[F_COUNT] = {
+    { "WIREHOOK_VERIFIED", "Wirehook-Verified" },
+    { "WIREHOOK_NOTIFICATION_ID", "Wirehook-Notification-Id" },
+    { "WIREHOOK_EVENT_TYPE", "Wirehook-Event-Type" },
+    { "WIREHOOK_EVENT_TIME", "Wirehook-Event-Time" },
+    { "WIREHOOK_PAYMENT_ID", "Wirehook-Payment-Id" },
+    { "WIREHOOK_STATUS", "Wirehook-Status" },
+    { "WIREHOOK_STATUS_KNOWN", "Wirehook-Status-Known" },
+    { "WIREHOOK_USER", NULL },
+};
+
+/* A fact is only ever wirehook's own value: any earlier one goes (set by
+ * the configuration, or by this publication on the request an internal
+ * redirect came from, whose headers the new request shares), then each is
+ * added. apr_table_setn would do both per name, but the names share their
+ * first four letters, the table's whole per-name checksum, so every setn
+ * compared the name with every fact already set: 42 string comparisons,
+ * 2.5% of the module's instructions per request (callgrind). */
 void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
 {
-    publish(r, "WIREHOOK_VERIFIED", "Wirehook-Verified", "1");
-    publish(r, "WIREHOOK_NOTIFICATION_ID", "Wirehook-Notification-Id",
-            f->notification_id);
-    publish(r, "WIREHOOK_EVENT_TYPE", "Wirehook-Event-Type", f->event_type);
-    publish(r, "WIREHOOK_EVENT_TIME", "Wirehook-Event-Time", f->event_time);
-    publish(r, "WIREHOOK_PAYMENT_ID", "Wirehook-Payment-Id", f->payment_id);
-    publish(r, "WIREHOOK_STATUS", "Wirehook-Status", f->status);
-    publish(r, "WIREHOOK_STATUS_KNOWN", "Wirehook-Status-Known",
-            f->status_known ? "1" : "0");
-    if (f->user) {
-        apr_table_setn(r->subprocess_env, "WIREHOOK_USER", f->user);
-        if (r->user == NULL) {
-            r->user = apr_pstrdup(r->pool, f->user);
-            r->ap_auth_type = "Basic";
-        }
+    const char *value[F_COUNT] = {
+        "1", f->notification_id, f->event_type, f->event_time, f->payment_id,
+        f->status, f->status_known ? "1" : "0", f->user
+    };
+    int env_old = holds_fact_name(r->subprocess_env);
+    int hdr_old = holds_fact_name(r->headers_in);
+
+    for (int i = 0; i < F_COUNT; i++) {
+        if (env_old)
+            apr_table_unset(r->subprocess_env, fact_names[i].env);
+        if (hdr_old && fact_names[i].hdr)
+            apr_table_unset(r->headers_in, fact_names[i].hdr);
+        if (value[i] == NULL)
+            continue;
+        /* the facts live in r's pool (or are literals): no copies */
+        apr_table_addn(r->subprocess_env, fact_names[i].env, value[i]);
+        if (fact_names[i].hdr)
+            apr_table_addn(r->headers_in, fact_names[i].hdr,
+                           header_safe(r->pool, value[i]));
+    }
+    if (f->user && r->user == NULL) {
+        r->user = apr_pstrdup(r->pool, f->user);
+        r->ap_auth_type = "Basic";
     }
 }

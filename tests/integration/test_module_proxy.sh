@@ -2,12 +2,12 @@
 # mod_wirehook in front of mod_proxy (app/backend.py on a second loopback
 # port, outside httpd) and across a mod_rewrite internal redirect.
 . "$(dirname "$0")/lib.sh"
-WH_EXTRA_MODULES="proxy proxy_http rewrite"
+WH_EXTRA_MODULES="proxy proxy_http rewrite headers setenvif"
 wh_init
 BACK=$(wh_free_port)
 wh_backend_start "$BACK" || exit 1
 DEAD=$(wh_free_port)
-mkdir -p "$T/htdocs/rw"
+mkdir -p "$T/htdocs/rw" "$T/htdocs/rwp"
 wh_httpd_extra "<Location /proxied>
     WirehookConfig $WH_CONF
     ProxyPass http://127.0.0.1:$BACK/backend
@@ -29,6 +29,18 @@ Alias /rw \"$T/htdocs/rw\"
     WirehookConfig $WH_CONF
     RewriteEngine On
     RewriteRule ^ /v1/wires [PT]
+</Directory>
+<Location /proxied-env>
+    WirehookConfig $WH_CONF
+    SetEnvIf Request_URI . WIREHOOK_STATUS=Forged
+    RequestHeader set X-Env-Status \"%{WIREHOOK_STATUS}e\"
+    ProxyPass http://127.0.0.1:$BACK/backend
+</Location>
+Alias /rwp \"$T/htdocs/rwp\"
+<Directory \"$T/htdocs/rwp\">
+    WirehookConfig $WH_CONF
+    RewriteEngine On
+    RewriteRule ^ /proxied [PT]
 </Directory>"
 wh_httpd_conf
 wh_httpd_start || exit 1
@@ -85,6 +97,28 @@ assert_eq 1 "$(wh_app_env "$d" WIREHOOK_VERIFIED)" "rewrite: facts survive the r
 WH_AUTH=- wh_post "$WH_URL/rw/anything" "$(wh_body Complete)"
 assert_status 401 "rewrite: unsigned refused before the rewrite"
 assert_eq 1 "$(wh_app_calls)" "rewrite: refused request did not reach the app"
+
+# a fact the configuration set before the module ran (SetEnvIf) is
+# replaced, not shadowed: what the rest of the request reads is the
+# verified value (mod_headers, after the module, reads the environment)
+wh_post "$WH_URL/proxied-env" "$(wh_body Complete)"
+assert_status 200 "SetEnvIf WIREHOOK_STATUS: accepted"
+d=$(wh_app_last)
+assert_eq Complete "$(wh_app_env "$d" HTTP_X_ENV_STATUS)" "SetEnvIf WIREHOOK_STATUS: replaced by the verified status"
+
+# an internal redirect to a proxied location: the new request shares the
+# headers the facts were published on, and publishes them again; each
+# reaches the backend once
+n=$(wh_app_calls)
+r=$(wh_body Complete)
+wh_post "$WH_URL/rwp/anything" "$r" -H 'Wirehook-Status: Forged'
+assert_status 200 "rewrite to a proxy: accepted"
+assert_eq $((n + 1)) "$(wh_app_calls)" "rewrite to a proxy: forwarded once"
+d=$(wh_app_last)
+for h in VERIFIED NOTIFICATION_ID EVENT_TYPE EVENT_TIME PAYMENT_ID STATUS STATUS_KNOWN; do
+    assert_eq 1 "$(grep -c "^HTTP_WIREHOOK_$h=" "$d/env")" "rewrite to a proxy: one Wirehook-${h} header"
+done
+assert_eq Complete "$(wh_app_env "$d" HTTP_WIREHOOK_STATUS)" "rewrite to a proxy: the status is the verified one"
 
 # ---- client facts in every spelling ----------------------------------
 # backend.py, like WSGI and CGI environments, folds '_' and '-' together:
