@@ -8,6 +8,8 @@
 #
 #   make bench-tools && bash bench/callgrind_module.sh [N]
 #   CG_REPLAY=shmcb|dbm (default dbm: the default store)  CG_KEEP=1 keeps the profile
+#   CG_SELF=N also prints the N functions with the most instructions of
+#   their own per request on the module path (where to cut next)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -87,6 +89,7 @@ run() {
     ok=$(grep -c "^$path 200" "$T/logs/access.log")
     [ "$ok" -eq $((count + 3)) ] || echo "warning: $path: $ok of $((count + 3)) answered 200" >&2
     callgrind_annotate --inclusive=yes "$T/cg.out" >"$out" 2>/dev/null
+    callgrind_annotate --inclusive=no --auto=no --threshold=100 "$T/cg.out" >"${out%.txt}.self.txt" 2>/dev/null
 }
 # Instructions per request: the difference between a run of N2 and a run of
 # N1 requests, over N2 - N1 (start-up, warm-up and shutdown cancel out).
@@ -117,3 +120,22 @@ printf '\n%-52s %10s\n' "floor path, by function (inclusive)" "Ir"
 for f in "benchok_handler" "floor_mac_matches" "json_tokener_parse_ex" "ap_process_request_internal"; do
     printf '%-52s %10s\n' "$f" "$(per "$T/floor1.txt" "$T/floor2.txt" "$f")"
 done
+# own Ir per function per request: (long run - short run) / (N2 - N1)
+own() {
+    awk -v n="$((N2 - N1))" '
+        FNR == 1 { f++ }
+        $1 ~ /^[0-9,]+$/ && NF >= 3 { v = $1; gsub(",", "", v); k = $0
+                                      sub(/^ *[0-9,]+ +\([^)]*\) +/, "", k)
+                                      sub(/ \[.*\]$/, "", k); sub(/^.*\//, "", k)
+                                      if (k == "PROGRAM TOTALS") next
+                                      if (f == 1) a[k] += v; else b[k] += v }
+        END { for (k in b) { d = int((b[k] - a[k]) / n); if (d >= 50) print k "\t" d } }' "$1" "$2"
+}
+if [ "${CG_SELF:-0}" -gt 0 ]; then
+    printf '\n%-52s %10s %10s\n' "own instructions per request (top $CG_SELF)" "module" "floor"
+    own "$T/mod1.self.txt" "$T/mod2.self.txt" | sort -t$'\t' -k1,1 >"$T/own.mod"
+    own "$T/floor1.self.txt" "$T/floor2.self.txt" | sort -t$'\t' -k1,1 >"$T/own.floor"
+    join -t$'\t' -a1 -a2 -e0 -o 0,1.2,2.2 "$T/own.mod" "$T/own.floor" |
+        sort -t$'\t' -k2,2rn | head -n "$CG_SELF" |
+        while IFS=$'\t' read -r k m f; do printf '%-52.52s %10s %10s\n' "$k" "$m" "$f"; done
+fi
