@@ -241,21 +241,19 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
 
 /* The check itself; the caller wipes the decoded password whatever way
  * this returns. */
+/* key: the header's digest, already looked up in the cache and missed;
+ * NULL when the cache is off. */
 static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
                                         wh_auth_cache *cache, const char *header,
+                                        const unsigned char *key,
                                         const char *user, const char *password,
                                         apr_time_t now, const char **user_out,
                                         int *checked)
 {
-    unsigned char key[SHA256_DIGEST_LENGTH];
     char skey[2 * SHA256_DIGEST_LENGTH + 1];
-    int use_cache = cache_enabled(cache), use_store = 0;
+    int use_cache = key != NULL, use_store = 0;
     const char *hash;
 
-    if (use_cache && sha256(header, strlen(header), key) != 0)
-        use_cache = 0;
-    if (use_cache && cache_lookup(cache, key, now, p, user_out))
-        return WH_AUTH_OK;
     hash = (*user && strlen(user) <= WH_AUTH_MAX_USER && users)
                ? apr_hash_get(users, user, APR_HASH_KEY_STRING) : NULL;
     /* The second level only for a user the table knows: its hash is part
@@ -303,13 +301,23 @@ wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
                                 int *password_checked)
 {
     const char *user = NULL, *password = NULL;
+    unsigned char key[SHA256_DIGEST_LENGTH];
+    int use_cache = header != NULL && cache_enabled(cache);
     wh_auth_result result;
     int checked = 0;
 
-    if (wh_auth_parse_basic(p, header, &user, &password) != NULL)
+    if (use_cache && sha256(header, strlen(header), key) != 0)
+        use_cache = 0;
+    /* The cache holds only headers that were parsed and checked when they
+     * were stored, keyed by their digest byte for byte: a hit needs no
+     * decoding (and leaves no decoded password in the pool to wipe). */
+    if (use_cache && cache_lookup(cache, key, now, p, user_out)) {
+        result = WH_AUTH_OK;
+    } else if (wh_auth_parse_basic(p, header, &user, &password) != NULL) {
         result = WH_AUTH_MISSING;
-    else {
-        result = check_credentials(p, users, cache, header, user, password,
+    } else {
+        result = check_credentials(p, users, cache, header,
+                                   use_cache ? key : NULL, user, password,
                                    now, user_out, &checked);
         /* The decoded password lives in the pool; do not leave it readable. */
         OPENSSL_cleanse((void *)password, strlen(password));

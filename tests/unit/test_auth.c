@@ -110,6 +110,29 @@ static void test_cache_hits_after_success(void)
     CU_ASSERT_STRING_EQUAL(user, "bank");
 }
 
+/* A hit is decided on the header's digest before any decoding: with a warm
+ * cache, what the cache does not hold byte for byte is still parsed, so a
+ * malformed, absent or altered header is judged as without a cache. */
+static void test_cache_hit_needs_the_exact_header(void)
+{
+    wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 60, 16);
+    const char *h = basic("bank:s3cret pass");
+    int checked = -1;
+    const char *user = NULL;
+
+    CU_ASSERT_EQUAL(check(h, c), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(wh_auth_check_ex(wh_test_pool(), users(), c, h, apr_time_now(), &user,
+                                     &checked), WH_AUTH_OK);
+    CU_ASSERT_EQUAL(checked, 0);
+    CU_ASSERT_STRING_EQUAL(user, "bank");
+    CU_ASSERT_EQUAL(check(NULL, c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(check(apr_pstrcat(wh_test_pool(), h, "!", NULL), c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(check(h + 1, c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(check(apr_pstrcat(wh_test_pool(), "Digest", h + 5, NULL), c), WH_AUTH_MISSING);
+    CU_ASSERT_EQUAL(check(basic("bank:s3cret pas"), c), WH_AUTH_FAILED);
+    CU_ASSERT_EQUAL(wh_auth_cache_hits(c), 1);
+}
+
 static void test_cache_never_stores_failures(void)
 {
     wh_auth_cache *c = wh_auth_cache_create(wh_test_pool(), 60, 16);
@@ -411,6 +434,7 @@ static const wh_test_case cases[] = {
     { "wrong user or password fails", test_failures },
     { "user reported on success", test_user_reported },
     { "cache hit after success", test_cache_hits_after_success },
+    { "cache hit needs the exact header", test_cache_hit_needs_the_exact_header },
     { "cache never stores failures", test_cache_never_stores_failures },
     { "cache entries expire", test_cache_expires },
     { "cache expiry slides with use", test_cache_expiry_slides_with_use },
