@@ -240,9 +240,8 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
 }
 
 /* The check itself; the caller wipes the decoded password whatever way
- * this returns. */
-/* key: the header's digest, already looked up in the cache and missed;
- * NULL when the cache is off. */
+ * this returns. key: the header's digest, already looked up in the cache
+ * and missed; NULL when the cache is off. */
 static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
                                         wh_auth_cache *cache, const char *header,
                                         const unsigned char *key,

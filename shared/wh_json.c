@@ -315,19 +315,18 @@ static const char *lex_check(lexer *lx)
     return err;
 }
 
-/* json-c keeps the last of duplicate member names without a word. Different
- * parsers pick different duplicates, so such a body means different things
- * to us and to whoever reads it next; comparing the members written in the
- * text with the members in the tree detects it. Depth is bounded by the
- * tokener, so the recursion is too. */
 static int is_container(json_object *o)
 {
     json_type t = json_object_get_type(o);
     return t == json_type_object || t == json_type_array;
 }
 
-/* o is an object or an array; only containers are descended into (most
- * values are strings). */
+/* json-c keeps the last of duplicate member names without a word. Different
+ * parsers pick different duplicates, so such a body means different things
+ * to us and to whoever reads it next; comparing the members written in the
+ * text with the members in the tree detects it. Depth is bounded by the
+ * tokener, so the recursion is too. o is an object or an array; only
+ * containers are descended into (most values are strings). */
 static long tree_members(json_object *o)
 {
     long n = 0;
