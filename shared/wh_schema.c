@@ -242,22 +242,25 @@ static struct {
 } names;
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
-static apr_size_t name_slot(const char *name)
+/* The slot holding name, or the empty one where it would go (open
+ * addressing on the literal's address); -1 when neither is found. */
+static int name_slot(const char *name)
 {
-    return ((apr_size_t)(uintptr_t)name >> 3) & (NAME_SLOTS - 1);
+    apr_size_t i = ((apr_size_t)(uintptr_t)name >> 3) & (NAME_SLOTS - 1);
+    for (int tries = 0; tries < NAME_SLOTS; tries++) {
+        if (names.name[i] == name || names.name[i] == NULL)
+            return (int)i;
+        i = (i + 1) & (NAME_SLOTS - 1);
+    }
+    return -1;
 }
 
 static void name_add(struct lh_table *t, const char *name)
 {
-    apr_size_t i = name_slot(name), tries;
-    for (tries = 0; tries < NAME_SLOTS; tries++, i = (i + 1) & (NAME_SLOTS - 1)) {
-        if (names.name[i] == name)
-            return;
-        if (names.name[i] == NULL) {
-            names.name[i] = name;
-            names.hash[i] = lh_get_hash(t, name);
-            return;
-        }
+    int k = name_slot(name);
+    if (k >= 0 && names.name[k] == NULL) {
+        names.name[k] = name;
+        names.hash[k] = lh_get_hash(t, name);
     }
 }
 
@@ -301,17 +304,12 @@ static json_object *member(json_object *obj, const char *name)
 {
     struct lh_table *t = json_object_get_object(obj);
     json_object *v = NULL;
+    int k;
 
-    if (t && t->hash_fn == names.fn) {
-        apr_size_t i = name_slot(name), tries;
-        for (tries = 0; tries < NAME_SLOTS && names.name[i];
-             tries++, i = (i + 1) & (NAME_SLOTS - 1)) {
-            if (names.name[i] == name) {
-                struct lh_entry *e =
-                    lh_table_lookup_entry_w_hash(t, name, names.hash[i]);
-                return e ? (json_object *)lh_entry_v(e) : NULL;
-            }
-        }
+    if (t && t->hash_fn == names.fn && (k = name_slot(name)) >= 0
+        && names.name[k] == name) {
+        struct lh_entry *e = lh_table_lookup_entry_w_hash(t, name, names.hash[k]);
+        return e ? (json_object *)lh_entry_v(e) : NULL;
     }
     json_object_object_get_ex(obj, name, &v);
     return v;
