@@ -136,32 +136,39 @@ int wh_mod_respond_error(request_rec *r, int status, const char *code,
 static int is_fact_header(const char *name)
 {
     apr_size_t n = sizeof(WH_FACT_WORD) - 1;
-    return strncasecmp(name, WH_FACT_WORD, n) == 0
+    /* the first letter decides nearly every name, without a call */
+    return name && (name[0] == 'w' || name[0] == 'W')
+           && strncasecmp(name, WH_FACT_WORD, n) == 0
            && (name[n] == '-' || name[n] == '_');
 }
 
-/* Runs on every request three times (after reading the request, before
- * verifying, after reading the body): a plain pass over the entries, which
- * look at one byte of a name that cannot be a fact's, instead of
- * apr_table_do's callback per entry. Names are collected first because
- * apr_table_unset changes the array. */
+/* The index of t's first entry from `from` on whose name has the facts'
+ * form, or -1. A plain pass over the entries: the scan runs three times
+ * per request (after reading the request, before verifying, after reading
+ * the body) and once per table when the facts are published, and
+ * apr_table_do would make a callback per entry. */
+static int next_fact_name(const apr_table_t *t, int from)
+{
+    const apr_array_header_t *arr = apr_table_elts(t);
+    const apr_table_entry_t *e = (const apr_table_entry_t *)arr->elts;
+    for (int i = from; i < arr->nelts; i++)
+        if (is_fact_header(e[i].key))
+            return i;
+    return -1;
+}
+
+/* Names are collected first: apr_table_unset changes the array. */
 static void strip_table(request_rec *r, apr_table_t *t, const char *what)
 {
-    const apr_array_header_t *arr;
-    const apr_table_entry_t *e;
     apr_array_header_t *names = NULL;
 
-    if (t == NULL || apr_is_empty_table(t))
+    if (t == NULL)
         return;
-    arr = apr_table_elts(t);
-    e = (const apr_table_entry_t *)arr->elts;
-    for (int i = 0; i < arr->nelts; i++) {
-        const char *key = e[i].key;
-        if (key == NULL || (key[0] != 'w' && key[0] != 'W') || !is_fact_header(key))
-            continue;
+    for (int i = next_fact_name(t, 0); i >= 0; i = next_fact_name(t, i + 1)) {
         if (names == NULL)
             names = apr_array_make(r->pool, 2, sizeof(char *));
-        APR_ARRAY_PUSH(names, const char *) = key;
+        APR_ARRAY_PUSH(names, const char *) =
+            ((const apr_table_entry_t *)apr_table_elts(t)->elts)[i].key;
     }
     for (int i = 0; names && i < names->nelts; i++) {
         const char *name = APR_ARRAY_IDX(names, i, const char *);
@@ -195,19 +202,6 @@ static const char *header_safe(apr_pool_t *p, const char *v)
     return s;
 }
 
-/* Whether t holds any name of the facts' form. */
-static int holds_fact_name(const apr_table_t *t)
-{
-    const apr_array_header_t *arr = apr_table_elts(t);
-    const apr_table_entry_t *e = (const apr_table_entry_t *)arr->elts;
-    for (int i = 0; i < arr->nelts; i++) {
-        const char *key = e[i].key;
-        if (key && (key[0] == 'w' || key[0] == 'W') && is_fact_header(key))
-            return 1;
-    }
-    return 0;
-}
-
 /* The facts, each under its environment variable and request header. */
 enum { F_VERIFIED, F_NOTIFICATION_ID, F_EVENT_TYPE, F_EVENT_TIME,
        F_PAYMENT_ID, F_STATUS, F_STATUS_KNOWN, F_USER, F_COUNT };
@@ -237,8 +231,8 @@ void wh_mod_publish_facts(request_rec *r, const wh_facts *f)
         "1", f->notification_id, f->event_type, f->event_time, f->payment_id,
         f->status, f->status_known ? "1" : "0", f->user
     };
-    int env_old = holds_fact_name(r->subprocess_env);
-    int hdr_old = holds_fact_name(r->headers_in);
+    int env_old = next_fact_name(r->subprocess_env, 0) >= 0;
+    int hdr_old = next_fact_name(r->headers_in, 0) >= 0;
 
     for (int i = 0; i < F_COUNT; i++) {
         if (env_old)
