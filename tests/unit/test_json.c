@@ -271,6 +271,19 @@ static void test_control_character_in_string(void)
     OK("\"a\\tb\\n\"");
 }
 
+/* before, n bytes of mid (which may hold a NUL), after: *len bytes. */
+static const char *framed(apr_pool_t *p, const char *before, const char *mid,
+                          apr_size_t n, const char *after, apr_size_t *len)
+{
+    apr_size_t b = strlen(before), a = strlen(after);
+    char *buf = apr_palloc(p, b + n + a + 1);
+    memcpy(buf, before, b);
+    memcpy(buf + b, mid, n);
+    memcpy(buf + b + n, after, a + 1);
+    *len = b + n + a;
+    return buf;
+}
+
 /* The string scan reads eight bytes at a time: every byte value, at every
  * place in a word (and past the first word), in a member name and in a
  * value, is judged as a byte-by-byte reading judges it. NULL, or what went
@@ -281,27 +294,17 @@ static const char *judge_byte_in_string(apr_pool_t *p, int in_name, int at,
                                         unsigned b)
 {
     const char *where = in_name ? "name" : "value";
-    char text[SCAN_LEN + 1], body[SCAN_LEN + 16];
-    apr_size_t off, len;
+    /* {"<text>":1} or {"k":"<text>"} */
+    const char *before = in_name ? "{\"" : "{\"k\":\"";
+    char text[SCAN_LEN + 1];
+    apr_size_t off = strlen(before) + (apr_size_t)at, len;
     json_object *o = NULL, *v = NULL;
-    const char *err, *want = NULL;
+    const char *body, *err, *want = NULL;
 
     memset(text, 'a', SCAN_LEN);
     text[SCAN_LEN] = '\0';
     text[at] = (char)b;
-    if (in_name) { /* {"<text>":1} */
-        memcpy(body, "{\"", 2);
-        memcpy(body + 2, text, SCAN_LEN);
-        memcpy(body + 2 + SCAN_LEN, "\":1}", 4);
-        len = 2 + SCAN_LEN + 4;
-        off = 2 + (apr_size_t)at;
-    } else { /* {"k":"<text>"} */
-        memcpy(body, "{\"k\":\"", 6);
-        memcpy(body + 6, text, SCAN_LEN);
-        memcpy(body + 6 + SCAN_LEN, "\"}", 2);
-        len = 6 + SCAN_LEN + 2;
-        off = 6 + (apr_size_t)at;
-    }
+    body = framed(p, before, text, SCAN_LEN, in_name ? "\":1}" : "\"}", &len);
     err = parse_n(body, len, &o);
     if (b == 0)
         want = apr_psprintf(p, "NUL byte at offset %" APR_SIZE_T_FMT, off);
@@ -380,7 +383,9 @@ static void test_utf8_at_every_place(void)
 static const char *judge_whitespace_run(apr_pool_t *p, int n, int at,
                                         unsigned c)
 {
-    char *ws = apr_palloc(p, (apr_size_t)n + 1), *buf;
+    char *ws = apr_palloc(p, (apr_size_t)n + 1);
+    const char *body;
+    apr_size_t len;
     int allowed = at < 0 || c == ' ' || c == '\n' || c == '\t' || c == '\r';
     /* where the run stops: after "[1, 2]" and the run, or at the byte */
     apr_size_t stop = 6 + (apr_size_t)(allowed ? n : at);
@@ -391,25 +396,18 @@ static const char *judge_whitespace_run(apr_pool_t *p, int n, int at,
     ws[n] = '\0';
     if (at >= 0)
         ws[at] = (char)c;
-    /* after each mark, before a string (no byte turns "s" into a value);
-     * built with memcpy: the run may hold a NUL */
-    buf = apr_palloc(p, (apr_size_t)n + 16);
+    /* after each mark, before a string (no byte turns "s" into a value) */
     for (int k = 0; k < 5; k++) {
         static const char *const before[] = { "[", "[1,", "[1, ", "{\"a\":", "[[]" };
         static const char *const after[] = { "\"s\"]", "\"s\"]", "\"s\"]", "\"s\"}", ",\"s\"]" };
-        apr_size_t b = strlen(before[k]), a = strlen(after[k]);
-        memcpy(buf, before[k], b);
-        memcpy(buf + b, ws, (apr_size_t)n);
-        memcpy(buf + b + n, after[k], a);
-        err = parse_n(buf, b + (apr_size_t)n + a, &o);
+        body = framed(p, before[k], ws, (apr_size_t)n, after[k], &len);
+        err = parse_n(body, len, &o);
         if (allowed ? err != NULL : err == NULL)
             return apr_psprintf(p, "run %d, byte 0x%02x at %d, after %s: %s", n,
                                 c, at, before[k], err ? err : "(accepted)");
     }
-    memcpy(buf, "[1, 2]", 6);
-    memcpy(buf + 6, ws, (apr_size_t)n);
-    buf[6 + n] = 'x';
-    err = parse_n(buf, 7 + (apr_size_t)n, &o);
+    body = framed(p, "[1, 2]", ws, (apr_size_t)n, "x", &len);
+    err = parse_n(body, len, &o);
     want = c == 0 && !allowed
            ? apr_psprintf(p, "NUL byte at offset %" APR_SIZE_T_FMT, stop)
            : apr_psprintf(p, "unexpected bytes after the JSON value at offset %"
