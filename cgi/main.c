@@ -8,7 +8,9 @@
  *   </Location>
  */
 #include "cgi.h"
+#include "wh_auth_file.h"
 #include "wh_endpoint.h"
+#include "wh_inbox_files.h"
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <openssl/crypto.h>
@@ -43,21 +45,25 @@ static int answer_error(apr_pool_t *p, int status, const char *code,
     return wh_cgi_write(&res);
 }
 
-/* The inbox, opened at most once per process and only when needed: by
- * the auth cache's lookup (made only for a user the htpasswd file knows,
- * before the password is checked), or by the endpoint once the request
- * has passed Basic auth. The lookup gets it read-only: an existing
- * database, opened without write access (SQLite) or without creating the
- * schema (PostgreSQL), so no request that has not passed Basic auth
- * creates, writes or opens the database for writing. The endpoint's
- * store or listing may write: SQLite then opens the file again for
- * writing, PostgreSQL carries on in the same session. */
+/* The inbox, opened at most once per process and only for a request
+ * that has passed Basic auth: to store it, or to list. No request that
+ * has not passed Basic auth creates, writes or opens the database for
+ * writing.
+ *
+ * The auth cache (below) sits beside an SQLite inbox in a file of its
+ * own (wh_auth_file.h), so checking a credential never opens the database
+ * at all. Other inboxes (PostgreSQL, or an SQLite file: URI) keep it in
+ * the database: the lookup opens that read-only (an existing database, no
+ * write access for SQLite, no schema created for PostgreSQL), and the
+ * endpoint's store or listing then carries on in PostgreSQL's session or
+ * opens SQLite again for writing. */
 typedef struct {
     apr_pool_t *p;
     const wh_config *cfg;
     wh_inbox *ib;
     int tried;                      /* opened, or tried to (read-only) */
     int writable;
+    const char *auth_file;          /* the auth cache's file, or NULL */
     /* an auth-cache write, done once the request has been answered */
     const char *key, *user;
     apr_time_t now, expires;
@@ -111,22 +117,26 @@ static void defer_write(cgi_inbox *ci, const char *key, const char *user,
     ci->expires = expires;
 }
 
-/* The auth cache's second level in the inbox database: one CGI process
- * serves one request, so without it every request would pay bcrypt. The
- * lookup only reads; writes wait until the request has been answered (a
- * locked database must cost the sender one bounded wait, not two). */
+/* The auth cache's second level: one CGI process serves one request, so
+ * without it every request would pay bcrypt. The lookup only reads;
+ * writes wait until the request has been answered. */
 static int auth_lookup(void *ctx, apr_pool_t *p, const char *key, apr_time_t now,
                        apr_time_t new_expires, const char **user)
 {
     cgi_inbox *ci = ctx;
-    wh_inbox *ib = open_reader(ci);
     apr_time_t expires = 0;
 
-    if (!ib || !wh_inbox_auth_lookup(ib, p, key, now, user, &expires))
-        return 0;
-    /* Sliding expiry, as the in-process cache; each write is a durable
-     * commit, so the expiry moves at most once a second (TTLs are whole
-     * seconds). */
+    if (ci->auth_file) {
+        if (!wh_auth_file_lookup(p, ci->auth_file, key, now, user, &expires))
+            return 0;
+    } else {
+        wh_inbox *ib = open_reader(ci);
+        if (!ib || !wh_inbox_auth_lookup(ib, p, key, now, user, &expires))
+            return 0;
+    }
+    /* Sliding expiry, as the in-process cache; written at most once a
+     * second (TTLs are whole seconds): in the database each write is a
+     * durable commit. */
     if (expires < new_expires - apr_time_from_sec(1))
         defer_write(ci, key, *user, now, new_expires);
     return 1;
@@ -143,11 +153,30 @@ static void auth_store(void *ctx, apr_pool_t *p, const char *key, const char *us
     defer_write(ctx, key, user, now, expires);
 }
 
-/* After the answer: only when the database just served the request, so a
+/* After the answer. The file: whatever the answer, since the credential
+ * was good (a sender whose later checks fail must not pay bcrypt for
+ * each retry). The database: only when it just served the request, so a
  * locked or failing database is not waited for twice. */
 static void flush_auth_write(cgi_inbox *ci, const wh_response *res)
 {
-    if (!ci->key || !ci->ib || !ci->writable || res->status != 200)
+    if (!ci->key)
+        return;
+    if (ci->auth_file) {
+        gid_t gid = (gid_t)-1;
+        int err;
+        if (ci->cfg->inbox_group && wh_inbox_resolve_group(ci->cfg->inbox_group, &gid) != 0)
+            return;   /* the inbox refuses to open too, and says why */
+        err = wh_auth_file_store(ci->auth_file, wh_inbox_file_mode(ci->cfg->inbox_group),
+                                 gid, ci->key, ci->user, ci->expires);
+        if (err) {
+            char buf[120];
+            wh_logf(&wh_cgi_logger, WH_LOG_WARN, "auth: could not record the check in "
+                    "%s: %s", ci->auth_file,
+                    apr_strerror(APR_FROM_OS_ERROR(err), buf, sizeof(buf)));
+        }
+        return;
+    }
+    if (!ci->ib || !ci->writable || res->status != 200)
         return;
     if (wh_inbox_auth_store(ci->ib, ci->p, ci->key, ci->user, ci->now, ci->expires) != 0)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "auth: could not record the check in the "
@@ -158,9 +187,12 @@ static void attach_auth_store(wh_verifier *vf, const wh_config *cfg, cgi_inbox *
 {
     wh_auth_store st = { auth_lookup, auth_store, ci };
     const wh_secret *first;
+    const char *db_file = wh_inbox_sqlite_file(cfg);
 
     if (!cfg->secrets || cfg->secrets->nelts < 1)
         return;
+    if (db_file)
+        ci->auth_file = apr_pstrcat(ci->p, db_file, WH_AUTH_FILE_SUFFIX, NULL);
     /* The store's key is derived from the first signing secret: the
      * secret file is what an attacker holding only the database lacks. */
     first = &APR_ARRAY_IDX(cfg->secrets, 0, wh_secret);

@@ -20,7 +20,7 @@
  * is then refused rather than truncated. */
 #define WH_GROUP_BUF 16384
 
-static const char *const suffixes[] = { "", "-wal", "-shm", "-lock", NULL };
+static const char *const suffixes[] = { "", "-wal", "-shm", "-lock", "-auth", NULL };
 
 const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **out)
 {

@@ -21,11 +21,11 @@ const char *wh_inbox_sqlite_file(const wh_config *cfg);
  * 0 or errno; *created says whether this call made it. */
 int wh_inbox_file_create(const char *path, mode_t mode, gid_t gid, int *created);
 
-/* Puts path's -wal, -shm and -lock files, when this process owns them,
+/* Puts path's -wal, -shm, -lock and -auth files, when this process owns them,
  * in group gid. */
 void wh_inbox_file_regroup(apr_pool_t *p, const char *path, gid_t gid);
 
-/* One line per existing inbox file (database, -wal, -shm, -lock) others
+/* One line per existing inbox file (database, -wal, -shm, -lock, -auth) others
  * can read or write, or NULL. */
 const char *wh_inbox_file_warnings(apr_pool_t *p, const wh_config *cfg);
 

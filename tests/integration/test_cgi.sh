@@ -241,16 +241,27 @@ assert_contains "$(wh_errlog)" "broken.conf:4" "[$MPM] the config error's detail
 assert_contains "$(wh_errlog)" "WIREHOOK_NOSUCHKEY" "[$MPM] unknown WIREHOOK_ variable named in the log"
 assert_contains "$(wh_errlog)" "InboxParams is required" "[$MPM] missing InboxParams named in the log"
 
-# ------------------------------------------- auth cache in the inbox ---
+# ------------------------------------------ auth cache beside the inbox ---
 # One process per request: the bcrypt check of the first is remembered in
-# the inbox database, so the next process (a fresh one) does not run it.
+# the file DATABASE-auth (wh_auth_file.c), so the next process (a fresh
+# one) does not run it, and checking a credential opens no database.
 # The CGI logs one line each time the password check really runs.
 A="$WH_URL/cgi/authcache"
+AF="$T/data/authcache.db-auth"
 checked() { grep -c "password of user $WH_USER checked" "$T/logs/error.log"; }
+# the live slots of the file: 16-byte header, 64 slots of 305 bytes
+slots() {
+    "$WH_PYTHON" - "$AF" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+print(sum(1 for i in range(64) if any(d[16 + i * 305:16 + i * 305 + 32])))
+PY
+}
 n0=$(checked)
 wh_post "$A" "$(wh_body Complete)"
 assert_json_code accepted "[$MPM] auth cache: first request accepted"
 assert_eq $((n0 + 1)) "$(checked)" "[$MPM] auth cache: the first request runs bcrypt"
+assert_eq 600 "$(stat -c %a "$AF")" "[$MPM] auth cache: its file is created 0600"
 wh_post "$A" "$(wh_body Complete)"
 assert_json_code accepted "[$MPM] auth cache: second request (fresh process) accepted"
 wh_post "$A" "$(wh_body Review)"
@@ -258,12 +269,27 @@ assert_json_code accepted "[$MPM] auth cache: third request accepted"
 assert_eq $((n0 + 1)) "$(checked)" "[$MPM] auth cache: later processes never run bcrypt"
 WH_AUTH="$WH_USER:wrong-password" wh_post "$A" "$(wh_body Complete)"
 assert_status 401 "[$MPM] auth cache: a wrong password is still refused"
-asq() { sqlite3 "$T/data/authcache.db" "$1"; }
-assert_eq 1 "$(asq 'SELECT count(*) FROM wh_auth_cache')" "[$MPM] auth cache: one entry, failures never stored"
-key=$(asq 'SELECT cache_key FROM wh_auth_cache')
+assert_eq 1 "$(slots)" "[$MPM] auth cache: one entry, failures never stored"
+assert_eq 0 "$(sqlite3 "$T/data/authcache.db" 'SELECT count(*) FROM wh_auth_cache')" \
+    "[$MPM] auth cache: nothing in the database's table (SQLite keeps it in the file)"
 plain=$(printf 'Basic %s' "$(printf '%s:%s' "$WH_USER" "$WH_PASSWD" | base64 -w0)" | sha256sum | cut -c1-64)
-assert_ne "$plain" "$key" "[$MPM] auth cache: key is not the SHA-256 of the header"
-assert_not_contains "$(asq 'SELECT * FROM wh_auth_cache')" "$WH_PASSWD" "[$MPM] auth cache: no password in the table"
+assert_not_contains "$(od -An -tx1 -v "$AF" | tr -d ' \n')" "$plain" \
+    "[$MPM] auth cache: no SHA-256 of the header in the file"
+assert_eq 0 "$(grep -c -a -F "$WH_PASSWD" "$AF")" "[$MPM] auth cache: no password in the file"
+# a damaged file is a miss (one bcrypt), then written afresh
+printf 'garbage!' | dd of="$AF" bs=1 seek=0 conv=notrunc status=none   # the header
+wh_post "$A" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] auth cache: damaged file: accepted"
+assert_eq $((n0 + 2)) "$(checked)" "[$MPM] auth cache: damaged file: one check"
+wh_post "$A" "$(wh_body Complete)"
+assert_eq $((n0 + 2)) "$(checked)" "[$MPM] auth cache: damaged file: rewritten, remembered again"
+# the credential alone, never the database, decides: without the file,
+# without credentials, no database is opened
+rm -f "$AF" "$T/data/authcache.db"*
+WH_AUTH=- wh_post "$A" "$(wh_body Complete)"
+assert_status 401 "[$MPM] auth cache: no credentials: 401"
+assert_false "[$MPM] auth cache: no credentials: no database, no cache file created" \
+    test -e "$T/data/authcache.db" -o -e "$AF"
 
 # ------------------------------------------------------ the WAL size ---
 # One process per request, none holding the database between requests:

@@ -82,6 +82,11 @@ wh_post "$C" "$T/broken.json"
 assert_json_code invalid_json "pg CGI: invalid JSON 400"
 assert_eq 1 "$(pg_sql 'SELECT count(*) FROM wh_quarantine')" "pg: authentic invalid JSON quarantined"
 assert_eq "2 2" "$(pg_sql "SELECT count(*) || ' ' || max(seq) FROM wh_order")" "pg: two stored, no gap"
+# no file beside a PostgreSQL inbox: the CGI keeps its auth cache in the
+# database (read-only session before Basic auth has passed)
+assert_eq 1 "$(pg_sql 'SELECT count(*) FROM wh_auth_cache')" "pg CGI: its auth cache is the table"
+assert_eq 1 "$(grep -c "wirehook.cgi.*password of user $WH_USER checked" "$T/logs/error.log")" \
+    "pg CGI: the password was checked once, later requests hit the table"
 
 # ---------------------------------------------------------------- load ---
 ib_load_run pgcgi "$C" "$W" "$CE"
