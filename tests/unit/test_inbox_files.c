@@ -5,6 +5,7 @@
  * whose database cannot be opened; the keys InboxGroup, InboxBatchMax,
  * InboxBatchWait. */
 #include "inbox_fx.h"
+#include "wh_auth_file.h"
 #include "wh_inbox_files.h"
 #include <apr_file_info.h>
 #include <apr_file_io.h>
@@ -99,6 +100,14 @@ static void test_warns_about_files_others_can_read(void)
                                       " is readable by others", NULL)));
     CU_ASSERT(contains(w, "-wal is readable and writable by others"));
     CU_ASSERT(!contains(w, "-shm"));
+    CU_ASSERT(!contains(w, "-auth"));
+    /* the CGI's auth cache beside the database */
+    CU_ASSERT_EQUAL(wh_auth_file_store(with(f, "-auth"), 0644, (gid_t)-1,
+                                       "00000000000000000000000000000000"
+                                       "00000000000000000000000000000000",
+                                       "bank", apr_time_now() + apr_time_from_sec(60)), 0);
+    w = wh_config_permission_warnings(wh_test_pool(), f->cfg);
+    CU_ASSERT(contains(w, "-auth is readable by others"));
     /* pgsql: no files */
     f->cfg->inbox_driver = WH_INBOX_PGSQL;
     CU_ASSERT_PTR_NULL(wh_inbox_file_warnings(wh_test_pool(), f->cfg));
