@@ -93,7 +93,9 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
 void wh_inbox_release_for_exit(wh_inbox *ib);
 
 /* The cache of successful Basic-auth checks (wh_auth_store over the
- * inbox database; wirehook.cgi uses it). key is the store key of
+ * inbox database; wirehook.cgi uses it for an inbox with no file beside
+ * it, PostgreSQL or an SQLite file: URI, and wh_auth_file.h for the
+ * others). key is the store key of
  * wh_auth.h, never a credential. lookup only reads (WAL readers never wait
  * for a writer): 1 with *user (in p) and *expires for an entry with
  * expires > now; 0 on a miss or any failure. store records key -> user

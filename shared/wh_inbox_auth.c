@@ -1,5 +1,6 @@
 /* The cache of successful Basic-auth checks kept in the inbox database
- * (wh_auth_cache, schema version 2), wirehook.cgi's second level. */
+ * (wh_auth_cache, schema version 2), wirehook.cgi's second level for an
+ * inbox with no file beside it (an SQLite file's is wh_auth_file.c). */
 #include "wh_inbox_db.h"
 #include <apr_strings.h>
 
