@@ -3,10 +3,11 @@
 # inbox files it creates are not world-readable:
 #   - a request without credentials, with an unknown user, or with a known
 #     user and a wrong password (GET or POST) creates no file at all;
-#   - once a database exists, such requests leave it byte for byte as it
-#     was (the auth-cache lookup reads it through a read-only connection);
-#   - under a 022 umask the database, -wal, -shm and -lock are 0600, and
-#     0640 in InboxGroup's group;
+#   - once a database exists, such requests leave it and the auth cache
+#     (DATABASE-auth, read before the password is checked) byte for byte
+#     as they were;
+#   - under a 022 umask the database, -wal, -shm, -lock and -auth are
+#     0600, and 0640 in InboxGroup's group;
 #   - the CGI and the module warn about inbox files others can read.
 . "$(dirname "$0")/lib.sh"
 wh_init
@@ -33,8 +34,9 @@ wh_httpd_start || exit 1
 
 F="$WH_URL/cgi/fresh"
 listing() { ls -A "$1" | tr '\n' ' '; }
-fp() {  # fingerprint of the database and its WAL
-    ( cd "$T/data/fresh" && sha256sum inbox.db inbox.db-wal 2>/dev/null; stat -c '%n %s %Y' inbox.db inbox.db-wal ) | sha256sum
+fp() {  # fingerprint of the database, its WAL and the auth cache
+    ( cd "$T/data/fresh" && sha256sum inbox.db inbox.db-wal inbox.db-auth 2>/dev/null
+      stat -c '%n %s %Y' inbox.db inbox.db-wal inbox.db-auth ) | sha256sum
 }
 
 # ------------------------------------------ before any database exists ---
@@ -56,7 +58,7 @@ assert_eq "" "$(listing "$T/data/fresh")" "no database yet: nothing was created"
 # ------------------------------------------------ the first real store ---
 wh_post "$F" "$(wh_body Complete)"
 assert_json_code accepted "an authenticated POST stores"
-for f in inbox.db inbox.db-wal inbox.db-shm inbox.db-lock; do
+for f in inbox.db inbox.db-wal inbox.db-shm inbox.db-lock inbox.db-auth; do
     assert_eq 600 "$(stat -c %a "$T/data/fresh/$f" 2>/dev/null)" "umask 022: $f is 0600"
 done
 wh_curl -u "$WH_USER:$WH_PASSWD" "$F?limit=5"
@@ -65,14 +67,14 @@ assert_status 200 "an authenticated GET lists"
 # ------------------------------------ a database exists: left untouched ---
 before=$(fp)
 probe "database exists"
-assert_eq "$before" "$(fp)" "database exists: refused requests left the database and its WAL as they were"
+assert_eq "$before" "$(fp)" "database exists: refused requests left the database, its WAL and the auth cache as they were"
 assert_eq 1 "$(sqlite3 -cmd '.timeout 5000' "$T/data/fresh/inbox.db" 'SELECT count(*) FROM wh_events')" \
     "database exists: still exactly the one stored event"
 
 # ----------------------------------------------------------- InboxGroup ---
 wh_post "$WH_URL/cgi/grp" "$(wh_body Complete)"
 assert_json_code accepted "InboxGroup $GROUP: stored"
-for f in inbox.db inbox.db-wal inbox.db-shm inbox.db-lock; do
+for f in inbox.db inbox.db-wal inbox.db-shm inbox.db-lock inbox.db-auth; do
     assert_eq "640 $GROUP" "$(stat -c '%a %G' "$T/data/grp/$f" 2>/dev/null)" "InboxGroup: $f is 0640, group $GROUP"
 done
 
