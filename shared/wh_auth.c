@@ -9,7 +9,6 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Context string of the second-level store's key derivation. */
@@ -61,28 +60,14 @@ static int sha256(const void *data, size_t len, unsigned char out[SHA256_DIGEST_
     return SHA256(data, len, out) ? 0 : -1;
 }
 
-static apr_status_t free_slots(void *slots)
-{
-    free(slots);
-    return APR_SUCCESS;
-}
-
 wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,
                                     unsigned max_entries)
 {
     wh_auth_cache *c = apr_pcalloc(p, sizeof(*c));
     c->ttl = apr_time_from_sec(ttl_seconds);
     c->n = max_entries ? max_entries : 1;
-    /* calloc, not the pool: fresh memory from the system comes zeroed,
-     * so the table costs only the pages its entries touch. wirehook.cgi
-     * creates it for one request (the pool would clear 77 KB, 19 page
-     * faults, in every process). */
-    c->slots = calloc(c->n, sizeof(cache_slot));
-    if (c->slots)
-        apr_pool_cleanup_register(p, c->slots, free_slots, apr_pool_cleanup_null);
-    /* no table, no lock: the cache is off (every check runs) */
-    if (!c->slots
-        || apr_thread_mutex_create(&c->lock, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
+    c->slots = apr_pcalloc(p, sizeof(cache_slot) * c->n);
+    if (apr_thread_mutex_create(&c->lock, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
         c->lock = NULL;
     return c;
 }
