@@ -21,11 +21,17 @@ struct wh_verifier {
 wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
                                 const wh_logger *log)
 {
+    return wh_verifier_create_ex(p, cfg, log, WH_AUTH_CACHE_SLOTS);
+}
+
+wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
+                                   const wh_logger *log, unsigned auth_slots)
+{
     wh_verifier *vf = apr_pcalloc(p, sizeof(*vf));
     vf->cfg = cfg;
     if (log)
         vf->log = *log;
-    vf->auth_cache = wh_auth_cache_create(p, cfg->auth_cache_ttl, WH_AUTH_CACHE_SLOTS);
+    vf->auth_cache = wh_auth_cache_create(p, cfg->auth_cache_ttl, auth_slots);
     vf->www_authenticate = apr_psprintf(p, "Basic realm=\"%s\", charset=\"UTF-8\"",
                                         cfg->auth_realm ? cfg->auth_realm : "wirehook");
     return vf;

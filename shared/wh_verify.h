@@ -35,6 +35,11 @@ typedef struct wh_verifier wh_verifier;
 
 wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
                                 const wh_logger *log);
+/* The same with auth_slots entries in the in-process auth cache (a
+ * process that serves one request, wirehook.cgi, needs one: its cache
+ * that outlives it is the second-level store). */
+wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
+                                   const wh_logger *log, unsigned auth_slots);
 const wh_config *wh_verifier_config(const wh_verifier *vf);
 wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf);
 
