@@ -23,39 +23,18 @@ void ix_capture_log(void *baton, wh_log_level level, const char *msg)
     }
 }
 
-static apr_status_t remove_dir(void *data)
-{
-    const char *dir = data;
-    apr_pool_t *p;
-    apr_dir_t *d;
-    apr_finfo_t fi;
-
-    apr_pool_create(&p, NULL);
-    chmod(dir, 0700);
-    if (apr_dir_open(&d, dir, p) == APR_SUCCESS) {
-        while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS)
-            if (strcmp(fi.name, ".") && strcmp(fi.name, ".."))
-                unlink(apr_pstrcat(p, dir, "/", fi.name, NULL));
-        apr_dir_close(d);
-    }
-    rmdir(dir);
-    apr_pool_destroy(p);
-    return APR_SUCCESS;
-}
-
 /* A fresh directory for the database, removed when the test pool is
  * cleared (after the inbox's own pools, which close the connection). */
 fx *ix_make(void)
 {
     apr_pool_t *p = wh_test_pool();
     fx *f = apr_pcalloc(p, sizeof(*f));
-    char *dir = apr_pstrdup(p, "/tmp/wh-inbox-XXXXXX");
+    const char *dir = wh_test_tmpdir("inbox");
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     chmod(dir, 0755);
     f->dir = dir;
     f->path = apr_pstrcat(p, dir, "/inbox.db", NULL);
-    apr_pool_cleanup_register(p, dir, remove_dir, apr_pool_cleanup_null);
     apr_dbd_init(p);   /* for the test's own connections; repeat calls are fine */
     f->cfg = wh_config_create(p);
     f->cfg->inbox_driver = WH_INBOX_SQLITE3;

@@ -2,6 +2,7 @@
 #include "wh_test.h"
 #include <CUnit/Basic.h>
 #include <apr_general.h>
+#include <apr_file_info.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <stdio.h>
@@ -58,6 +59,53 @@ const char *wh_test_tmpfile(const char *content, int mode)
     close(fd);
     APR_ARRAY_PUSH(tmpfiles, const char *) = path;
     return path;
+}
+
+static apr_status_t remove_tmpdir(void *data)
+{
+    const char *dir = data;
+    apr_pool_t *p;
+    apr_dir_t *d;
+    apr_finfo_t fi;
+
+    apr_pool_create(&p, NULL);
+    chmod(dir, 0700);   /* a test may have taken its permissions away */
+    if (apr_dir_open(&d, dir, p) == APR_SUCCESS) {
+        while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS) {
+            const char *f = apr_pstrcat(p, dir, "/", fi.name, NULL);
+            if (strcmp(fi.name, ".") && strcmp(fi.name, "..") && unlink(f) != 0)
+                rmdir(f);
+        }
+        apr_dir_close(d);
+    }
+    rmdir(dir);
+    apr_pool_destroy(p);
+    return APR_SUCCESS;
+}
+
+const char *wh_test_tmpdir(const char *name)
+{
+    char *dir = apr_pstrcat(test_pool, "/tmp/wh-", name, "-XXXXXX", NULL);
+
+    if (!mkdtemp(dir))
+        return NULL;
+    apr_pool_cleanup_register(test_pool, dir, remove_tmpdir, apr_pool_cleanup_null);
+    return dir;
+}
+
+int wh_test_files_in(const char *dir)
+{
+    apr_dir_t *d;
+    apr_finfo_t fi;
+    int n = 0;
+
+    if (apr_dir_open(&d, dir, test_pool) != APR_SUCCESS)
+        return -1;
+    while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS)
+        if (strcmp(fi.name, ".") && strcmp(fi.name, ".."))
+            n++;
+    apr_dir_close(d);
+    return n;
 }
 
 char *wh_test_slurp(const char *path, apr_size_t *len)

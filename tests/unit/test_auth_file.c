@@ -25,36 +25,11 @@
 #define CHECK_AT 297
 #define FILE_SIZE (HDR + NSLOTS * SLOT)
 
-static apr_status_t remove_dir(void *data)
-{
-    const char *dir = data;
-    apr_pool_t *p;
-    apr_dir_t *d;
-    apr_finfo_t fi;
-
-    apr_pool_create(&p, NULL);
-    if (apr_dir_open(&d, dir, p) == APR_SUCCESS) {
-        while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS) {
-            const char *f;
-            if (!strcmp(fi.name, ".") || !strcmp(fi.name, ".."))
-                continue;
-            f = apr_pstrcat(p, dir, "/", fi.name, NULL);
-            if (unlink(f) != 0)
-                rmdir(f);
-        }
-        apr_dir_close(d);
-    }
-    rmdir(dir);
-    apr_pool_destroy(p);
-    return APR_SUCCESS;
-}
-
 /* A fresh directory, removed when the test pool is cleared. */
 static const char *tdir(void)
 {
-    char *dir = apr_pstrdup(wh_test_pool(), "/tmp/wh-authfile-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    apr_pool_cleanup_register(wh_test_pool(), dir, remove_dir, apr_pool_cleanup_null);
+    const char *dir = wh_test_tmpdir("authfile");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     return dir;
 }
 
@@ -82,20 +57,6 @@ static const char *key(unsigned b0, unsigned b1, unsigned b2, unsigned b3, unsig
     for (int i = 0; i < 32; i++)
         snprintf(k + 2 * i, 3, "%02x", b[i] & 0xff);
     return k;
-}
-
-static int files_in(const char *dir)
-{
-    apr_dir_t *d;
-    apr_finfo_t fi;
-    int n = 0;
-    if (apr_dir_open(&d, dir, wh_test_pool()) != APR_SUCCESS)
-        return -1;
-    while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS)
-        if (strcmp(fi.name, ".") && strcmp(fi.name, ".."))
-            n++;
-    apr_dir_close(d);
-    return n;
 }
 
 static long long size_of(const char *path)
@@ -190,11 +151,11 @@ static void test_missing_file_is_a_miss_and_creates_nothing(void)
     const char *dir, *path = fresh(&dir), *user = "unset";
 
     CU_ASSERT_EQUAL(look(path, KEY_A, NOW, &user, NULL), 0);
-    CU_ASSERT_EQUAL(files_in(dir), 0);
+    CU_ASSERT_EQUAL(wh_test_files_in(dir), 0);
     CU_ASSERT_EQUAL(wh_auth_file_lookup(wh_test_pool(), in(dir, "none/x-auth"), KEY_A, NOW,
                                         &user, NULL), 0);
     CU_ASSERT_EQUAL(wh_auth_file_lookup(wh_test_pool(), NULL, KEY_A, NOW, &user, NULL), 0);
-    CU_ASSERT_EQUAL(files_in(dir), 0);
+    CU_ASSERT_EQUAL(wh_test_files_in(dir), 0);
 }
 
 static void test_expired_is_a_miss(void)
@@ -428,7 +389,7 @@ static void test_not_a_regular_file(void)
     CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
     CU_ASSERT_EQUAL(look(path, KEY_A, NOW, NULL, NULL), 0);
     CU_ASSERT_EQUAL(put(path, KEY_A, "bank", LATER), EEXIST);
-    CU_ASSERT_EQUAL(files_in(dir), 1);
+    CU_ASSERT_EQUAL(wh_test_files_in(dir), 1);
 }
 
 static void test_bad_arguments_are_einval_and_create_nothing(void)
@@ -451,7 +412,7 @@ static void test_bad_arguments_are_einval_and_create_nothing(void)
     CU_ASSERT_EQUAL(put(path, k, long_user, LATER), EINVAL);
     CU_ASSERT_EQUAL(put(path, k, NULL, LATER), EINVAL);
     CU_ASSERT_EQUAL(put(NULL, k, "bank", LATER), EINVAL);
-    CU_ASSERT_EQUAL(files_in(dir), 0);
+    CU_ASSERT_EQUAL(wh_test_files_in(dir), 0);
     /* and a lookup with such a key is a miss */
     CU_ASSERT_EQUAL(put(path, k, "bank", LATER), 0);
     CU_ASSERT_EQUAL(look(path, apr_pstrndup(wh_test_pool(), k, 63), NOW, NULL, NULL), 0);

@@ -42,19 +42,6 @@ static const char *table_header(void *ctx, const char *name)
     return apr_table_get((apr_table_t *)ctx, name);
 }
 
-static apr_status_t remove_dir(void *data)
-{
-    const char *dir = data;
-    const char *sfx[] = { "", "-wal", "-shm", "-journal", "-lock" };
-    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-        char path[256];
-        snprintf(path, sizeof(path), "%s/inbox.db%s", dir, sfx[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-    return APR_SUCCESS;
-}
-
 static const char *sample(void)
 {
     return wh_test_slurp(apr_pstrcat(wh_test_pool(), wh_test_shared_dir(),
@@ -82,12 +69,11 @@ static fx *make(int with_inbox)
     apr_pool_t *p = wh_test_pool();
     fx *f = apr_pcalloc(p, sizeof(*f));
     wh_logger lg = { capture_log, f };
-    char *dir = apr_pstrdup(p, "/tmp/wh-endpoint-XXXXXX");
+    const char *dir = wh_test_tmpdir("endpoint");
     wh_secret *sec;
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     f->dir = dir;
-    apr_pool_cleanup_register(p, dir, remove_dir, apr_pool_cleanup_null);
     f->cfg = wh_config_create(p);
     f->cfg->secrets = apr_array_make(p, 1, sizeof(wh_secret));
     sec = apr_array_push(f->cfg->secrets);

@@ -29,19 +29,6 @@ typedef struct {
     int next_seq;
 } qfx;
 
-static apr_status_t remove_db(void *data)
-{
-    const char *dir = data;
-    const char *sfx[] = { "", "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-        char path[256];
-        snprintf(path, sizeof(path), "%s/q.db%s", dir, sfx[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-    return APR_SUCCESS;
-}
-
 static int exec_all(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     const char *const *sql = baton;
@@ -77,10 +64,9 @@ static qfx *make(void)
 {
     apr_pool_t *p = wh_test_pool();
     qfx *f = apr_pcalloc(p, sizeof(*f));
-    char *dir = apr_pstrdup(p, "/tmp/wh-queue-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    const char *dir = wh_test_tmpdir("queue");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     f->dir = dir;
-    apr_pool_cleanup_register(p, dir, remove_db, apr_pool_cleanup_null);
     f->cfg = wh_config_create(p);
     f->cfg->inbox_params = apr_pstrcat(p, dir, "/q.db", NULL);
     if (use_pg) {

@@ -29,30 +29,15 @@ typedef struct {
     wh_config *cfg;
 } xfx;
 
-static apr_status_t remove_tree(void *data)
-{
-    const char *dir = data;
-    const char *names[] = { "inbox.db", "inbox.db-wal", "inbox.db-shm", "inbox.db-lock" };
-    char path[512];
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-    return APR_SUCCESS;
-}
-
 static xfx *make_xfx(void)
 {
     apr_pool_t *p = wh_test_pool();
     xfx *f = apr_pcalloc(p, sizeof(*f));
-    char *dir = apr_pstrdup(p, "/tmp/wh-inbox-exit-XXXXXX");
+    const char *dir = wh_test_tmpdir("inbox-exit");
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     f->dir = dir;
     f->wal = apr_pstrcat(p, dir, "/inbox.db-wal", NULL);
-    apr_pool_cleanup_register(p, dir, remove_tree, apr_pool_cleanup_null);
     apr_dbd_init(p);   /* for query(); repeat calls are fine */
     f->cfg = wh_config_create(p);
     f->cfg->inbox_driver = WH_INBOX_SQLITE3;

@@ -121,20 +121,6 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-static int files_in(const char *dir)
-{
-    apr_dir_t *d;
-    apr_finfo_t fi;
-    int n = 0;
-    if (apr_dir_open(&d, dir, wh_test_pool()) != APR_SUCCESS)
-        return -1;
-    while (apr_dir_read(&fi, APR_FINFO_NAME, d) == APR_SUCCESS)
-        if (strcmp(fi.name, ".") && strcmp(fi.name, ".."))
-            n++;
-    apr_dir_close(d);
-    return n;
-}
-
 static void test_read_only_creates_and_writes_nothing(void)
 {
     fx *f = ix_make();
@@ -146,7 +132,7 @@ static void test_read_only_creates_and_writes_nothing(void)
     /* no database: nothing to read, and nothing made */
     CU_ASSERT_PTR_NOT_NULL(wh_inbox_open_ex(wh_test_pool(), f->cfg, NULL, WH_INBOX_READ_ONLY, &ro));
     CU_ASSERT_PTR_NULL(ro);
-    CU_ASSERT_EQUAL(files_in(f->dir), 0);
+    CU_ASSERT_EQUAL(wh_test_files_in(f->dir), 0);
 
     f->ib = ix_open_in(f, wh_test_pool());
     CU_ASSERT_EQUAL(wh_inbox_auth_store(f->ib, wh_test_pool(), "k", "bank", now,

@@ -14,22 +14,11 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-static apr_status_t remove_lock(void *data)
-{
-    const char *dir = data;
-    char path[256];
-    snprintf(path, sizeof(path), "%s/inbox.db-lock", dir);
-    unlink(path);
-    rmdir(dir);
-    return APR_SUCCESS;
-}
-
 /* In a directory of its own, removed after the test. */
 static const char *lock_path(void)
 {
-    char *dir = apr_pstrdup(wh_test_pool(), "/tmp/wh-lock-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    apr_pool_cleanup_register(wh_test_pool(), dir, remove_lock, apr_pool_cleanup_null);
+    const char *dir = wh_test_tmpdir("lock");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     return apr_pstrcat(wh_test_pool(), dir, "/inbox.db-lock", NULL);
 }
 

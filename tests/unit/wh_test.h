@@ -40,6 +40,12 @@ const char *wh_test_tmpfile(const char *content, int mode);
 const char *wh_test_shared_dir(void);
 /* Reads a whole file into the test pool; NULL when unreadable. */
 char *wh_test_slurp(const char *path, apr_size_t *len);
+/* A fresh directory /tmp/wh-NAME-XXXXXX (mode 0700), removed with what
+ * it holds (files, empty directories) when the test pool is cleared;
+ * NULL when it cannot be made. */
+const char *wh_test_tmpdir(const char *name);
+/* How many entries dir holds, or -1 when it cannot be read. */
+int wh_test_files_in(const char *dir);
 
 /* CU_ASSERT_STRING_EQUAL crashes on NULL, which would hide the tests
  * after it; these fail instead. */
