@@ -108,6 +108,17 @@ int wh_test_files_in(const char *dir)
     return n;
 }
 
+mode_t wh_test_mode_of(const char *path, gid_t *gid)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (gid)
+        *gid = st.st_gid;
+    return st.st_mode & 07777;
+}
+
 char *wh_test_slurp(const char *path, apr_size_t *len)
 {
     apr_file_t *f;

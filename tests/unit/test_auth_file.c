@@ -308,16 +308,6 @@ static void test_wrong_size_or_header_is_a_miss_and_reinitialised(void)
     check_reinitialised(path, FILE_SIZE);
 }
 
-static mode_t mode_of(const char *path, gid_t *gid)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return 0;
-    if (gid)
-        *gid = st.st_gid;
-    return st.st_mode & 07777;
-}
-
 static void test_created_0600_under_umask_022(void)
 {
     const char *path = fresh(NULL);
@@ -327,7 +317,7 @@ static void test_created_0600_under_umask_022(void)
 
     umask(old);
     CU_ASSERT_EQUAL(rv, 0);
-    CU_ASSERT_EQUAL(mode_of(path, &g), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(path, &g), 0600);
     CU_ASSERT_EQUAL(g, getegid());
 }
 
@@ -341,11 +331,11 @@ static void test_created_0640_in_group(void)
 
     umask(old);
     CU_ASSERT_EQUAL(rv, 0);
-    CU_ASSERT_EQUAL(mode_of(path, &got), 0640);
+    CU_ASSERT_EQUAL(wh_test_mode_of(path, &got), 0640);
     CU_ASSERT_EQUAL(got, want);
     /* an existing file keeps its mode */
     CU_ASSERT_EQUAL(put(path, KEY_C, "carol", LATER), 0);
-    CU_ASSERT_EQUAL(mode_of(path, NULL), 0640);
+    CU_ASSERT_EQUAL(wh_test_mode_of(path, NULL), 0640);
 }
 
 static void test_symlink_is_not_followed(void)

@@ -15,16 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static mode_t mode_of(const char *path, gid_t *gid)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return 0;
-    if (gid)
-        *gid = st.st_gid;
-    return st.st_mode & 07777;
-}
-
 static const char *with(fx *f, const char *suffix)
 {
     return apr_pstrcat(wh_test_pool(), f->path, suffix, NULL);
@@ -40,10 +30,10 @@ static void test_created_0600_under_umask_022(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     umask(old);
     /* the database, and what SQLite and the writers' queue made beside it */
-    CU_ASSERT_EQUAL(mode_of(f->path, NULL), 0600);
-    CU_ASSERT_EQUAL(mode_of(with(f, "-wal"), NULL), 0600);
-    CU_ASSERT_EQUAL(mode_of(with(f, "-shm"), NULL), 0600);
-    CU_ASSERT_EQUAL(mode_of(with(f, "-lock"), NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(with(f, "-wal"), NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(with(f, "-shm"), NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(with(f, "-lock"), NULL), 0600);
     CU_ASSERT_PTR_NULL(wh_inbox_file_warnings(wh_test_pool(), f->cfg));
     CU_ASSERT(contains(f->log, "created the sqlite3 database file (mode 0600)"));
 }
@@ -76,10 +66,10 @@ static void test_inbox_group_0640(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     umask(old);
-    CU_ASSERT_EQUAL(mode_of(f->path, &got), 0640);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, &got), 0640);
     CU_ASSERT_EQUAL(got, want);
-    CU_ASSERT_EQUAL(mode_of(with(f, "-wal"), &got), 0640);
-    CU_ASSERT_EQUAL(mode_of(with(f, "-lock"), &got), 0640);
+    CU_ASSERT_EQUAL(wh_test_mode_of(with(f, "-wal"), &got), 0640);
+    CU_ASSERT_EQUAL(wh_test_mode_of(with(f, "-lock"), &got), 0640);
     CU_ASSERT_EQUAL(got, want);
     /* a group that does not exist is an open error, not a silent 0600 */
     f = ix_make();

@@ -107,12 +107,6 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static int mode_of(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -1;
-}
-
 static const char *boot_now(void)
 {
     char *b = apr_pcalloc(P(), 64);
@@ -474,9 +468,9 @@ static void test_prepare_new_then_keep(void)
         CU_ASSERT_EQUAL(fx_prepare(f, MAP, T0, &since), WH_LMDB_TRUST_NEW);
         CU_ASSERT_EQUAL(since, 0);
     }
-    CU_ASSERT_EQUAL(mode_of(f->path), 0600);
-    CU_ASSERT_EQUAL(mode_of(f->lock), 0600);
-    CU_ASSERT_EQUAL(mode_of(f->state), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->lock, NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->state, NULL), 0600);
     /* the state says: in use, this boot, memory from since */
     CU_ASSERT_EQUAL_FATAL(fx_read_state(f, &st), 0);
     CU_ASSERT_EQUAL(st.clean, 0);
@@ -489,8 +483,8 @@ static void test_prepare_new_then_keep(void)
     CU_ASSERT_EQUAL_FATAL(fx_read_state(f, &st), 0);
     CU_ASSERT_EQUAL(st.clean, 0);
     CU_ASSERT_EQUAL(st.since, since);
-    CU_ASSERT_EQUAL(mode_of(f->path), 0600);
-    CU_ASSERT_EQUAL(mode_of(f->state), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, NULL), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->state, NULL), 0600);
     fx_done(f);
 }
 
@@ -529,7 +523,7 @@ static void test_prepare_after_reboot_discards_unless_clean(void)
     fx_write_state(f, &st);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t1, &since), WH_LMDB_TRUST_DISCARD);
     CU_ASSERT_EQUAL(since, t1);
-    CU_ASSERT_EQUAL(mode_of(f->path), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, NULL), 0600);
     CU_ASSERT_EQUAL_FATAL(fx_read_state(f, &st), 0);
     ASSERT_STR(st.boot, boot_now());
     CU_ASSERT_EQUAL(st.clean, 0);
@@ -589,7 +583,7 @@ static void test_prepare_data_without_state_or_state_without_data(void)
     CU_ASSERT_EQUAL_FATAL(unlink(f->path), 0);
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, t2, &since), WH_LMDB_TRUST_LOST);
     CU_ASSERT_EQUAL(since, t2);
-    CU_ASSERT_EQUAL(mode_of(f->path), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->path, NULL), 0600);
     CU_ASSERT_EQUAL(fx_add_in_worker(f, "id-1", t2, expires, 1), WH_LMDB_FIRST);
     fx_done(f);
 }
@@ -606,7 +600,7 @@ static void test_mark_clean_then_prepare_marks_in_use(void)
     CU_ASSERT_EQUAL(st.clean, 1);
     ASSERT_STR(st.boot, boot_now());
     CU_ASSERT_EQUAL(st.since, since0);
-    CU_ASSERT_EQUAL(mode_of(f->state), 0600);
+    CU_ASSERT_EQUAL(wh_test_mode_of(f->state, NULL), 0600);
 
     CU_ASSERT_EQUAL(fx_prepare(f, MAP, T0 + SEC(10), &since), WH_LMDB_TRUST_KEEP);
     CU_ASSERT_EQUAL(since, since0);

@@ -4,6 +4,7 @@
  * constructor, so adding a file needs no edit to the runner. */
 #include <CUnit/CUnit.h>
 #include <apr_pools.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,9 @@ char *wh_test_slurp(const char *path, apr_size_t *len);
 const char *wh_test_tmpdir(const char *name);
 /* How many entries dir holds, or -1 when it cannot be read. */
 int wh_test_files_in(const char *dir);
+/* The permission bits of path itself (a symlink is not followed), its
+ * group in *gid when gid is not NULL; 0 when it does not exist. */
+mode_t wh_test_mode_of(const char *path, gid_t *gid);
 
 /* CU_ASSERT_STRING_EQUAL crashes on NULL, which would hide the tests
  * after it; these fail instead. */
