@@ -7,7 +7,7 @@
 # Instruction counts do not depend on what else the machine is doing.
 #
 #   make bench-tools && bash bench/callgrind_module.sh [N]
-#   CG_REPLAY=shmcb|dbm (default dbm: the default store)  CG_KEEP=1 keeps the profile
+#   CG_REPLAY=lmdb|shmcb|dbm (default lmdb: the default store)  CG_KEEP=1 keeps the profile
 #   CG_SELF=N also prints the N functions with the most instructions of
 #   their own per request on the module path (where to cut next)
 set -u
@@ -27,12 +27,12 @@ PASSWORD=cg-pass
 SECRET=cg-secret-$$
 printf '%s\n' "$SECRET" >"$T/etc/secrets"; chmod 600 "$T/etc/secrets"
 htpasswd -cbB -C 5 "$T/etc/htpasswd" bank "$PASSWORD" >/dev/null 2>&1
-replay=${CG_REPLAY:-dbm}
+replay=${CG_REPLAY:-lmdb}
 # shmcb judges only notifications signed TimestampTolerance (300 s) after
 # its start: sign that far ahead
 LEAD=0; case $replay in shmcb*) LEAD=300 ;; esac
 { echo "SigningSecretFile $T/etc/secrets"; echo "BasicAuthFile $T/etc/htpasswd"
-  [ "$replay" = dbm ] || echo "ReplayCache $replay"; } >"$T/etc/mod.conf"
+  [ "$replay" = lmdb ] || echo "ReplayCache $replay"; } >"$T/etc/mod.conf"
 PORT=$((20000 + RANDOM % 10000))
 user=""; [ "$(id -u)" -eq 0 ] && user="User www-data
 Group www-data"
@@ -82,12 +82,20 @@ run() {
         --secrets "$T/etc/secrets" --user bank --password "$PASSWORD" \
         --host "127.0.0.1:$PORT" --path "$path" --count "$((count + 3))" --out "$d" \
         --lead "$LEAD" >/dev/null
-    wrk -t1 -c1 -d$((count / 2 + 40))s -s "$here/signed.lua" "http://127.0.0.1:$PORT$path" -- "$d" stop >/dev/null 2>&1
+    # signed.lua creates $d/done when the list is used up; wrk would sleep
+    # out its -d. The timeout covers the first requests under valgrind.
+    wrk -t1 -c1 -d$((count / 2 + 40))s --timeout 30s -s "$here/signed.lua" \
+        "http://127.0.0.1:$PORT$path" -- "$d" stop >/dev/null 2>&1 &
+    local w=$!
+    while kill -0 "$w" 2>/dev/null && [ ! -f "$d/done" ]; do sleep 0.2; done
+    sleep 0.5; kill -INT "$w" 2>/dev/null; wait "$w" 2>/dev/null
     kill -TERM "$(cat "$T/run/httpd.pid")" 2>/dev/null
     wait "$vg" 2>/dev/null
     local ok
+    # wrk takes one line of the list for a first request it never sends
     ok=$(grep -c "^$path 200" "$T/logs/access.log")
-    [ "$ok" -eq $((count + 3)) ] || echo "warning: $path: $ok of $((count + 3)) answered 200" >&2
+    [ "$ok" -ge $((count + 2)) ] && ! grep -q "^$path [^2]" "$T/logs/access.log" \
+        || echo "warning: $path: $ok of $((count + 2)) answered 200" >&2
     callgrind_annotate --inclusive=yes "$T/cg.out" >"$out" 2>/dev/null
     callgrind_annotate --inclusive=no --auto=no --threshold=100 "$T/cg.out" >"${out%.txt}.self.txt" 2>/dev/null
 }
