@@ -161,14 +161,15 @@ static int next_fact_name(const apr_table_t *t, int from)
 static void strip_table(request_rec *r, apr_table_t *t, const char *what)
 {
     apr_array_header_t *names = NULL;
+    const apr_table_entry_t *e;
 
     if (t == NULL)
         return;
+    e = (const apr_table_entry_t *)apr_table_elts(t)->elts;
     for (int i = next_fact_name(t, 0); i >= 0; i = next_fact_name(t, i + 1)) {
         if (names == NULL)
             names = apr_array_make(r->pool, 2, sizeof(char *));
-        APR_ARRAY_PUSH(names, const char *) =
-            ((const apr_table_entry_t *)apr_table_elts(t)->elts)[i].key;
+        APR_ARRAY_PUSH(names, const char *) = e[i].key;
     }
     for (int i = 0; names && i < names->nelts; i++) {
         const char *name = APR_ARRAY_IDX(names, i, const char *);
