@@ -177,6 +177,9 @@ apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l);
 /* wh_mod_inbox.c */
 void wh_mod_inbox_register(void);
 int wh_mod_is_inbox(const request_rec *r);
+/* The inbox's handler (r's handler is wirehook): stores a verified POST,
+ * serves the listing and the payment views; answers r and returns OK. */
+int wh_mod_inbox_run(request_rec *r);
 /* The site's inbox in this child, opened on first use (NULL: cannot be
  * opened now; tried again after a few seconds). */
 wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_site *site);

@@ -93,10 +93,8 @@ static wh_inbox *inbox_when_needed(void *baton)
     return wh_mod_inbox_get(c->r, c->site);
 }
 
-static int inbox_handler(request_rec *r)
+int wh_mod_inbox_run(request_rec *r)
 {
-    if (!wh_mod_is_inbox(r))
-        return DECLINED;
     const wh_mod_dir_conf *dconf =
         ap_get_module_config(r->per_dir_config, &wirehook_module);
     wh_mod_site *site = dconf ? dconf->site : NULL;
@@ -109,21 +107,16 @@ static int inbox_handler(request_rec *r)
                                     "the endpoint is not configured");
     }
 
-    /* ErrorDocument ... /inbox: the failed request's own status, never
-     * a listing (wh_endpoint_error_document says why) */
+    /* (ErrorDocument ... /inbox is answered by the guard, before this) */
     wh_response resp;
-    if (r->prev
-        && wh_endpoint_error_document(r->pool, r->prev->status, &resp)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
-                      "the inbox is not an error document: %d for %s "
-                      "answered as such", r->prev->status, r->prev->uri);
-        wh_mod_respond(r, &resp);
-        return OK;
-    }
-
+    /* A POST carries its verdict under this site: the inbox's own (good
+     * or bad, to store or quarantine), or an accepted one from earlier in
+     * the chain (a rewrite or an Action from a protected resource into
+     * the inbox), which is stored like any other. */
     wh_mod_state *st = wh_mod_chain_state(r);
     if (r->method_number == M_POST
-        && (st == NULL || st->phase != WH_ST_INBOX || st->site != site)) {
+        && (st == NULL || st->site != site
+            || (st->phase != WH_ST_INBOX && st->phase != WH_ST_VERIFIED))) {
         /* the guard verifies every POST before this handler: refuse
          * rather than store anything unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
@@ -168,6 +161,13 @@ static int inbox_handler(request_rec *r)
                       resp.status);
     wh_mod_respond(r, &resp);
     return OK;
+}
+
+/* Reached only for SetHandler wirehook without a WirehookConfig: with
+ * one, the guard runs the inbox itself (wh_mod_verify.c). */
+static int inbox_handler(request_rec *r)
+{
+    return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
 }
 
 void wh_mod_inbox_register(void)

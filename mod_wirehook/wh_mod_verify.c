@@ -20,6 +20,13 @@
  *    virtual, exec cgi) carries no body of its own and is refused (403),
  *    never run unverified.
  *
+ * For the inbox (SetHandler wirehook) the guard is the handler: it runs
+ * the inbox itself and never declines to a later one. mod_proxy takes any
+ * request that ProxyPass or a [P] rule marked at translation, whatever
+ * handler SetHandler names, and ranks ahead of an ordinary handler; so
+ * does a mod_lua LuaMapHandler. Declining would hand them an inbox
+ * request's listing or an unverified body.
+ *
  * The guard does not trust that fixups ran or saw the right
  * configuration: whatever route httpd took (DirectoryIndex,
  * FallbackResource, mod_rewrite, ErrorDocument, Action, aliases,
@@ -27,6 +34,7 @@
  * holds a verdict of the site in force. docs/architecture.md has the
  * rule and why; docs/reliability.md lists every route tried. */
 #include "mod_wirehook.h"
+#include "wh_endpoint.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -234,6 +242,24 @@ static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
     return OK;
 }
 
+/* ErrorDocument onto a resource under WirehookConfig: httpd re-runs the
+ * failed request, perhaps a notification, as a GET of it. Neither the
+ * inbox (a 200 listing reads as an acknowledgement) nor the application
+ * has anything to add: the failed request's own status, as JSON. DECLINED
+ * when r is not an error document. */
+static int refuse_error_document(request_rec *r)
+{
+    wh_response resp;
+
+    if (!r->prev || !wh_endpoint_error_document(r->pool, r->prev->status, &resp))
+        return DECLINED;
+    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
+                  "%s is not an error document: %d for %s answered as such",
+                  wh_mod_is_inbox(r) ? "the inbox" : r->uri, r->prev->status,
+                  r->prev->uri);
+    return wh_mod_respond(r, &resp);
+}
+
 /* ---- the hooks ------------------------------------------------------ */
 
 static int wh_post_read_request(request_rec *r)
@@ -249,6 +275,8 @@ static int wh_fixups(request_rec *r)
 
     if (r->main)                 /* a subrequest: the guard decides */
         return DECLINED;
+    if (wh_mod_site_of(r) != NULL && (rc = refuse_error_document(r)) != DECLINED)
+        return rc;
     if (resume_after_redirect(r))
         return DECLINED;
     if ((site = wh_mod_site_of(r)) == NULL)
@@ -274,17 +302,19 @@ static int wh_guard(request_rec *r)
                       "verified body", r->uri, site->path);
         return HTTP_FORBIDDEN;
     }
+    if ((rc = refuse_error_document(r)) != DECLINED)
+        return rc;
     st = wh_mod_chain_state(r);
     if (st && st->site == site) {
-        if (st->phase == WH_ST_VERIFIED) {
+        if (st->phase == WH_ST_VERIFIED && !wh_mod_is_inbox(r)) {
             deliver(r, st);
             return DECLINED;
         }
-        if (st->phase == WH_ST_INBOX && wh_mod_is_inbox(r))
-            return DECLINED;
+        if (wh_mod_is_inbox(r))
+            return wh_mod_inbox_run(r);
     }
     if (wh_mod_is_inbox(r) && r->method_number != M_POST)
-        return DECLINED;         /* the listing checks Basic auth itself */
+        return wh_mod_inbox_run(r); /* the listing checks Basic auth itself */
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00956)
                   "verifying at the handler: %s reached handler %s under "
                   "WirehookConfig %s %s", r->uri, r->handler ? r->handler : "-",
@@ -292,7 +322,9 @@ static int wh_guard(request_rec *r)
                                  : "unverified (the configuration changed "
                                    "after fixups)");
     rc = verify(r, site, st);
-    return rc == OK ? DECLINED : rc;
+    if (rc != OK)
+        return rc;
+    return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
 }
 
 /* The application failed (final status 5xx): forget the notification id in

@@ -131,8 +131,9 @@ int wh_endpoint_error_document(apr_pool_t *p, int failed_status, wh_response *ou
                       failed_status == 404 ? WH_CODE_NOT_FOUND
                       : failed_status < 500 ? WH_CODE_BAD_REQUEST
                                             : WH_CODE_INTERNAL,
-                      apr_psprintf(p, "the request failed (%d); the inbox is "
-                                   "not an error document", failed_status),
+                      apr_psprintf(p, "the request failed (%d); a webhook "
+                                   "endpoint is not an error document",
+                                   failed_status),
                       out);
     return 1;
 }

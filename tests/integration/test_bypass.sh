@@ -31,8 +31,29 @@ cat >/dev/null
 printf 'Location: /protected/app.cgi\r\n\r\n'
 EOF
 chmod 755 "$H/open2/redir.cgi"
+# a protected directory whose .htaccess rewrites into the inbox
+mkdir -p "$H/prw"
+printf 'RewriteEngine On\nRewriteRule ^go$ /inbox [L]\n' >"$H/prw/.htaccess"
+# handlers that claim a request whatever SetHandler names: mod_proxy (a
+# backend outside httpd, recording its calls as the application) and
+# mod_lua's LuaMapHandler, when httpd has it
+BACK=$(wh_free_port)
+wh_backend_start "$BACK" || exit 1
+LUA_PATH=""
+if [ -f "${WH_MODDIR:-/usr/lib/apache2/modules}/mod_lua.so" ]; then
+    LUA_PATH=/inbox/lua
+    cat >"$T/lua-app.lua" <<'LUA'
+function handle(r)
+  local d = r.subprocess_env["LUA_CALLS"] .. "/lua." .. tostring(r:clock())
+  os.execute("mkdir -p " .. d)
+  r.content_type = "application/json"
+  r:puts('{"app":"received"}')
+  return apache2.OK
+end
+LUA
+fi
 
-WH_EXTRA_MODULES="include rewrite actions negotiation http2"
+WH_EXTRA_MODULES="include rewrite actions negotiation http2 proxy proxy_http${LUA_PATH:+ lua}"
 wh_httpd_extra "Protocols h2c http/1.1
 AddType text/html .shtml
 AddOutputFilter INCLUDES .shtml
@@ -123,7 +144,21 @@ ScriptAlias /sa/ \"$T/protdir/\"
 # LocationMatch
 <LocationMatch \"^/lm/.*\\.cgi\$\">
     WirehookConfig $WH_CONF
-</LocationMatch>"
+</LocationMatch>
+# the inbox's URL space claimed by other handlers: ProxyPass in a
+# <Location> and a [P] rule mark the request for mod_proxy at translation,
+# and mod_proxy takes it whatever SetHandler names; so does LuaMapHandler
+<Location /inbox/fwd>
+    ProxyPass http://127.0.0.1:$BACK/fwd
+</Location>
+RewriteRule ^/inbox/rp(.*)\$ http://127.0.0.1:$BACK/rp\$1 [P]
+${LUA_PATH:+SetEnv LUA_CALLS $T/app/calls
+LuaMapHandler ^/inbox/lua $T/lua-app.lua handle}
+# a protected directory that rewrites into the inbox (.htaccess)
+<Directory \"$H/prw\">
+    AllowOverride All
+    WirehookConfig $WH_CONF
+</Directory>"
 wh_httpd_conf
 wh_httpd_start || exit 1
 
@@ -184,9 +219,47 @@ replayed_never_runs() {
         "$WH_STATUS $(wh_json_code "$WH_BODY"); delivered $(( $(wh_app_calls) - before )) times"
 }
 
+# post_missing URL [CURL-ARGS...]: a signed POST to a URL httpd answers
+# with an error. Over h2c httpd answers a POST to a missing file before the
+# client has sent the body, then resets the stream (RST_STREAM NO_ERROR, as
+# RFC 9113 8.1 allows); curl 7.88 then reports error 92 and drops the
+# answer it had. Stock httpd without wirehook does it to about one POST in
+# four. Such an attempt is asked again (nothing is stored either way).
+post_missing() {
+    local url=$1 try; shift
+    for try in 1 2 3 4 5 6 7 8 9 10 11 12; do
+        wh_post "$url" "$(wh_body Complete)" "$@"
+        [ "$WH_STATUS" = 000 ] && [[ $(<"$T/resp.err") == *"(92)"* ]] || break
+    done
+}
+
+# inbox_never_handed LABEL PATH [CURL-ARGS...]: PATH is under the inbox but
+# another handler (mod_proxy, mod_lua) would claim it. The inbox answers
+# every request, forged or valid; the other handler never runs.
+inbox_never_handed() {
+    local label=$1 path=$2; shift 2
+    local before body
+    body=$(wh_body Complete)
+    before=$(wh_app_calls)
+    WH_AUTH=- WH_TS=- WH_SIG=- wh_post "$WH_URL$path" "$body" "$@"
+    assert_json_code auth_required "[$PROTO] $label: unsigned POST without credentials: the inbox answers"
+    WH_SIG=$(printf '%064d' 0) wh_post "$WH_URL$path" "$body" "$@"
+    assert_status 404 "[$PROTO] $label: POST with a wrong signature: the inbox answers (no such resource)"
+    assert_json_code not_found "[$PROTO] $label: not_found"
+    wh_post "$WH_URL$path" "$body" "$@"
+    assert_json_code not_found "[$PROTO] $label: a valid notification: the inbox answers, not the other handler"
+    wh_curl "$@" "$WH_URL$path"
+    assert_json_code not_found "[$PROTO] $label: GET without credentials: the inbox answers (no such resource)"
+    WH_METHOD=PUT WH_AUTH=- WH_TS=- WH_SIG=- wh_post "$WH_URL$path" "$body" "$@"
+    assert_true "[$PROTO] $label: PUT with a forged body refused ($WH_STATUS)" test "$WH_STATUS" -ge 400
+    assert_eq "$before" "$(wh_app_calls)" "[$PROTO] $label: the other handler never ran"
+    row "$label" "$path" "POST unsigned, wrongly signed and valid; GET and PUT without credentials" \
+        "the inbox answered each (401, 404, 404, 404, $WH_STATUS); the other handler ran $(( $(wh_app_calls) - before )) times"
+}
+
 run_routes() {
     local -a c=("$@")
-    local before page
+    local before page stored
 
     # DirectoryIndex into <Files>
     forged_never_runs "DirectoryIndex -> <Files>" /hooks/ "${c[@]}"
@@ -221,10 +294,12 @@ run_routes() {
     # can never be a verified notification
     forged_never_runs "ErrorDocument 404 -> protected" /eopen/missing "${c[@]}"
     before=$(wh_app_calls)
-    wh_post "$WH_URL/eopen/missing" "$(wh_body Complete)" "${c[@]}"
+    post_missing "$WH_URL/eopen/missing" "${c[@]}"
     assert_eq "$before" "$(wh_app_calls)" "[$PROTO] ErrorDocument -> protected: even a signed notification is not delivered through an error document"
+    assert_status 404 "[$PROTO] ErrorDocument -> protected: the original 404, not the error document's answer to a GET"
+    assert_json_code not_found "[$PROTO] ErrorDocument -> protected: not_found"
     row "ErrorDocument 404 -> protected" /eopen/missing "valid, signed for this URL" \
-        "$WH_STATUS (the error document is a GET); delivered $(( $(wh_app_calls) - before )) times"
+        "$WH_STATUS $(wh_json_code "$WH_BODY") (the original status: no webhook endpoint is an error document); delivered $(( $(wh_app_calls) - before )) times"
     wh_curl "${c[@]}" "$WH_URL/eopen-ok/missing"
     assert_eq $((before + 1)) "$(wh_app_calls)" "[$PROTO] ErrorDocument into an open handler still runs (control)"
     # ErrorDocument into the inbox: httpd makes the failed POST a GET of
@@ -234,16 +309,7 @@ run_routes() {
     wh_post "$WH_URL/inbox" "$(wh_body Complete)" "${c[@]}"
     assert_json_code accepted "[$PROTO] the inbox stores at its own URL (control)"
     stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')
-    # Over h2c httpd answers a POST to a missing file before the client has
-    # sent the body, then resets the stream (RST_STREAM NO_ERROR, as RFC
-    # 9113 8.1 allows); curl 7.88 then reports error 92 and drops the
-    # answer it had. Stock httpd without wirehook does it to about one POST
-    # in four. Such an attempt is asked again (nothing is stored either way).
-    local try
-    for try in 1 2 3 4 5 6 7 8 9 10 11 12; do
-        wh_post "$WH_URL/einbox/missing" "$(wh_body Complete)" "${c[@]}"
-        [ "$WH_STATUS" = 000 ] && [[ $(<"$T/resp.err") == *"(92)"* ]] || break
-    done
+    post_missing "$WH_URL/einbox/missing" "${c[@]}"
     assert_status 404 "[$PROTO] ErrorDocument -> inbox: a signed POST gets the original 404, never a 200 listing"
     assert_json_code not_found "[$PROTO] ErrorDocument -> inbox: not_found"
     assert_not_contains "$WH_BODY" '"events"' "[$PROTO] ErrorDocument -> inbox: no listing in the error page"
@@ -267,6 +333,25 @@ run_routes() {
     delivered "<LocationMatch>" /lm/app.cgi "${c[@]}"
     # a CGI's local redirect into a protected handler (a GET)
     forged_never_runs "CGI local redirect" /open2/redir.cgi "${c[@]}"
+    # the inbox's URL space claimed by mod_proxy and mod_lua
+    inbox_never_handed "ProxyPass in a <Location> under the inbox" /inbox/fwd "${c[@]}"
+    inbox_never_handed "RewriteRule [P] under the inbox" /inbox/rp/x "${c[@]}"
+    [ -n "$LUA_PATH" ] && inbox_never_handed "LuaMapHandler under the inbox" "$LUA_PATH" "${c[@]}"
+    # a protected resource rewritten into the inbox (.htaccess): verified
+    # there, stored by the inbox once
+    stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')
+    WH_AUTH=- WH_TS=- WH_SIG=- wh_post "$WH_URL/prw/go" "$(wh_body Complete)" "${c[@]}"
+    assert_json_code auth_required "[$PROTO] protected .htaccess RewriteRule -> the inbox: unsigned refused"
+    WH_SIG=$(printf '%064d' 0) wh_post "$WH_URL/prw/go" "$(wh_body Complete)" "${c[@]}"
+    assert_json_code signature_mismatch "[$PROTO] protected .htaccess RewriteRule -> the inbox: wrong signature refused"
+    assert_eq "$stored" "$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')" \
+        "[$PROTO] protected .htaccess RewriteRule -> the inbox: nothing forged stored"
+    wh_post "$WH_URL/prw/go" "$(wh_body Complete)" "${c[@]}"
+    assert_json_code accepted "[$PROTO] protected .htaccess RewriteRule -> the inbox: a valid notification is stored"
+    assert_eq $((stored + 1)) "$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')" \
+        "[$PROTO] protected .htaccess RewriteRule -> the inbox: stored once"
+    row "protected .htaccess RewriteRule -> the inbox" /prw/go "forged; then valid, signed for this URL" \
+        "401, 401; valid 200 accepted, stored once"
 
     # Subrequests carry no body: a protected handler is never run by one
     before=$(wh_app_calls)
