@@ -47,8 +47,16 @@ const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out)
             continue;
         name = apr_pstrmemdup(p, *e + WH_ENV_PREFIX_LEN,
                               (apr_size_t)(eq - *e) - WH_ENV_PREFIX_LEN);
-        if (strcasecmp(name, "CONFIG") == 0)
+        if (strcasecmp(name, "CONFIG") == 0) {
+            /* only WIREHOOK_CONFIG names the file: another spelling would
+             * be ignored while the settings it holds went missing */
+            if (strcmp(name, "CONFIG") != 0)
+                APR_ARRAY_PUSH(errs, const char *) =
+                    apr_psprintf(p, "environment: " WH_ENV_PREFIX "%s: the "
+                                 "configuration file is named by "
+                                 WH_ENV_PREFIX "CONFIG", name);
             continue;
+        }
         key = canonical_key(name);
         if (!key) {
             APR_ARRAY_PUSH(errs, const char *) =

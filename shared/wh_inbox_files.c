@@ -34,6 +34,13 @@ const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **ou
             return "must be a group name (letters, digits, '_', '-', '.')";
     if (arg[0] == '-')
         return "must not begin with '-'";
+    /* Checked here, not at the first store: a group that does not exist
+     * would otherwise pass start-up and cost every notification a 503. */
+    {
+        gid_t gid;
+        if (wh_inbox_resolve_group(arg, &gid) != 0)
+            return "no such group on this system";
+    }
     *out = apr_pstrdup(p, arg);
     return NULL;
 }

@@ -77,12 +77,6 @@ const char *wh_parse_int(apr_pool_t *p, const char *arg, int min, int max,
 
 /* ---- character classes --------------------------------------------- */
 
-/* RFC 7230 tchar. */
-static int is_tchar(unsigned char c)
-{
-    return apr_isalnum(c) || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
-}
-
 /* Control bytes (C0 and DEL). Bytes >= 0x80 are not controls: paths and
  * conninfo strings may be UTF-8. */
 static int has_ctl(const char *s)
@@ -107,9 +101,15 @@ const char *wh_parse_header_name(apr_pool_t *p, const char *arg,
     if (len > WH_HEADER_NAME_MAX)
         return apr_psprintf(p, "must be at most %d characters",
                             WH_HEADER_NAME_MAX);
+    /* Letters, digits and '-': the other HTTP token characters ('_',
+     * '.', ...) are valid in a header name, but httpd leaves such headers
+     * out of a CGI's environment (where '_' and '-' would be one name), so
+     * the CGI could never read one: the same file must mean the same
+     * thing to the module and the CGI. */
     for (s = arg; *s; s++)
-        if (!is_tchar((unsigned char)*s))
-            return "must contain only HTTP token characters (RFC 7230 tchar)";
+        if (!apr_isalnum(*s) && *s != '-')
+            return "must contain only letters, digits and '-' (httpd passes "
+                   "no other header name to a CGI)";
     *out = apr_pstrmemdup(p, arg, len);
     return NULL;
 }
@@ -321,8 +321,11 @@ static const char *read_whole(apr_pool_t *p, apr_pool_t *tmp, const char *path,
     apr_size_t want;
     apr_status_t rv;
 
-    rv = apr_file_open(&f, path, APR_FOPEN_READ | APR_FOPEN_BINARY,
-                       APR_OS_DEFAULT, tmp);
+    /* Non-blocking: opening a FIFO for reading would otherwise wait for a
+     * writer (httpd -t and every CGI request hanging on one); a regular
+     * file reads the same either way, and anything else is refused below. */
+    rv = apr_file_open(&f, path, APR_FOPEN_READ | APR_FOPEN_BINARY
+                       | APR_FOPEN_NONBLOCK, APR_OS_DEFAULT, tmp);
     if (rv != APR_SUCCESS)
         return io_error(p, path, "cannot open", rv);
     rv = apr_file_info_get(&fi, APR_FINFO_SIZE | APR_FINFO_TYPE, f);

@@ -308,15 +308,40 @@ int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
     return wh_verify_payload(vf, req, v, p);
 }
 
+/* Where the path of an absolute-form request target ("http://host/p?q",
+ * which HTTP/1.1 servers must accept and a client talking to a proxy
+ * sends) begins: past "scheme://authority". NULL for any other form (the
+ * usual origin-form "/p?q"). */
+static const char *absolute_form_path(const char *target)
+{
+    const char *c = target;
+
+    if (!apr_isalpha(*c))
+        return NULL;
+    while (apr_isalnum(*c) || *c == '+' || *c == '-' || *c == '.')
+        c++;
+    if (strncmp(c, "://", 3) != 0)
+        return NULL;
+    return c + 3 + strcspn(c + 3, "/?#");
+}
+
 const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
                            const char *scheme, const char *host_header,
                            const char *unparsed_uri)
 {
+    const char *target = unparsed_uri && *unparsed_uri ? unparsed_uri : "/";
+    const char *path = absolute_form_path(target);
+
     if (cfg && cfg->signed_url)
         return cfg->signed_url;
-    if (cfg && cfg->signed_url_form == WH_URL_PATH)
-        return unparsed_uri ? unparsed_uri : "/";
+    if (cfg && cfg->signed_url_form == WH_URL_PATH) {
+        if (!path)
+            return target;
+        return *path == '/' ? path : apr_pstrcat(p, "/", path, NULL);
+    }
+    /* absolute-form: the URL the sender addressed, as it sent it */
+    if (path)
+        return target;
     return apr_pstrcat(p, scheme ? scheme : "http", "://",
-                       host_header ? host_header : "",
-                       unparsed_uri ? unparsed_uri : "/", NULL);
+                       host_header ? host_header : "", target, NULL);
 }

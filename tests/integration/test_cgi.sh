@@ -32,6 +32,7 @@ printf 'SigningSecretFile %s\nBasicAuthFile %s\nInboxParams %s\nBogusKey 1\n' \
 chmod 644 "$T/etc/broken.conf"
 ib_cgi_location /cgi/badconf "SetEnv WIREHOOK_CONFIG $T/etc/broken.conf"
 ib_cgi_location /cgi/unknownenv "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_NOSUCHKEY 1"
+ib_cgi_location /cgi/configcase "SetEnv WIREHOOK_Config $WH_CONF"
 ib_cgi_location /cgi/badvalue "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_MAXBODYSIZE lots"
 ib_cgi_location /cgi/authcache "SetEnv WIREHOOK_CONFIG $WH_CONF" \
     "SetEnv WIREHOOK_INBOXPARAMS $T/data/authcache.db"
@@ -230,7 +231,11 @@ WH_AUTH=- wh_post "$WH_URL/cgi/envonly" "$(wh_body Complete)"
 assert_header WWW-Authenticate 'realm="EnvRealm"' "[$MPM] WIREHOOK_AUTHREALM applied"
 WH_TS_HEADER=X-Ts wh_post "$WH_URL/cgi/small" "$T/broken.json"
 assert_json_code invalid_json "[$MPM] WIREHOOK_TimestampHeader renames the header"
-for path in badconf unknownenv badvalue noinbox; do
+# absolute-form request target: REQUEST_URI is the whole URL, signed as
+# the sender addressed it (as the module does)
+wh_post "$C" "$(wh_body Complete)" --request-target "$C"
+assert_json_code accepted "[$MPM] absolute-form request target, signed as addressed: accepted"
+for path in badconf unknownenv badvalue noinbox configcase; do
     wh_post "$WH_URL/cgi/$path" "$(wh_body Complete)"
     assert_status 500 "[$MPM] /cgi/$path: 500"
     assert_json_code internal_error "[$MPM] /cgi/$path: internal_error"
@@ -240,6 +245,8 @@ done
 assert_contains "$(wh_errlog)" "broken.conf:4" "[$MPM] the config error's detail is in the error log"
 assert_contains "$(wh_errlog)" "WIREHOOK_NOSUCHKEY" "[$MPM] unknown WIREHOOK_ variable named in the log"
 assert_contains "$(wh_errlog)" "InboxParams is required" "[$MPM] missing InboxParams named in the log"
+assert_contains "$(wh_errlog)" "WIREHOOK_Config: the configuration file is named by WIREHOOK_CONFIG" \
+    "[$MPM] WIREHOOK_Config (another spelling of WIREHOOK_CONFIG) is refused, not ignored"
 
 # ------------------------------------------ auth cache beside the inbox ---
 # One process per request: the bcrypt check of the first is remembered in

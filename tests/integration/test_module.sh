@@ -162,6 +162,8 @@ WH_SIGN_BODY=$good wh_post "$W" "$T/tampered.json"
 assert_json_code signature_mismatch "one byte added to the body: mismatch"
 WH_SIGN_URL="$W?x=1" wh_post "$W" "$good"
 assert_json_code signature_mismatch "another URL signed: mismatch"
+WH_SIGN_URL="http://$WH_HOST$W" wh_post "$W" "$good" --request-target "$W"
+assert_json_code signature_mismatch "absolute-form request target: the Host header prefixed again is not the signed URL"
 echo "not-the-secret" >"$T/wrong.secret"
 WH_SIGN_FILE=$T/wrong.secret wh_post "$W" "$good"
 assert_json_code signature_mismatch "wrong secret: mismatch"
@@ -186,6 +188,12 @@ assert_contains "$fields" "/notificationId" "details name /notificationId"
 assert_contains "$fields" "paymentAmount" "details name paymentAmount"
 
 assert_eq "$calls_before" "$(wh_app_calls)" "no rejected request reached the app"
+
+# absolute-form request target (POST http://host:port/v1/wires HTTP/1.1,
+# which servers must accept): the URL the sender addressed is the one
+# signed, never the Host header prefixed to it again
+wh_post "$W" "$(wh_body Complete)" --request-target "$W"
+assert_status 200 "absolute-form request target, signed as addressed: accepted"
 
 # ------------------------------------------------------------ unread body ---
 wh_curl -X POST -H 'Content-Type: application/json' --data-binary @"$good" "$WH_URL/ignore"

@@ -535,8 +535,11 @@ static void test_header_keys(void)
 {
     ASSERT_STR(set_ok("TimestampHeader", "X-Ts")->timestamp_header,
                            "X-Ts");
-    ASSERT_STR(set_ok("SignatureHeader", "x_sig")->signature_header,
-                           "x_sig");
+    ASSERT_STR(set_ok("SignatureHeader", "x-sig")->signature_header,
+                           "x-sig");
+    /* a token character other than '-' never reaches a CGI */
+    CU_ASSERT(contains(set1("SignatureHeader", "x_sig"), "letters, digits and '-'"));
+    CU_ASSERT_PTR_NOT_NULL(set1("TimestampHeader", "Bank.Ts"));
     CU_ASSERT_PTR_NULL(set1("SignatureHeader", repeat('S', 64)));
     CU_ASSERT_PTR_NOT_NULL(set1("SignatureHeader", repeat('S', 65)));
     CU_ASSERT_PTR_NOT_NULL(set1("TimestampHeader", "X Ts"));

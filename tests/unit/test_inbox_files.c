@@ -213,7 +213,9 @@ static void test_keys(void)
     CU_ASSERT_PTR_NOT_NULL(wh_config_set(p, cfg, "InboxBatchWait", "-1", 1));
     CU_ASSERT_PTR_NULL(wh_config_set(p, cfg, "InboxGroup", "www-data", 1));
     ASSERT_STR(cfg->inbox_group, "www-data");
-    CU_ASSERT_PTR_NULL(wh_config_set(p, cfg, "InboxGroup", "wh_backup.2", 1));
+    /* well formed, but no such group: refused when the file is read */
+    CU_ASSERT_PTR_NOT_NULL(wh_config_set(p, cfg, "InboxGroup", "wh_backup.2", 1));
+    ASSERT_STR(cfg->inbox_group, "www-data");
     CU_ASSERT_PTR_NOT_NULL(wh_config_set(p, cfg, "InboxGroup", "-rf", 1));
     CU_ASSERT_PTR_NOT_NULL(wh_config_set(p, cfg, "InboxGroup", "a b", 1));
     CU_ASSERT_PTR_NOT_NULL(wh_config_set(p, cfg, "InboxGroup", "../x", 1));

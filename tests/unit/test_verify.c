@@ -445,6 +445,30 @@ static void test_request_url(void)
                            "https://bank-facing.example.com/v1/wires");
 }
 
+/* An absolute-form request target is the URL the sender addressed: signed
+ * as sent (never prefixed with the Host header again), and its path and
+ * query for SignedUrlForm path. Anything else is origin-form. */
+static void test_request_url_absolute_form(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    wh_config *cfg = wh_config_create(p);
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "127.0.0.1:8080",
+                                          "http://127.0.0.1:8080/v1/wires?x=1"),
+                           "http://127.0.0.1:8080/v1/wires?x=1");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "HTTPS://Hooks.example.com/w"),
+                           "HTTPS://Hooks.example.com/w");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "/a://b"), "http://h/a://b");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "*"), "http://h*");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", ""), "http://h/");
+    cfg->signed_url_form = WH_URL_PATH;
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "http://h:81/v1/wires?x=1"),
+                           "/v1/wires?x=1");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "http://h:81?x=1"), "/?x=1");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "http://h:81"), "/");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "/v1/wires"), "/v1/wires");
+    CU_ASSERT_STRING_EQUAL(wh_request_url(p, cfg, "http", "h", "1http://h/w"), "1http://h/w");
+}
+
 static void test_error_json_shape(void)
 {
     apr_pool_t *p = wh_test_pool();
@@ -500,6 +524,7 @@ static const wh_test_case cases[] = {
     { "checks run in the documented order", test_check_order },
     { "other event types: envelope only", test_other_event_type_envelope_only },
     { "signed URL from the request", test_request_url },
+    { "absolute-form request target: the URL as sent", test_request_url_absolute_form },
     { "error JSON shape", test_error_json_shape },
     { "response from verdict", test_response_from_verdict },
     { NULL, NULL }
