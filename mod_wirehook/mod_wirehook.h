@@ -140,15 +140,25 @@ void wh_mod_body_register(void);
 
 /* wh_mod_replay.c */
 typedef enum {
-    WH_REPLAY_FIRST = 0,                /* recorded now: deliver */
+    WH_REPLAY_FIRST = 0,                /* claimed now: deliver */
     WH_REPLAY_DUPLICATE,
-    WH_REPLAY_UNAVAILABLE               /* cannot promise: answer 503 */
+    WH_REPLAY_UNAVAILABLE,              /* cannot promise: answer 503 */
+    WH_REPLAY_IN_PROGRESS               /* another copy's delivery is under
+                                           way: 503, retry later */
 } wh_replay_result;
+/* How long a delivery's claim on its id holds at most (the handler
+ * running): past it, or once the claiming process is gone (lmdb), a copy
+ * is delivered. */
+#define WH_REPLAY_CLAIM_LEASE apr_time_from_sec(120)
 void wh_mod_replay_register(void);
 wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                      const wh_config *cfg,
                                      const wh_facts *facts);
 void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id);
+/* The delivery of id succeeded (final status below 500): from now on a
+ * copy is a duplicate for the rest of ReplayWindow. */
+void wh_mod_replay_settle(request_rec *r, wh_mod_replay *rp, const char *id,
+                          const wh_config *cfg);
 /* For server-status: the provider's name ("dbm", "shmcb", ...). */
 const char *wh_mod_replay_provider(const wh_mod_replay *rp);
 /* For server-status: live ids against capacity (0: no fixed capacity);
@@ -169,6 +179,7 @@ wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
                                  const wh_facts *f, apr_time_t now,
                                  const char **err);
 void wh_mod_lmdb_forget(request_rec *r, wh_mod_lmdb *l, const char *id);
+void wh_mod_lmdb_settle(request_rec *r, wh_mod_lmdb *l, const char *id);
 int wh_mod_lmdb_fill(const wh_mod_lmdb *l, apr_uint64_t *live,
                      apr_uint64_t *capacity);
 apr_time_t wh_mod_lmdb_since(const wh_mod_lmdb *l);

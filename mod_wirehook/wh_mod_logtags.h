@@ -39,6 +39,9 @@
     X(00941, "the replay mutex cannot be unlocked")                           \
     X(00942, "a duplicate notification was answered, not delivered")         \
     X(00943, "removing a notificationId from the replay store failed")       \
+    X(00944, "a copy arrived while another copy's delivery was under way: 503") \
+    X(00945, "marking a delivered notificationId in the replay store failed") \
+    X(00946, "ReplayCache lmdb: a delivered notificationId cannot be marked")  \
     X(00950, "the inbox cannot be opened")                                    \
     X(00951, "SetHandler wirehook without a WirehookConfig")                  \
     X(00952, "a POST reached the inbox handler unverified")                   \

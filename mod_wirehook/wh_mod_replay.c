@@ -52,6 +52,8 @@
  * often. */
 #define WH_REPLAY_EXPIRY_INTERVAL apr_time_from_sec(60)
 #define WH_MARKER_MAX 128
+/* The value of an id whose delivery is under way ("1": delivered). */
+#define WH_REPLAY_CLAIMED 'P'
 
 struct wh_mod_replay {
     const char *spec;                   /* "dbm:/path", "shmcb:", ... */
@@ -506,6 +508,8 @@ static wh_replay_result lmdb_check(request_rec *r, wh_mod_replay *rp,
         return WH_REPLAY_FIRST;
     case WH_LMDB_DUPLICATE:
         return WH_REPLAY_DUPLICATE;
+    case WH_LMDB_IN_PROGRESS:
+        return WH_REPLAY_IN_PROGRESS;
     case WH_LMDB_REFUSED:
         log_predates(r, rp, f, wh_mod_lmdb_since(rp->lmdb));
         return WH_REPLAY_UNAVAILABLE;
@@ -590,7 +594,9 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     now = apr_time_now();
     rv = retrieve(rp, r->server, key, keylen, val, &vallen, r->pool);
     if (rv == APR_SUCCESS) {
-        res = WH_REPLAY_DUPLICATE;
+        /* a claim expires with its lease: a copy after it is delivered */
+        res = vallen >= 1 && val[0] == WH_REPLAY_CLAIMED ? WH_REPLAY_IN_PROGRESS
+                                                         : WH_REPLAY_DUPLICATE;
     }
     else if (rv != APR_NOTFOUND) {
         res = WH_REPLAY_UNAVAILABLE;
@@ -602,10 +608,18 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
         res = WH_REPLAY_UNAVAILABLE;
     }
     else {
-        unsigned char one[] = "1";
+        /* A store kept across restarts holds a claim for the delivery's
+         * lease, settled (overwritten in place) for the window when the
+         * delivery succeeds. shmcb is a ring: a second write of the same
+         * id would take a second place in it and break its capacity
+         * promise, and a full restart empties it anyway; it records the
+         * id as delivered at once. */
+        unsigned char claim[] = { WH_REPLAY_CLAIMED, 0 }, one[] = "1";
+        int claims = rp->model.survives_restart;
         rv = rp->provider->store(rp->instance, r->server, key, keylen,
-                                 now + apr_time_from_sec(cfg->replay_window),
-                                 one, WH_REPLAY_VALUE_LEN, r->pool);
+                                 claims ? now + WH_REPLAY_CLAIM_LEASE
+                                        : now + apr_time_from_sec(cfg->replay_window),
+                                 claims ? claim : one, WH_REPLAY_VALUE_LEN, r->pool);
         res = rv == APR_SUCCESS ? WH_REPLAY_FIRST : WH_REPLAY_UNAVAILABLE;
         if (rv != APR_SUCCESS)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00939)
@@ -622,6 +636,35 @@ done:
                       "duplicate: notificationId=%s code=duplicate "
                       "(seen within ReplayWindow, not delivered)", id);
     return res;
+}
+
+void wh_mod_replay_settle(request_rec *r, wh_mod_replay *rp, const char *id,
+                          const wh_config *cfg)
+{
+    const unsigned char *key;
+    unsigned int keylen, partition;
+    unsigned char done[] = "1";
+    apr_status_t rv;
+
+    if (rp && rp->lmdb && id) {
+        wh_mod_lmdb_settle(r, rp->lmdb, id);
+        return;
+    }
+    if (rp == NULL || rp->instance == NULL || id == NULL
+        || !rp->model.survives_restart)   /* no claim was made (shmcb) */
+        return;
+    wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
+    if (replay_lock(rp) != APR_SUCCESS)
+        return;
+    rv = rp->provider->store(rp->instance, r->server, key, keylen,
+                             apr_time_now() + apr_time_from_sec(cfg->replay_window),
+                             done, WH_REPLAY_VALUE_LEN, r->pool);
+    replay_unlock(rp);
+    if (rv != APR_SUCCESS)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, WHLOGNO(00945)
+                      "replay store %s: cannot mark notificationId=%s "
+                      "delivered (a copy after the claim's lease would be "
+                      "delivered again)", rp->spec, id);
 }
 
 void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)

@@ -155,9 +155,11 @@ wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
         *err = l->open_error ? l->open_error : "not open";
         return WH_LMDB_ERROR;
     }
-    return wh_replay_lmdb_add(l->db, f->notification_id, now,
-                              now + apr_time_from_sec(cfg->replay_window),
-                              may_add, err);
+    wh_replay_owner self;
+    wh_replay_owner_self(&self, WH_REPLAY_CLAIM_LEASE);
+    return wh_replay_lmdb_claim(l->db, f->notification_id, now,
+                                now + apr_time_from_sec(cfg->replay_window),
+                                may_add, &self, err);
 }
 
 apr_time_t wh_mod_lmdb_since(const wh_mod_lmdb *l)
@@ -177,6 +179,15 @@ void wh_mod_lmdb_forget(request_rec *r, wh_mod_lmdb *l, const char *id)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00979)
                       "replay store %s: cannot remove notificationId=%s: %s",
                       l->spec, id, err ? err : "-");
+}
+
+void wh_mod_lmdb_settle(request_rec *r, wh_mod_lmdb *l, const char *id)
+{
+    const char *err = NULL;
+    if (l->db && wh_replay_lmdb_settle(l->db, id, (apr_int64_t)getpid(), &err) != 0)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00946)
+                      "replay store %s: cannot mark notificationId=%s "
+                      "delivered: %s", l->spec, id, err ? err : "-");
 }
 
 int wh_mod_lmdb_fill(const wh_mod_lmdb *l, apr_uint64_t *live,

@@ -103,6 +103,7 @@ static const char *const wh_stats_codes[] = {
     WH_CODE_INVALID_JSON,
     WH_CODE_SCHEMA_VIOLATION,
     WH_CODE_REPLAY_UNAVAILABLE,
+    WH_CODE_IN_PROGRESS,
     WH_CODE_INBOX_UNAVAILABLE,
     WH_CODE_INTERNAL,
 };

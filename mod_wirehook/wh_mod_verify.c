@@ -209,6 +209,17 @@ static int check_replay(request_rec *r, wh_mod_state *st,
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
+    case WH_REPLAY_IN_PROGRESS:
+        /* not "duplicate": that delivery may still fail (a 5xx, a killed
+         * handler), and this copy would then be lost */
+        wh_mod_stats_verdict(st->site, WH_CODE_IN_PROGRESS);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00944)
+                      "notificationId=%s: another copy is being delivered; "
+                      "answered 503", f->notification_id);
+        apr_table_setn(r->err_headers_out, "Retry-After", "10");
+        return wh_mod_respond_error(
+            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_IN_PROGRESS,
+            "another copy of this notification is being delivered; retry later");
     case WH_REPLAY_FIRST:
         break;
     }
@@ -327,31 +338,39 @@ static int wh_guard(request_rec *r)
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
 }
 
-/* The application failed (final status 5xx): forget the notification id in
- * every store this chain recorded it in, so the bank's retry is delivered
- * instead of being answered "duplicate". */
+/* The end of a delivery, in every store this chain claimed its id in.
+ * The application answered (final status below 500): the id is settled, a
+ * duplicate from now on. It failed (5xx): the id is forgotten, so the
+ * bank's retry is delivered instead of being answered "duplicate". A
+ * handler killed before this (a full restart, a crash) leaves a claim
+ * that lapses with its process or its lease: the retry is delivered. */
 static int wh_log_transaction(request_rec *r)
 {
     const request_rec *first = r, *last = r;
-    wh_mod_replay *forgotten = NULL;
+    wh_mod_replay *done = NULL;
+    int failed;
 
     while (first->prev)
         first = first->prev;
     while (last->next)
         last = last->next;
-    if (last->status < 500 || last->status > 599)
-        return DECLINED;
+    failed = last->status >= 500 && last->status <= 599;
     for (const request_rec *q = first; q; q = q->next) {
         const wh_mod_state *st = state_of(q);
         if (st == NULL || st->phase != WH_ST_VERIFIED || st->recorded == NULL
-            || st->recorded == forgotten)
+            || st->recorded == done)
             continue;
+        done = st->recorded;
+        if (!failed) {
+            wh_mod_replay_settle(r, st->recorded, st->verdict.facts.notification_id,
+                                 st->site->cfg);
+            continue;
+        }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)
                       "application answered %d for notificationId=%s: "
                       "removed from the replay store so a retry is delivered",
                       last->status, st->verdict.facts.notification_id);
         wh_mod_replay_forget(r, st->recorded, st->verdict.facts.notification_id);
-        forgotten = st->recorded;
     }
     return DECLINED;
 }

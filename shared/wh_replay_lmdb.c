@@ -9,6 +9,8 @@
  * in expiry order and no sweep that stalls writers. An expired entry that
  * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
+#include <signal.h>
+#include <limits.h>
 #include "wh_replay.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
@@ -353,12 +355,50 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
 
 /* ---- ids ------------------------------------------------------------- */
 
+/* A held id's value: its expiry, and for a delivery under way (a claim)
+ * the claiming process and since when. A delivered id is the expiry
+ * alone, as stores written before claims existed hold it. */
+typedef struct {
+    apr_time_t expiry;
+    apr_time_t since;
+    apr_int64_t pid;
+} claim_value;
+
 static apr_time_t stored_expiry(const MDB_val *v)
 {
     apr_time_t e = 0;
-    if (v->mv_size == sizeof(e))
+    if (v->mv_size >= sizeof(e))
         memcpy(&e, v->mv_data, sizeof(e));
     return e;
+}
+
+static int is_claim(const MDB_val *v, claim_value *c)
+{
+    if (v->mv_size != sizeof(*c))
+        return 0;
+    memcpy(c, v->mv_data, sizeof(*c));
+    return 1;
+}
+
+static int pid_alive(apr_int64_t pid)
+{
+    /* EPERM: it runs, as another user */
+    return pid > 0 && pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+void wh_replay_owner_self(wh_replay_owner *o, apr_interval_time_t lease)
+{
+    o->pid = (apr_int64_t)getpid();
+    o->lease = lease;
+    o->alive = pid_alive;
+}
+
+/* May owner take over c (its holder gone, or its lease over)? */
+static int claim_lapsed(const claim_value *c, const wh_replay_owner *owner,
+                        apr_time_t now)
+{
+    int (*alive)(apr_int64_t) = owner->alive ? owner->alive : pid_alive;
+    return now - c->since > owner->lease || !alive(c->pid);
 }
 
 /* Examines up to max ids from where the sweep stopped, deleting the
@@ -421,21 +461,31 @@ static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
 
 static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
                                apr_time_t now, apr_time_t expires,
-                               int may_add, const char **err);
+                               int may_add, const wh_replay_owner *owner,
+                               const char **err);
+
+wh_lmdb_result wh_replay_lmdb_claim(wh_replay_lmdb *db, const char *id,
+                                    apr_time_t now, apr_time_t expires,
+                                    int may_add, const wh_replay_owner *owner,
+                                    const char **err)
+{
+    wh_lmdb_result r = add_once(db, id, now, expires, may_add, owner, err);
+    if (r == WH_LMDB_FULL && purge_alone(db, now))
+        r = add_once(db, id, now, expires, may_add, owner, err);
+    return r;
+}
 
 wh_lmdb_result wh_replay_lmdb_add(wh_replay_lmdb *db, const char *id,
                                   apr_time_t now, apr_time_t expires,
                                   int may_add, const char **err)
 {
-    wh_lmdb_result r = add_once(db, id, now, expires, may_add, err);
-    if (r == WH_LMDB_FULL && purge_alone(db, now))
-        r = add_once(db, id, now, expires, may_add, err);
-    return r;
+    return wh_replay_lmdb_claim(db, id, now, expires, may_add, NULL, err);
 }
 
 static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
                                apr_time_t now, apr_time_t expires,
-                               int may_add, const char **err)
+                               int may_add, const wh_replay_owner *owner,
+                               const char **err)
 {
     apr_size_t len = id ? strlen(id) : 0;
     MDB_txn *txn;
@@ -456,24 +506,79 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
 
     rc = mdb_get(txn, db->ids, &k, &v);
     if (rc == 0 && stored_expiry(&v) > now) {
-        mdb_txn_abort(txn);
-        return WH_LMDB_DUPLICATE;
+        claim_value held;
+        if (!is_claim(&v, &held)) {
+            mdb_txn_abort(txn);
+            return WH_LMDB_DUPLICATE;
+        }
+        if (!owner || !claim_lapsed(&held, owner, now)) {
+            mdb_txn_abort(txn);
+            return WH_LMDB_IN_PROGRESS;
+        }
+        /* its delivery died with its process: this copy takes it over */
     }
-    if (rc != 0 && rc != MDB_NOTFOUND)
+    else if (rc != 0 && rc != MDB_NOTFOUND)
         return failed(txn, rc, err);
-    if (!may_add) {
+    else if (!may_add) {
         mdb_txn_abort(txn);
         return WH_LMDB_REFUSED;
     }
-    /* held but expired, or absent: (re)recorded with the new expiry */
-    v.mv_size = sizeof(expires);
-    v.mv_data = &expires;
+    /* held but expired, absent, or a lapsed claim: (re)recorded */
+    claim_value mine = { expires, now, owner ? owner->pid : 0 };
+    if (owner) {
+        v.mv_size = sizeof(mine);
+        v.mv_data = &mine;
+    } else {
+        v.mv_size = sizeof(expires);
+        v.mv_data = &expires;
+    }
     if ((rc = purge(db, txn, now, WH_LMDB_SWEEP_PER_ADD)) != 0
         || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0)
         return failed(txn, rc, err);
     if ((rc = mdb_txn_commit(txn)) != 0)
         return failed(NULL, rc, err);
     return WH_LMDB_FIRST;
+}
+
+int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
+                          const char **err)
+{
+    apr_size_t len = id ? strlen(id) : 0;
+    MDB_txn *txn;
+    MDB_val k = { len, (void *)id }, v;
+    claim_value held;
+    int rc;
+
+    if (db == NULL || db->env == NULL || len == 0
+        || len > WH_REPLAY_LMDB_ID_MAX) {
+        if (err)
+            *err = "the store is not open, or the id is empty or too long";
+        return -1;
+    }
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0) {
+        if (err)
+            *err = mdb_strerror(rc);
+        return -1;
+    }
+    rc = mdb_get(txn, db->ids, &k, &v);
+    if (rc == MDB_NOTFOUND || (rc == 0 && (!is_claim(&v, &held) || held.pid != pid))) {
+        mdb_txn_abort(txn);
+        return 0;
+    }
+    if (rc == 0) {
+        MDB_val done = { sizeof(held.expiry), &held.expiry };
+        rc = mdb_put(txn, db->ids, &k, &done, 0);
+    }
+    if (rc == 0)
+        rc = mdb_txn_commit(txn);
+    else
+        mdb_txn_abort(txn);
+    if (rc != 0) {
+        if (err)
+            *err = mdb_strerror(rc);
+        return -1;
+    }
+    return 0;
 }
 
 int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)

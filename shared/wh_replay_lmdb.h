@@ -45,8 +45,22 @@ typedef enum {
     WH_LMDB_REFUSED,     /* absent, and the caller did not allow adding */
     WH_LMDB_FULL,        /* absent, and the map has no room: nothing was
                             evicted, nothing recorded */
-    WH_LMDB_ERROR
+    WH_LMDB_ERROR,
+    WH_LMDB_IN_PROGRESS  /* held by a delivery still under way: neither
+                            delivered again nor a duplicate yet */
 } wh_lmdb_result;
+
+/* Who records an id for a delivery under way (see wh_replay_lmdb_add):
+ * a process, alive or not, and how long its claim holds at most. */
+typedef struct {
+    apr_int64_t pid;
+    apr_interval_time_t lease;
+    /* whether pid still runs; NULL: kill(pid, 0) */
+    int (*alive)(apr_int64_t pid);
+} wh_replay_owner;
+
+/* The claim a process makes with getpid(), held at most lease. */
+void wh_replay_owner_self(wh_replay_owner *o, apr_interval_time_t lease);
 
 /* ---- the state file and the rule that trusts a store ---------------- */
 typedef struct {
@@ -113,10 +127,27 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
 /* Records id until expires unless it is held and live (an expired entry
  * counts as absent). may_add 0: only looks (DUPLICATE or REFUSED). Each
  * call also purges a few expired ids, so the store holds about
- * rate × window ids. *err: why, for FULL and ERROR. */
+ * rate × window ids. *err: why, for FULL and ERROR.
+ *
+ * With an owner, the id is recorded as a delivery under way, claimed by
+ * owner->pid, until wh_replay_lmdb_settle() makes it delivered. Until
+ * then a lookup answers IN_PROGRESS, not DUPLICATE: the delivery may still
+ * fail, and a copy answered "duplicate" meanwhile would be lost. A claim
+ * whose process is gone (a full restart or a crash killed the handler)
+ * or older than owner->lease is taken over: the copy is delivered. */
 wh_lmdb_result wh_replay_lmdb_add(wh_replay_lmdb *db, const char *id,
                                   apr_time_t now, apr_time_t expires,
                                   int may_add, const char **err);
+wh_lmdb_result wh_replay_lmdb_claim(wh_replay_lmdb *db, const char *id,
+                                    apr_time_t now, apr_time_t expires,
+                                    int may_add, const wh_replay_owner *owner,
+                                    const char **err);
+
+/* The delivery claimed by pid succeeded: id is a duplicate until its
+ * expiry. Nothing changes when id is absent or claimed by another (its
+ * claim was taken over). 0, or -1 with *err. */
+int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
+                          const char **err);
 
 /* Forgets id (the application failed: the bank's retry is delivered).
  * 0: removed or absent; -1 with *err. */

@@ -22,6 +22,7 @@
 #define WH_CODE_ACCEPTED             "accepted"
 /* Used by hosts (module, CGI, inbox), not by wh_verify itself. */
 #define WH_CODE_REPLAY_UNAVAILABLE   "replay_cache_unavailable"
+#define WH_CODE_IN_PROGRESS          "delivery_in_progress"
 #define WH_CODE_INBOX_UNAVAILABLE    "inbox_unavailable"
 #define WH_CODE_INVALID_PAGINATION   "invalid_pagination"
 #define WH_CODE_BAD_REQUEST          "bad_request"

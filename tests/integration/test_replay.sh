@@ -22,10 +22,20 @@ wh_write_config "$T/etc/mk.conf" "ReplayCache dbm:$T/run/mk-replay" \
 WH_EXTRA_MODULES="rewrite"
 wh_httpd_extra "ScriptAlias /small \"$T/cgi-bin/record.cgi\"
 ScriptAlias /mk \"$T/cgi-bin/record.cgi\"
+ScriptAlias /slow \"$T/cgi-bin/record.cgi\"
+<Location /slow>
+    SetEnv WH_APP_SLEEP 3
+    WirehookConfig $WH_CONF
+</Location>
 <Location /small>
     WirehookConfig $T/etc/small.conf
 </Location>
 <Location /mk>
+    WirehookConfig $T/etc/mk.conf
+</Location>
+ScriptAlias /mkslow \"$T/cgi-bin/record.cgi\"
+<Location /mkslow>
+    SetEnv WH_APP_SLEEP 2
     WirehookConfig $T/etc/mk.conf
 </Location>
 # the cheapest application: verified, recorded, answered 204
@@ -125,6 +135,44 @@ assert_json_code duplicate "lmdb: after httpd was killed (kill -9, no clean stop
 assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
 assert_not_contains "$(wh_errlog)" "WH00977" "... the same boot: the page cache held every id, the file is trusted"
 
+# ---- a delivery under way, and one killed with httpd ------------------
+# The id is claimed while the application runs and settled once it has
+# answered. A copy meanwhile is 503 delivery_in_progress (answered
+# "duplicate", it would be lost if that delivery failed); a handler killed
+# with httpd (kill -9, or a full restart) leaves a claim whose process is
+# gone, so the bank's retry is delivered, never answered "duplicate".
+S="$WH_URL/slow"
+sb=$(wh_body Complete)
+( wh_post "$S" "$sb" >/dev/null 2>&1 ) &
+slow=$!
+for _ in $(seq 1 40); do [ "$(wh_app_calls)" -gt "$calls" ] && break; sleep 0.1; done
+assert_eq $((calls + 1)) "$(wh_app_calls)" "claim: the slow application is running"
+wh_post "$S" "$sb"
+assert_status 503 "claim: a copy while the first delivery is under way: 503"
+assert_json_code delivery_in_progress "claim: delivery_in_progress"
+assert_header Retry-After 10 "claim: with Retry-After"
+wait "$slow"
+wh_post "$S" "$sb"
+assert_json_code duplicate "claim: once the application answered, a copy is a duplicate"
+assert_eq $((calls + 1)) "$(wh_app_calls)" "claim: delivered once"
+calls=$(wh_app_calls)
+kb=$(wh_body Complete)
+( wh_post "$S" "$kb" >/dev/null 2>&1 ) &
+slow=$!
+for _ in $(seq 1 40); do [ "$(wh_app_calls)" -gt "$calls" ] && break; sleep 0.1; done
+assert_eq $((calls + 1)) "$(wh_app_calls)" "claim: a second slow delivery is running"
+wh_httpd_kill9
+wait "$slow" 2>/dev/null
+wh_httpd_start || exit 1
+calls=$(wh_app_calls)
+wh_post "$S" "$kb"
+assert_status 200 "claim: after httpd was killed during the delivery, the bank's retry is answered 200"
+assert_contains "$WH_BODY" '"app":"received"' "... by the application: delivered, not answered duplicate"
+assert_eq $((calls + 1)) "$(wh_app_calls)" "... the application ran for it"
+wh_post "$S" "$kb"
+assert_json_code duplicate "... and the retry's own delivery settled it: a duplicate now"
+calls=$(wh_app_calls)
+
 # ---- shmcb across restarts: what it cannot know is 503 ----------------
 # after its own start it judges only notifications signed TimestampTolerance
 # later; a request captured before a restart, replayed byte for byte within
@@ -203,6 +251,19 @@ resend_early tiny "lmdb: every early notification, sent again with the map full,
 # ---- a store emptied behind httpd's back -------------------------------
 wh_post "$WH_URL/mk" "$(wh_body Complete)"
 assert_status 200 "dbm store created at start: trusted as new, delivers at once"
+# dbm claims an id for the delivery's lease and settles it after: a copy
+# meanwhile is 503 delivery_in_progress, a copy after it a duplicate
+calls=$(wh_app_calls)
+mb=$(wh_body Complete)
+( wh_post "$WH_URL/mkslow" "$mb" >/dev/null 2>&1 ) &
+slow=$!
+for _ in $(seq 1 40); do [ "$(wh_app_calls)" -gt "$calls" ] && break; sleep 0.1; done
+wh_post "$WH_URL/mkslow" "$mb"
+assert_json_code delivery_in_progress "dbm: a copy while the first delivery is under way: 503 delivery_in_progress"
+wait "$slow"
+wh_post "$WH_URL/mkslow" "$mb"
+assert_json_code duplicate "dbm: once the application answered, a copy is a duplicate"
+assert_eq $((calls + 1)) "$(wh_app_calls)" "dbm: delivered once"
 rm -f "$T"/run/mk-replay*
 calls=$(wh_app_calls)
 wh_post "$WH_URL/mk" "$(wh_body Complete)"

@@ -741,6 +741,129 @@ static void test_remove_forgets(void)
     fx_done(f);
 }
 
+/* ---- claims: a delivery under way ------------------------------- */
+
+static int dead_pids[4];
+
+/* Liveness as the test says: every pid lives but those in dead_pids. */
+static int fake_alive(apr_int64_t pid)
+{
+    for (int i = 0; i < 4; i++)
+        if (dead_pids[i] && dead_pids[i] == pid)
+            return 0;
+    return 1;
+}
+
+static wh_lmdb_result claim(wh_replay_lmdb *db, const char *id, apr_time_t now,
+                            apr_int64_t pid)
+{
+    const char *err = NULL;
+    wh_replay_owner o = { pid, SEC(120), fake_alive };
+    return wh_replay_lmdb_claim(db, id, now, now + SEC(600), 1, &o, &err);
+}
+
+/* A claimed id answers IN_PROGRESS (never DUPLICATE) until its delivery
+ * settles it; settled, a duplicate for its window. Only the claimant
+ * settles: a claim taken over is the new claimant's. */
+static void test_claim_in_progress_until_settled(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    wh_replay_lmdb *db;
+    apr_time_t since;
+    const char *err = NULL;
+
+    memset(dead_pids, 0, sizeof(dead_pids));
+    fx_prepare(f, MAP, T0, &since);
+    db = fx_open(f, MAP, &sp);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0, 100), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 101), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 100), WH_LMDB_IN_PROGRESS);
+    /* a look without a claim sees it under way too */
+    CU_ASSERT_EQUAL(add(db, nid(1), T0 + SEC(1), T0 + SEC(600), 0, NULL), WH_LMDB_IN_PROGRESS);
+    /* another process's settle changes nothing */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 101, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(2), 101), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 100, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3), 101), WH_LMDB_DUPLICATE);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(599), 101), WH_LMDB_DUPLICATE);
+    /* settled keeps the claim's expiry, not a new one */
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(601), 101), WH_LMDB_FIRST);
+    /* settling an absent id: nothing, no error */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(9), 100, &err), 0);
+    CU_ASSERT_EQUAL(add(db, nid(9), T0, T0 + SEC(600), 0, NULL), WH_LMDB_REFUSED);
+    /* a 5xx forgets a claim like any id */
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 100), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_remove(db, nid(2), &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 101), WH_LMDB_FIRST);
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
+/* A claim whose process is gone (a full restart or a crash killed the
+ * handler), or older than the lease, is taken over: the copy is
+ * delivered. The old claimant's late settle then changes nothing. */
+static void test_claim_lapses_with_its_process_or_lease(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    wh_replay_lmdb *db;
+    apr_time_t since;
+    const char *err = NULL;
+
+    memset(dead_pids, 0, sizeof(dead_pids));
+    fx_prepare(f, MAP, T0, &since);
+    db = fx_open(f, MAP, &sp);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0, 200), WH_LMDB_FIRST);
+    dead_pids[0] = 200;
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(5), 300), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(6), 301), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 200, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(7), 301), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 300, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(8), 301), WH_LMDB_DUPLICATE);
+    /* a live process past the lease: taken over too */
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 400), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(120), 401), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(121), 401), WH_LMDB_FIRST);
+    /* the real liveness check: this process lives, pid 0 and a negative
+     * pid never do */
+    {
+        wh_replay_owner me;
+        wh_replay_owner_self(&me, SEC(120));
+        CU_ASSERT(me.alive(me.pid));
+        CU_ASSERT(!me.alive(0));
+        CU_ASSERT(!me.alive(-5));
+    }
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
+/* Stores written before claims existed hold the expiry alone: read as
+ * delivered ids, and a claim's value is still swept when it expires. */
+static void test_claims_and_plain_ids_share_the_store(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    wh_replay_lmdb *db;
+    apr_time_t since;
+
+    memset(dead_pids, 0, sizeof(dead_pids));
+    fx_prepare(f, MAP, T0, &since);
+    db = fx_open(f, MAP, &sp);
+    CU_ASSERT_EQUAL(add(db, nid(1), T0, T0 + SEC(600), 1, NULL), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 100), WH_LMDB_DUPLICATE);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 100), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(ids_held(db), 2);
+    /* past every expiry, further adds sweep both away */
+    for (int i = 3; i < 40; i++)
+        (void)add(db, nid(i), T0 + SEC(700), T0 + SEC(701), 1, NULL);
+    CU_ASSERT_EQUAL(add(db, nid(1), T0 + SEC(700), T0 + SEC(1300), 0, NULL), WH_LMDB_REFUSED);
+    CU_ASSERT_EQUAL(add(db, nid(2), T0 + SEC(700), T0 + SEC(1300), 0, NULL), WH_LMDB_REFUSED);
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
 /* ---- bounded by expiry, refusing when full ---------------------- */
 
 /* 5,000 ids, one a second, each live for a second: purging as it goes,
@@ -1063,6 +1186,9 @@ static const wh_test_case cases[] = {
     { "add: first, duplicate, refused when only looking", test_add_first_duplicate_refused },
     { "add: an expired id counts as absent", test_add_expired_counts_as_absent },
     { "add: empty or over-long ids are errors", test_add_rejects_bad_ids },
+    { "claim: in progress until settled", test_claim_in_progress_until_settled },
+    { "claim: lapses with its process or its lease", test_claim_lapses_with_its_process_or_lease },
+    { "claim: claims and plain ids share the store", test_claims_and_plain_ids_share_the_store },
     { "remove: forgotten ids are first again", test_remove_forgets },
     { "purge keeps the store bounded", test_purge_keeps_store_bounded },
     { "full map refuses and evicts nothing", test_full_refuses_and_evicts_nothing },

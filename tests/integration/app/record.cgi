@@ -3,7 +3,8 @@
 # integration tests can compare it byte for byte. One directory per call
 # under $WH_APP_OUT/calls: body (stdin exactly), env (the environment),
 # marker (method and URI). Answers 200 with a small JSON document, or the
-# status named by $WH_APP_STATUS when the test configures one (SetEnv).
+# status named by $WH_APP_STATUS when the test configures one (SetEnv),
+# after $WH_APP_SLEEP seconds when one is set.
 # Few processes: it runs for every delivery of every suite.
 umask 022
 out=${WH_APP_OUT:-/tmp}/calls
@@ -16,6 +17,8 @@ env >"$d/env"
 echo "$REQUEST_METHOD $REQUEST_URI" >"$d/marker"
 n=$(wc -c <"$d/body")
 n=$((n))
+# a slow application (SetEnv WH_APP_SLEEP): its delivery stays under way
+[ -n "$WH_APP_SLEEP" ] && sleep "$WH_APP_SLEEP"
 if [ -n "$WH_APP_STATUS" ]; then
     printf 'Status: %s\r\nContent-Type: application/json\r\n\r\n{"app":"failing","bytes":%s}\n' "$WH_APP_STATUS" "$n"
 else
