@@ -73,6 +73,20 @@ static void test_forward_url(void)
     CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h/x#frag", &u));
     CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h/a b", &u));
     CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http:///nohost", &u));
+    /* the URL signed must be the one the client sends */
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://127.0.0.1:80/hook", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "https://app.example:443/w", &u));
+    CU_ASSERT_PTR_NULL(wh_parse_forward_url(P(), "https://app.example:80/w", &u));
+    CU_ASSERT_PTR_NULL(wh_parse_forward_url(P(), "http://app.example:443/w", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h/app/x/../hook", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h/./hook", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h/hook/..", &u));
+    CU_ASSERT_PTR_NULL(wh_parse_forward_url(P(), "http://h/.well-known/x..y/...", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://h?x=1", &u));
+    CU_ASSERT_PTR_NULL(wh_parse_forward_url(P(), "http://h/", &u));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_forward_url(P(), "http://user:pw@h/x", &u));
+    CU_ASSERT(!strstr(wh_parse_forward_url(P(), "http://user:pw@h/x", &u), "pw"));
 }
 
 /* ---- the keys ------------------------------------------------------ */
