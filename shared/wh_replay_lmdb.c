@@ -540,48 +540,13 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
     return WH_LMDB_FIRST;
 }
 
-int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
-                          const char **err)
-{
-    apr_size_t len = id ? strlen(id) : 0;
-    MDB_txn *txn;
-    MDB_val k = { len, (void *)id }, v;
-    claim_value held;
-    int rc;
+/* What one write transaction does to one id: 0 (commit), MDB_NOTFOUND
+ * (nothing to do: aborted, not an error), or LMDB's error. */
+typedef int (*id_change)(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
+                         const void *arg);
 
-    if (db == NULL || db->env == NULL || len == 0
-        || len > WH_REPLAY_LMDB_ID_MAX) {
-        if (err)
-            *err = "the store is not open, or the id is empty or too long";
-        return -1;
-    }
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0) {
-        if (err)
-            *err = mdb_strerror(rc);
-        return -1;
-    }
-    rc = mdb_get(txn, db->ids, &k, &v);
-    if (rc == MDB_NOTFOUND || (rc == 0 && (!is_claim(&v, &held) || held.pid != pid))) {
-        mdb_txn_abort(txn);
-        return 0;
-    }
-    if (rc == 0) {
-        MDB_val done = { sizeof(held.expiry), &held.expiry };
-        rc = mdb_put(txn, db->ids, &k, &done, 0);
-    }
-    if (rc == 0)
-        rc = mdb_txn_commit(txn);
-    else
-        mdb_txn_abort(txn);
-    if (rc != 0) {
-        if (err)
-            *err = mdb_strerror(rc);
-        return -1;
-    }
-    return 0;
-}
-
-int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
+static int change_id(wh_replay_lmdb *db, const char *id, id_change change,
+                     const void *arg, const char **err)
 {
     apr_size_t len = id ? strlen(id) : 0;
     MDB_txn *txn;
@@ -599,7 +564,7 @@ int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
             *err = mdb_strerror(rc);
         return -1;
     }
-    rc = mdb_del(txn, db->ids, &k, NULL);
+    rc = change(db, txn, &k, arg);
     if (rc == MDB_NOTFOUND) {
         mdb_txn_abort(txn);
         return 0;
@@ -614,6 +579,41 @@ int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
         return -1;
     }
     return 0;
+}
+
+/* The claim of pid becomes a delivered id (its expiry alone). */
+static int settle_claim(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
+                        const void *arg)
+{
+    MDB_val v, done;
+    claim_value held;
+    int rc = mdb_get(txn, db->ids, k, &v);
+
+    if (rc != 0)
+        return rc;
+    if (!is_claim(&v, &held) || held.pid != *(const apr_int64_t *)arg)
+        return MDB_NOTFOUND;    /* delivered already, or taken over */
+    done.mv_size = sizeof(held.expiry);
+    done.mv_data = &held.expiry;
+    return mdb_put(txn, db->ids, k, &done, 0);
+}
+
+static int delete_id(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
+                     const void *arg)
+{
+    (void)arg;
+    return mdb_del(txn, db->ids, k, NULL);
+}
+
+int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
+                          const char **err)
+{
+    return change_id(db, id, settle_claim, &pid, err);
+}
+
+int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)
+{
+    return change_id(db, id, delete_id, NULL, err);
 }
 
 int wh_replay_lmdb_usage(wh_replay_lmdb *db, apr_uint64_t *ids,

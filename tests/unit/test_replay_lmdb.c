@@ -754,6 +754,16 @@ static int fake_alive(apr_int64_t pid)
     return 1;
 }
 
+/* A store prepared at T0 and opened, every pid alive. */
+static wh_replay_lmdb *claims_store(fx *f, apr_pool_t **sp)
+{
+    apr_time_t since;
+
+    memset(dead_pids, 0, sizeof(dead_pids));
+    fx_prepare(f, MAP, T0, &since);
+    return fx_open(f, MAP, sp);
+}
+
 static wh_lmdb_result claim(wh_replay_lmdb *db, const char *id, apr_time_t now,
                             apr_int64_t pid)
 {
@@ -769,13 +779,9 @@ static void test_claim_in_progress_until_settled(void)
 {
     fx *f = fx_make();
     apr_pool_t *sp;
-    wh_replay_lmdb *db;
-    apr_time_t since;
+    wh_replay_lmdb *db = claims_store(f, &sp);
     const char *err = NULL;
 
-    memset(dead_pids, 0, sizeof(dead_pids));
-    fx_prepare(f, MAP, T0, &since);
-    db = fx_open(f, MAP, &sp);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0, 100), WH_LMDB_FIRST);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 101), WH_LMDB_IN_PROGRESS);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 100), WH_LMDB_IN_PROGRESS);
@@ -807,13 +813,9 @@ static void test_claim_lapses_with_its_process_or_lease(void)
 {
     fx *f = fx_make();
     apr_pool_t *sp;
-    wh_replay_lmdb *db;
-    apr_time_t since;
+    wh_replay_lmdb *db = claims_store(f, &sp);
     const char *err = NULL;
 
-    memset(dead_pids, 0, sizeof(dead_pids));
-    fx_prepare(f, MAP, T0, &since);
-    db = fx_open(f, MAP, &sp);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0, 200), WH_LMDB_FIRST);
     dead_pids[0] = 200;
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(5), 300), WH_LMDB_FIRST);
@@ -845,12 +847,7 @@ static void test_claims_and_plain_ids_share_the_store(void)
 {
     fx *f = fx_make();
     apr_pool_t *sp;
-    wh_replay_lmdb *db;
-    apr_time_t since;
-
-    memset(dead_pids, 0, sizeof(dead_pids));
-    fx_prepare(f, MAP, T0, &since);
-    db = fx_open(f, MAP, &sp);
+    wh_replay_lmdb *db = claims_store(f, &sp);
     CU_ASSERT_EQUAL(add(db, nid(1), T0, T0 + SEC(600), 1, NULL), WH_LMDB_FIRST);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 100), WH_LMDB_DUPLICATE);
     CU_ASSERT_EQUAL(claim(db, nid(2), T0, 100), WH_LMDB_FIRST);
