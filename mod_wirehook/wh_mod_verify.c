@@ -281,16 +281,16 @@ static int wh_post_read_request(request_rec *r)
 
 static int wh_fixups(request_rec *r)
 {
-    wh_mod_site *site;
+    wh_mod_site *site = wh_mod_site_of(r);
     int rc;
 
     if (r->main)                 /* a subrequest: the guard decides */
         return DECLINED;
-    if (wh_mod_site_of(r) != NULL && (rc = refuse_error_document(r)) != DECLINED)
+    if (site != NULL && (rc = refuse_error_document(r)) != DECLINED)
         return rc;
     if (resume_after_redirect(r))
         return DECLINED;
-    if ((site = wh_mod_site_of(r)) == NULL)
+    if (site == NULL)
         return DECLINED;
     if (wh_mod_is_inbox(r) && r->method_number != M_POST)
         return DECLINED;         /* the listing checks Basic auth itself */

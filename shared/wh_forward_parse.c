@@ -2,12 +2,12 @@
  * that a backoff of 250 ms and a maximum age of a day read naturally in
  * one file; a bare number stays seconds, as everywhere else in it. */
 #include "wh_forward_parse.h"
-#include <strings.h>
-#include <apr_uri.h>
 #include "wh_parse.h"
 
 #include <apr_strings.h>
+#include <apr_uri.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct {
     const char *suffix;

@@ -9,14 +9,14 @@
  * in expiry order and no sweep that stalls writers. An expired entry that
  * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
-#include <signal.h>
-#include <limits.h>
 #include "wh_replay.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lmdb.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>

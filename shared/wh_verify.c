@@ -330,10 +330,11 @@ const char *wh_request_url(apr_pool_t *p, const wh_config *cfg,
                            const char *unparsed_uri)
 {
     const char *target = unparsed_uri && *unparsed_uri ? unparsed_uri : "/";
-    const char *path = absolute_form_path(target);
+    const char *path;
 
     if (cfg && cfg->signed_url)
         return cfg->signed_url;
+    path = absolute_form_path(target);
     if (cfg && cfg->signed_url_form == WH_URL_PATH) {
         if (!path)
             return target;
