@@ -52,8 +52,9 @@
  * often. */
 #define WH_REPLAY_EXPIRY_INTERVAL apr_time_from_sec(60)
 #define WH_MARKER_MAX 128
-/* The value of an id whose delivery is under way ("1": delivered). */
+/* An id's one-byte value: its delivery under way, or delivered. */
 #define WH_REPLAY_CLAIMED 'P'
+#define WH_REPLAY_DELIVERED '1'
 
 struct wh_mod_replay {
     const char *spec;                   /* "dbm:/path", "shmcb:", ... */
@@ -614,7 +615,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
          * id would take a second place in it and break its capacity
          * promise, and a full restart empties it anyway; it records the
          * id as delivered at once. */
-        unsigned char claim[] = { WH_REPLAY_CLAIMED, 0 }, one[] = "1";
+        unsigned char claim[] = { WH_REPLAY_CLAIMED }, one[] = { WH_REPLAY_DELIVERED };
         int claims = rp->model.survives_restart;
         rv = rp->provider->store(rp->instance, r->server, key, keylen,
                                  claims ? now + WH_REPLAY_CLAIM_LEASE
@@ -643,7 +644,7 @@ void wh_mod_replay_settle(request_rec *r, wh_mod_replay *rp, const char *id,
 {
     const unsigned char *key;
     unsigned int keylen, partition;
-    unsigned char done[] = "1";
+    unsigned char done[] = { WH_REPLAY_DELIVERED };
     apr_status_t rv;
 
     if (rp && rp->lmdb && id) {
@@ -656,6 +657,15 @@ void wh_mod_replay_settle(request_rec *r, wh_mod_replay *rp, const char *id,
     wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
     if (replay_lock(rp) != APR_SUCCESS)
         return;
+    /* A dbm file deleted since this child claimed the id took the claim
+     * with it. Writing now would make mod_socache_dbm create the file
+     * afresh, perhaps on the deleted one's inode, and the next check would
+     * take it for the file its marker was read from: the store's loss
+     * would go unnoticed. The next request finds it instead. */
+    if (rp->dbm_file && !dbm_same_file(rp, 0)) {
+        replay_unlock(rp);
+        return;
+    }
     rv = rp->provider->store(rp->instance, r->server, key, keylen,
                              apr_time_now() + apr_time_from_sec(cfg->replay_window),
                              done, WH_REPLAY_VALUE_LEN, r->pool);
