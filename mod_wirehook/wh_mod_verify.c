@@ -256,14 +256,17 @@ static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
 /* ErrorDocument onto a resource under WirehookConfig: httpd re-runs the
  * failed request, perhaps a notification, as a GET of it. Neither the
  * inbox (a 200 listing reads as an acknowledgement) nor the application
- * has anything to add: the failed request's own status, as JSON. DECLINED
- * when r is not an error document. */
-static int refuse_error_document(request_rec *r)
+ * has anything to add: the failed request's own status, as JSON, after
+ * the body is settled as for any answer given without reading it (an h2
+ * stream is otherwise reset under the client's upload). DECLINED when r
+ * is not an error document. */
+static int refuse_error_document(request_rec *r, const wh_mod_site *site)
 {
     wh_response resp;
 
     if (!r->prev || !wh_endpoint_error_document(r->pool, r->prev->status, &resp))
         return DECLINED;
+    settle_body(r, site->cfg->max_body_size);
     ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
                   "%s is not an error document: %d for %s answered as such",
                   wh_mod_is_inbox(r) ? "the inbox" : r->uri, r->prev->status,
@@ -286,7 +289,7 @@ static int wh_fixups(request_rec *r)
 
     if (r->main)                 /* a subrequest: the guard decides */
         return DECLINED;
-    if (site != NULL && (rc = refuse_error_document(r)) != DECLINED)
+    if (site != NULL && (rc = refuse_error_document(r, site)) != DECLINED)
         return rc;
     if (resume_after_redirect(r))
         return DECLINED;
@@ -313,7 +316,7 @@ static int wh_guard(request_rec *r)
                       "verified body", r->uri, site->path);
         return HTTP_FORBIDDEN;
     }
-    if ((rc = refuse_error_document(r)) != DECLINED)
+    if ((rc = refuse_error_document(r, site)) != DECLINED)
         return rc;
     st = wh_mod_chain_state(r);
     if (st && st->site == site) {
