@@ -54,7 +54,7 @@ CGI_RELR   := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -o /dev/
                 -Wl,--fatal-warnings -Wl,-z,pack-relative-relocs 2>/dev/null \
                 && echo -Wl,-z,pack-relative-relocs)
 
-CORE_SRC   := $(wildcard shared/*.c)
+CORE_SRC   := $(wildcard shared/*/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC    := $(wildcard cli/*.c)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -74,7 +74,7 @@ all: $(LIB) $(CLI) $(if $(CGI_SRC),$(CGI)) module
 deps:
 	@build/deps.sh
 
-$(BUILD)/obj/%.o: %.c $(wildcard shared/*.h cli/*.h cgi/*.h tests/unit/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 

@@ -18,12 +18,12 @@
  *   bench_core ... --only floor|cached --iterations N   (for callgrind:
  *              exactly N operations inside run_floor()/run_core())
  */
-#include "wh_auth.h"
+#include "verify/wh_auth.h"
 #include "bench_util.h"
 #include "floor_json.h"
-#include "wh_config.h"
-#include "wh_signature.h"
-#include "wh_verify.h"
+#include "verify/wh_config.h"
+#include "verify/wh_signature.h"
+#include "verify/wh_verify.h"
 
 #include <apr_base64.h>
 #include <apr_general.h>

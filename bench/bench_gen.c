@@ -18,8 +18,8 @@
  * The signed URL is "http://" HOST:PORT path, as mod_wirehook and
  * wirehook.cgi rebuild it from the request when SignedUrl is unset. */
 #include "bench_util.h"
-#include "wh_config.h"
-#include "wh_signature.h"
+#include "verify/wh_config.h"
+#include "verify/wh_signature.h"
 
 #include <apr_base64.h>
 #include <apr_general.h>

@@ -1,4 +1,4 @@
-/* bench_inbox: the durable inbox through its own API (shared/wh_inbox.h),
+/* bench_inbox: the durable inbox through its own API (shared/inbox/wh_inbox.h),
  * SQLite as configured in production (WAL; every wh_inbox_store()
  * commits and syncs the WAL before it returns).
  *
@@ -17,9 +17,9 @@
  *
  * Output: "key value" lines on stdout (read by bench/run.sh). */
 #include "bench_util.h"
-#include "wh_config.h"
-#include "wh_inbox.h"
-#include "wh_inbox_db.h"
+#include "verify/wh_config.h"
+#include "inbox/wh_inbox.h"
+#include "inbox/wh_inbox_db.h"
 
 #include <apr_general.h>
 #include <apr_strings.h>

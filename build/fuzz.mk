@@ -15,9 +15,7 @@ FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
 FUZZ_DIR        = $(BUILD)/fuzz
 FUZZ_SRC_DIR    = tests/fuzz
-# The pagination target needs wh_pagination_parse() to exist in the core.
-FUZZ_HAS_PAGE  := $(shell grep -lE '^[a-z].*wh_pagination_parse.apr_pool_t' shared/*.c 2>/dev/null)
-FUZZ_ALL       := config json parse verify $(if $(FUZZ_HAS_PAGE),pagination)
+FUZZ_ALL       := config json parse verify pagination
 FUZZ_TARGETS   ?= $(FUZZ_ALL)
 FUZZ_SAN        = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BASE       = -std=c11 -D_GNU_SOURCE -g -O1 -Ishared $(PKG_CFLAGS)
@@ -27,7 +25,7 @@ FUZZ_CORE_FLAGS = $(FUZZ_BASE) $(WARN) -Wno-error -fsanitize=fuzzer-no-link $(FU
 FUZZ_TGT_FLAGS  = $(FUZZ_BASE) $(WARN) -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_CORE_OBJ   = $(CORE_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB        = $(FUZZ_DIR)/libwirehook-fuzz.a
-FUZZ_HDRS       = $(wildcard shared/*.h) $(FUZZ_SRC_DIR)/fuzz_common.h
+FUZZ_HDRS       = $(wildcard shared/*/*.h) $(FUZZ_SRC_DIR)/fuzz_common.h
 # Longest input per target: above every limit the code enforces (4 KiB
 # Authorization, 8 KiB config line), below what makes runs crawl.
 FUZZ_MAXLEN_config     = 20000
@@ -78,7 +76,7 @@ FUZZ_RG_DIR   = $(BUILD)/fuzz-regress
 FUZZ_RG_SAN   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_RG_LIB   = $(BUILD)/asan/libwirehook.a
 
-$(FUZZ_RG_LIB): $(CORE_SRC) $(wildcard shared/*.h)
+$(FUZZ_RG_LIB): $(CORE_SRC) $(wildcard shared/*/*.h)
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(FUZZ_RG_SAN)" $@
 
 $(FUZZ_RG_DIR)/fuzz_%: $(FUZZ_SRC_DIR)/fuzz_%.c $(FUZZ_SRC_DIR)/regress_main.c $(FUZZ_HDRS) $(FUZZ_RG_LIB)

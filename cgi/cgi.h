@@ -4,10 +4,10 @@
  * module is not loaded. One request per process; the answer is the same
  * as the module's `SetHandler wirehook` (both call wh_endpoint.c). */
 #include <apr_pools.h>
-#include "wh_config.h"
-#include "wh_log.h"
-#include "wh_response.h"
-#include "wh_verify.h"
+#include "verify/wh_config.h"
+#include "verify/wh_log.h"
+#include "verify/wh_response.h"
+#include "verify/wh_verify.h"
 
 /* The CGI's log sink: one line per message on stderr, which httpd copies
  * into its error log. Debug messages are dropped. */

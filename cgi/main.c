@@ -8,9 +8,10 @@
  *   </Location>
  */
 #include "cgi.h"
-#include "wh_auth_file.h"
-#include "wh_endpoint.h"
-#include "wh_inbox_files.h"
+#include "inbox/wh_auth_file.h"
+#include "inbox/wh_endpoint.h"
+#include "inbox/wh_inbox_files.h"
+#include "verify/wh_account.h"
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <openssl/crypto.h>
@@ -164,7 +165,7 @@ static void flush_auth_write(cgi_inbox *ci, const wh_response *res)
     if (ci->auth_file) {
         gid_t gid = (gid_t)-1;
         int err;
-        if (ci->cfg->inbox_group && wh_inbox_resolve_group(ci->cfg->inbox_group, &gid) != 0)
+        if (ci->cfg->inbox_group && wh_group_gid(ci->cfg->inbox_group, &gid) != 0)
             return;   /* the inbox refuses to open too, and says why */
         err = wh_auth_file_store(ci->auth_file, wh_inbox_file_mode(ci->cfg->inbox_group),
                                  gid, ci->key, ci->user, ci->expires);
@@ -237,7 +238,7 @@ int main(int argc, const char *const *argv)
     wh_response res;
     cgi_inbox ci;
     wh_route route;
-    const char *err, *warn, *method, *sub_path;
+    const char *err, *warn, *files, *method, *sub_path;
 
     /* Before anything touches OpenSSL, whose first use would otherwise
      * initialize it with the defaults. One process answers one request,
@@ -276,7 +277,10 @@ int main(int argc, const char *const *argv)
         wh_cgi_drain_stdin();
         return 0;
     }
-    if ((warn = wh_config_permission_warnings(p, cfg)) != NULL)
+    warn = wh_config_permission_warnings(p, cfg);
+    if ((files = wh_inbox_file_warnings(p, cfg)) != NULL)
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if (warn)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "%s", warn);
 
     /* One request per process: one slot (the module's 256 are 77 KB to

@@ -1,8 +1,8 @@
 #include "commands.h"
 #include "cli_util.h"
-#include "wh_config.h"
-#include "wh_json.h"
-#include "wh_schema.h"
+#include "verify/wh_config.h"
+#include "verify/wh_json.h"
+#include "verify/wh_schema.h"
 #include <stdio.h>
 
 #define CHECK_USAGE "check [--unknown-status accept|reject] [BODY_FILE|-]"

@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "cli_util.h"
-#include "wh_config.h"
+#include "inbox/wh_inbox_files.h"
+#include "verify/wh_config.h"
 #include <apr_strings.h>
 #include <stdio.h>
 
@@ -9,7 +10,7 @@
 int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
 {
     wh_config *cfg = NULL;
-    const char *err, *warn;
+    const char *err, *warn, *files;
 
     if (wh_cli_wants_help(argc, argv)) {
         printf("usage: wirehook " CONFIGTEST_USAGE "\n\n"
@@ -24,7 +25,10 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    if ((warn = wh_config_permission_warnings(p, cfg))) {
+    warn = wh_config_permission_warnings(p, cfg);
+    if ((files = wh_inbox_file_warnings(p, cfg)))
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if (warn) {
         char *lines = apr_pstrdup(p, warn), *state = NULL;
         for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
             fprintf(stderr, "warning: %s\n", l);

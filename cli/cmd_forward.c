@@ -11,11 +11,11 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "forward_http.h"
-#include "wh_config.h"
-#include "wh_delivery.h"
-#include "wh_forward.h"
-#include "wh_forward_parse.h"
-#include "wh_inbox.h"
+#include "verify/wh_config.h"
+#include "forward/wh_delivery.h"
+#include "forward/wh_forward.h"
+#include "verify/wh_parse_forward.h"
+#include "inbox/wh_inbox.h"
 
 #include <apr_general.h>
 #include <apr_strings.h>

@@ -4,8 +4,8 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
-#include "wh_parse.h"
-#include "wh_payments.h"
+#include "verify/wh_parse.h"
+#include "inbox/wh_payments.h"
 
 #include <apr_strings.h>
 #include <stdio.h>

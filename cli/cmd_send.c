@@ -13,9 +13,9 @@
  * 2 on usage errors. The secret is never printed. */
 #include "commands.h"
 #include "cli_util.h"
-#include "wh_config.h"
-#include "wh_signature.h"
-#include "wh_verify.h"
+#include "verify/wh_config.h"
+#include "verify/wh_signature.h"
+#include "verify/wh_verify.h"
 #include <apr_uri.h>
 #include <apr_uuid.h>
 

@@ -1,6 +1,6 @@
 #include "commands.h"
 #include "cli_util.h"
-#include "wh_signature.h"
+#include "verify/wh_signature.h"
 #include <apr_strings.h>
 #include <apr_time.h>
 #include <stdio.h>

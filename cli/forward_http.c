@@ -3,7 +3,7 @@
  * are recycled through a free list, so a steady stream of deliveries
  * costs no per-request set-up beyond the headers and the signature. */
 #include "forward_http.h"
-#include "wh_signature.h"
+#include "verify/wh_signature.h"
 
 #include <apr_strings.h>
 #include <curl/curl.h>

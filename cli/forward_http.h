@@ -4,7 +4,7 @@
  * in flight on kept-alive connections, each request exactly the one
  * wh_forward_headers() describes. */
 #include <apr_pools.h>
-#include "wh_forward.h"
+#include "forward/wh_forward.h"
 
 /* How much of an answer's body is kept (for the dead letters and the
  * log); the rest is read and dropped so the connection stays usable. */

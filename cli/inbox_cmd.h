@@ -2,8 +2,8 @@
 #define WH_CLI_INBOX_CMD_H
 /* wirehook inbox: the parts, one file per group of subcommands. */
 #include <apr_pools.h>
-#include "wh_config.h"
-#include "wh_inbox.h"
+#include "verify/wh_config.h"
+#include "inbox/wh_inbox.h"
 
 typedef struct {
     apr_pool_t *p;

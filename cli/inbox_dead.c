@@ -1,6 +1,6 @@
 /* wirehook inbox dead list|show|retry: the forwarder's dead letters. */
 #include "inbox_cmd.h"
-#include "wh_delivery.h"
+#include "forward/wh_delivery.h"
 
 #include <apr_strings.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* wirehook inbox quarantine list|show|release. */
 #include "inbox_cmd.h"
-#include "wh_parse.h"
-#include "wh_quarantine_ops.h"
+#include "verify/wh_parse.h"
+#include "inbox/wh_quarantine_ops.h"
 
 #include <apr_strings.h>
 #include <json-c/json.h>

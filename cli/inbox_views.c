@@ -1,8 +1,8 @@
 /* wirehook inbox payment ID | payments: the payment views, the same JSON
  * as GET <inbox>/payments[/ID]. */
 #include "inbox_cmd.h"
-#include "wh_pagination.h"
-#include "wh_payments.h"
+#include "inbox/wh_pagination.h"
+#include "inbox/wh_payments.h"
 
 #include <stdio.h>
 

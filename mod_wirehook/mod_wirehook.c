@@ -13,7 +13,14 @@
  * request path is wh_mod_verify.c.
  */
 #define WH_MOD_MAIN
-#include "mod_wirehook.h"
+#include "wh_mod_site.h"
+#include "wh_mod_body.h"
+#include "wh_mod_request.h"
+#include "wh_mod_replay.h"
+#include "wh_mod_status.h"
+#include "wh_mod_inbox.h"
+#include "wh_mod_verify.h"
+#include "inbox/wh_inbox_files.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -22,40 +29,12 @@
 #include <apr_strings.h>
 #include <apr_hash.h>
 
-#define WH_SITES_KEY "wirehook-sites"
-
 /* A number listed twice in the log-tag registry is a duplicate enumerator:
  * the module does not compile. */
 #define WH_LOGTAG_ENUM(n, what) WH_LOGTAG_N##n,
 enum wh_logtag_registry { WH_LOGTAGS(WH_LOGTAG_ENUM) WH_LOGTAG_COUNT_ };
 
 /* ------------------------------------------------------------ config --- */
-
-/* A hash kept as userdata of pool p under key, created on first use. */
-apr_hash_t *wh_mod_pool_hash(apr_pool_t *p, const char *key)
-{
-    void *data = NULL;
-    apr_pool_userdata_get(&data, key, p);
-    if (data == NULL) {
-        data = apr_hash_make(p);
-        apr_pool_userdata_set(data, key, apr_pool_cleanup_null, p);
-    }
-    return data;
-}
-
-/* Loaded configuration files of this configuration generation, keyed by
- * absolute path. Lives in pconf, so a restart re-reads every file. */
-apr_hash_t *wh_mod_sites(apr_pool_t *pconf)
-{
-    return wh_mod_pool_hash(pconf, WH_SITES_KEY);
-}
-
-wh_mod_site *wh_mod_site_of(const request_rec *r)
-{
-    const wh_mod_dir_conf *dconf =
-        ap_get_module_config(r->per_dir_config, &wirehook_module);
-    return dconf ? dconf->site : NULL;
-}
 
 static void *create_dir_conf(apr_pool_t *p, char *dir)
 {
@@ -162,6 +141,9 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
          hi = apr_hash_next(hi)) {
         wh_mod_site *site = apr_hash_this_val(hi);
         const char *warn = wh_config_permission_warnings(ptemp, site->cfg);
+        const char *files = wh_inbox_file_warnings(ptemp, site->cfg);
+        if (files)
+            warn = warn ? apr_pstrcat(ptemp, warn, "\n", files, NULL) : files;
         char *lines = warn ? apr_pstrdup(ptemp, warn) : NULL, *state = NULL;
         /* one log line per file: the core joins its warnings with '\n' */
         for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;

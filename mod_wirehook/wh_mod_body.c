@@ -1,7 +1,8 @@
 /* Bounded read-ahead of the request body, and the WIREHOOK_KEPT_BODY input
  * filter that serves exactly the verified bytes to the handler afterwards
  * (httpd's model: mod_request's KEPT_BODY filter over r->kept_body). */
-#include "mod_wirehook.h"
+#include "wh_mod_body.h"
+#include "wh_mod_request.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -130,6 +131,23 @@ int wh_mod_drain_body(request_rec *r, apr_int64_t max)
     }
     apr_brigade_destroy(bb);
     return rc;
+}
+
+/* Before an answer given without reading the body: a body no larger than
+ * MaxBodySize is read and dropped first, so the answer reaches the client
+ * whole — an HTTP/1.1 connection stays usable, and an HTTP/2 stream is not
+ * reset while the client is still sending (httpd never drains an h2
+ * stream itself, and clients may lose an answer that overtakes their
+ * upload). A larger or unbounded body stays unread and the connection is
+ * closed; with Expect: 100-continue nothing is read at all (the client
+ * waits for permission that is not coming). */
+void wh_mod_drain_before_answer(request_rec *r, apr_int64_t max)
+{
+    const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    if (r->expecting_100 || (te == NULL && cl != NULL && apr_atoi64(cl) > max)
+        || wh_mod_drain_body(r, max) != 0)
+        r->connection->keepalive = AP_CONN_CLOSE;
 }
 
 /* -------------------------------------------------- kept-body filter --- */

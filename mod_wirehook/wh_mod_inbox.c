@@ -12,55 +12,21 @@
  * verdicts are still answered as such, stores and lists answer 503
  * inbox_unavailable, and the child tries to open it again after
  * WH_MOD_INBOX_RETRY. Concurrent stores of one child share transactions
- * (group commit, shared/wh_batch.h). */
-#include "mod_wirehook.h"
+ * (group commit, shared/inbox/wh_batch.h). */
+#include "wh_mod_inbox.h"
+#include "wh_mod_site_inbox.h"
+#include "wh_mod_status.h"
+#include "wh_mod_request.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
 #include "http_request.h"
-#include "wh_endpoint.h"
+#include "inbox/wh_endpoint.h"
 #include <apr_strings.h>
 
 int wh_mod_is_inbox(const request_rec *r)
 {
     return r->handler && strcmp(r->handler, WH_MOD_HANDLER) == 0;
-}
-
-/* How often a child tries again to open an inbox that could not be
- * opened (a schema newer than this build, a missing dbd driver): requests
- * meanwhile answer 503 at once, and a failed attempt leaves nothing
- * behind in the child (its sub-pool is destroyed). */
-#define WH_MOD_INBOX_RETRY apr_time_from_sec(5)
-
-wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_site *site)
-{
-    if (site->inbox_mutex == NULL
-        || apr_thread_mutex_lock(site->inbox_mutex) != APR_SUCCESS)
-        return NULL;
-    if (site->inbox == NULL && apr_time_now() >= site->inbox_retry_at) {
-        wh_inbox *ib = NULL;
-        apr_pool_t *parent = site->inbox_pool ? site->inbox_pool
-                                              : r->server->process->pool;
-        apr_pool_t *p = NULL;
-        const char *err = "out of memory";
-        /* stores of this child's threads share commits (InboxBatchMax) */
-        if (apr_pool_create(&p, parent) == APR_SUCCESS)
-            err = wh_inbox_open_ex(p, site->cfg, &wh_mod_server_logger, WH_INBOX_GROUP_COMMIT, &ib);
-        if (err || ib == NULL) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00950)
-                          "WirehookConfig %s: cannot open the inbox: %s (trying "
-                          "again in %d s)", site->path, err ? err : "unknown error",
-                          (int)apr_time_sec(WH_MOD_INBOX_RETRY));
-            if (p)
-                apr_pool_destroy(p);
-            site->inbox_retry_at = apr_time_now() + WH_MOD_INBOX_RETRY;
-        } else {
-            site->inbox = ib;
-        }
-    }
-    wh_inbox *ib = site->inbox;
-    apr_thread_mutex_unlock(site->inbox_mutex);
-    return ib;
 }
 
 /* The resource under the inbox (wh_endpoint.h): the rest of the URL path

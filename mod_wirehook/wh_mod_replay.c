@@ -6,7 +6,7 @@
  * ReplayWindow; where the store cannot promise it, the answer is 503
  * replay_cache_unavailable, never a second delivery. What each provider
  * can promise, and the rules that keep the promise where it cannot, are
- * the core's (shared/wh_replay.c); this file does the socache calls:
+ * the core's (shared/replay/wh_replay.c); this file does the socache calls:
  *
  *   pre_config   register the "wirehook-replay" mutex type
  *   check_config every ReplayCache provider is loaded and usable, else
@@ -32,14 +32,17 @@
  * two copies arriving at once on different workers are delivered once.
  * When the application's final status is 5xx the id is removed again
  * (wh_mod_verify.c), so the bank's retry is delivered. */
-#include "mod_wirehook.h"
+#include "wh_mod_replay.h"
+#include "wh_mod_replay_lmdb.h"
+#include "wh_mod_request.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
 #include "ap_provider.h"
 #include "ap_socache.h"
 #include "util_mutex.h"
-#include "wh_replay.h"
+#include "replay/wh_replay.h"
+#include "replay/wh_replay_fs.h"
 #include <apr_dbm.h>
 #include <apr_global_mutex.h>
 #include <apr_shm.h>

@@ -1,4 +1,4 @@
-/* ReplayCache lmdb in httpd: wirehook's own store (shared/wh_replay_lmdb.h)
+/* ReplayCache lmdb in httpd: wirehook's own store (shared/replay/wh_replay_lmdb.h)
  * through httpd's lifecycle. The parent prepares the file before the
  * children exist (applies the trust rule, creates it, hands it to the
  * User httpd runs as); each child opens its own LMDB environment (never
@@ -6,12 +6,13 @@
  * mutex: LMDB's write transaction is the lock, and "record unless held"
  * is one transaction, so two copies arriving at once on different
  * workers are delivered once. */
-#include "mod_wirehook.h"
+#include "wh_mod_replay_lmdb.h"
 
 #include "http_core.h"
 #include "unixd.h"
-#include "wh_replay.h"
-#include "wh_replay_lmdb.h"
+#include "replay/wh_replay.h"
+#include "replay/wh_replay_lmdb.h"
+#include "replay/wh_replay_fs.h"
 #include <apr_strings.h>
 #include <unistd.h>
 

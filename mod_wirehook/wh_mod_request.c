@@ -1,6 +1,6 @@
 /* request_rec -> wh_request, wh_response -> the wire, accepted facts ->
  * environment and headers, and the core's log sink -> httpd's error log. */
-#include "mod_wirehook.h"
+#include "wh_mod_request.h"
 
 #include "http_core.h"
 #include "http_main.h"

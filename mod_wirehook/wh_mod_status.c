@@ -3,7 +3,7 @@
  * What is counted, per site (one WirehookConfig file, named by its
  * absolute path): every POST wirehook answered, by what the sender was
  * told -- accepted, duplicate, or the error code (every code of
- * shared/wh_verdict.h a notification can get; a code this table does not
+ * shared/verify/wh_verdict.h a notification can get; a code this table does not
  * know is counted as "other", never lost) -- and for the inbox handler
  * what the inbox did (stored, duplicate, unavailable). Beside them: the
  * replay store's fill against its capacity, when the store can tell.
@@ -52,8 +52,10 @@
  *     ForwardDead / ForwardUnqueued      (a site with ForwardUrl, once
  *                                         wirehook forward has run)
  */
-#include "mod_wirehook.h"
-#include "wh_delivery.h"
+#include "wh_mod_status.h"
+#include "wh_mod_replay.h"
+#include "wh_mod_site_inbox.h"
+#include "forward/wh_delivery.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -82,7 +84,7 @@ typedef atomic_ulong wh_counter;
 #define WH_STATS_MAX_SITES 256
 #define WH_STATS_PATH_MAX  1024
 
-/* The rejection codes, from shared/wh_verdict.h: every code a POST can be
+/* The rejection codes, from shared/verify/wh_verdict.h: every code a POST can be
  * answered with. tests/integration/test_status.sh fails when wh_verdict.h
  * defines a code that is neither here nor in its list of codes that are
  * not a notification's (accepted, invalid_pagination). */

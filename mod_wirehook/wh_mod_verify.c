@@ -33,28 +33,18 @@
  * subrequests, <Files>, .htaccess), the handler runs only if the chain
  * holds a verdict of the site in force. docs/architecture.md has the
  * rule and why; docs/reliability.md lists every route tried. */
-#include "mod_wirehook.h"
-#include "wh_endpoint.h"
+#include "wh_mod_verify.h"
+#include "wh_mod_inbox.h"
+#include "wh_mod_replay.h"
+#include "wh_mod_status.h"
+#include "wh_mod_body.h"
+#include "wh_mod_request.h"
+#include "inbox/wh_endpoint.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
 #include "http_request.h"
 #include <apr_strings.h>
-
-static wh_mod_state *state_of(const request_rec *r)
-{
-    return ap_get_module_config(r->request_config, &wirehook_module);
-}
-
-wh_mod_state *wh_mod_chain_state(const request_rec *r)
-{
-    for (const request_rec *q = r; q; q = q->prev) {
-        wh_mod_state *st = state_of(q);
-        if (st)
-            return st;
-    }
-    return NULL;
-}
 
 static wh_mod_state *new_state(request_rec *r, wh_mod_site *site)
 {
@@ -67,23 +57,6 @@ static wh_mod_state *new_state(request_rec *r, wh_mod_site *site)
     wh_verdict_init(&st->verdict, r->pool);
     ap_set_module_config(r->request_config, &wirehook_module, st);
     return st;
-}
-
-/* Before an answer given without reading the body: a body no larger than
- * MaxBodySize is read and dropped first, so the answer reaches the client
- * whole — an HTTP/1.1 connection stays usable, and an HTTP/2 stream is not
- * reset while the client is still sending (httpd never drains an h2
- * stream itself, and clients may lose an answer that overtakes their
- * upload). A larger or unbounded body stays unread and the connection is
- * closed; with Expect: 100-continue nothing is read at all (the client
- * waits for permission that is not coming). */
-static void settle_body(request_rec *r, apr_int64_t max)
-{
-    const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
-    const char *cl = apr_table_get(r->headers_in, "Content-Length");
-    if (r->expecting_100 || (te == NULL && cl != NULL && apr_atoi64(cl) > max)
-        || wh_mod_drain_body(r, max) != 0)
-        r->connection->keepalive = AP_CONN_CLOSE;
 }
 
 /* Every failed verdict is answered here: logged, then the verdict's status
@@ -130,7 +103,7 @@ static int check_envelope(request_rec *r, wh_mod_state *st)
     wh_verify_envelope(st->site->vf, &st->req, &st->verdict, r->pool);
     if (st->verdict.ok)
         return OK;
-    settle_body(r, st->site->cfg->max_body_size);
+    wh_mod_drain_before_answer(r, st->site->cfg->max_body_size);
     return respond_verdict(r, st);
 }
 
@@ -266,7 +239,7 @@ static int refuse_error_document(request_rec *r, const wh_mod_site *site)
 
     if (!r->prev || !wh_endpoint_error_document(r->pool, r->prev->status, &resp))
         return DECLINED;
-    settle_body(r, site->cfg->max_body_size);
+    wh_mod_drain_before_answer(r, site->cfg->max_body_size);
     ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
                   "%s is not an error document: %d for %s answered as such",
                   wh_mod_is_inbox(r) ? "the inbox" : r->uri, r->prev->status,
@@ -359,7 +332,7 @@ static int wh_log_transaction(request_rec *r)
         last = last->next;
     failed = last->status >= 500 && last->status <= 599;
     for (const request_rec *q = first; q; q = q->next) {
-        const wh_mod_state *st = state_of(q);
+        const wh_mod_state *st = wh_mod_state_of(q);
         if (st == NULL || st->phase != WH_ST_VERIFIED || st->recorded == NULL
             || st->recorded == done)
             continue;

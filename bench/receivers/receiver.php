@@ -23,7 +23,7 @@
 // refusing them and accepts "\u0000" escapes; lengths are counted in
 // characters with iconv_strlen() only when the byte length exceeds the
 // limit (fewer characters than bytes); the NUL-in-string rule is left to
-// json_decode. Every schema rule of shared/wh_schema.c is below, field by
+// json_decode. Every schema rule of shared/verify/wh_schema.c is below, field by
 // field (see wh_schema_rules()).
 
 const WH_TOLERANCE = 300;
@@ -80,7 +80,7 @@ function wh_htpasswd_ok(string $file, string $user, string $password): bool
     return false;
 }
 
-// ---- the notification schema: the rules of shared/wh_schema.c -----------
+// ---- the notification schema: the rules of shared/verify/wh_schema.c -----------
 
 function wh_chars_over(string $s, int $max): bool
 {

@@ -10,9 +10,9 @@
  *   mode % 4 == 3     payload is an htpasswd file and a secrets file
  * Files are served from a memfd (/proc/self/fd/N): no disk I/O per input. */
 #include "fuzz_common.h"
-#include "wh_auth.h"
-#include "wh_config.h"
-#include "wh_signature.h"
+#include "verify/wh_auth.h"
+#include "verify/wh_config.h"
+#include "verify/wh_signature.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

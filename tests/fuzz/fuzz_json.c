@@ -7,10 +7,10 @@
  *     problem has a JSON pointer ("" or starting with '/') and a reason;
  *   - the error JSON built from those problems parses again (json-c). */
 #include "fuzz_common.h"
-#include "wh_json.h"
-#include "wh_schema.h"
-#include "wh_utf8.h"
-#include "wh_verdict.h"
+#include "verify/wh_json.h"
+#include "verify/wh_schema.h"
+#include "verify/wh_utf8.h"
+#include "verify/wh_verdict.h"
 
 static void validate(apr_pool_t *p, json_object *root, int reject)
 {

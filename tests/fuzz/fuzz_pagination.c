@@ -7,8 +7,8 @@
  * Invariants: on success 0 <= offset and 1 <= limit <= ListMaxLimit; on
  * failure a non-empty reason. */
 #include "fuzz_common.h"
-#include "wh_config.h"
-#include "wh_inbox.h"
+#include "verify/wh_config.h"
+#include "inbox/wh_inbox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

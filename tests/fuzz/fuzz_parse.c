@@ -6,11 +6,11 @@
  *
  * The input is one header value (everything up to the first NUL). */
 #include "fuzz_common.h"
-#include "wh_auth.h"
-#include "wh_parse.h"
-#include "wh_signature.h"
-#include "wh_timestamp.h"
-#include "wh_verify.h"
+#include "verify/wh_auth.h"
+#include "verify/wh_parse.h"
+#include "verify/wh_signature.h"
+#include "verify/wh_timestamp.h"
+#include "verify/wh_verify.h"
 
 #include <apr_lib.h>
 

@@ -19,9 +19,9 @@
  * for auth carry WWW-Authenticate, 405 carries Allow, and the error body
  * is JSON. */
 #include "fuzz_common.h"
-#include "wh_response.h"
-#include "wh_signature.h"
-#include "wh_verify.h"
+#include "verify/wh_response.h"
+#include "verify/wh_signature.h"
+#include "verify/wh_verify.h"
 
 #include <apr_tables.h>
 #include <json-c/json.h>

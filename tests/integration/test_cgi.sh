@@ -303,7 +303,7 @@ assert_false "[$MPM] auth cache: no credentials: no database, no cache file crea
 # each one would re-read the whole WAL, so a process that leaves it past
 # WH_INBOX_EXIT_WAL_MAX lets SQLite checkpoint it away. 40 events write
 # several times that.
-walmax=$(( $(sed -n 's/^#define WH_INBOX_EXIT_WAL_MAX //p' "$WH_TOP/shared/wh_inbox_sql.h") ))
+walmax=$(( $(sed -n 's/^#define WH_INBOX_EXIT_WAL_MAX //p' "$WH_TOP/shared/inbox/wh_inbox_sql.h") ))
 W="$WH_URL/cgi/walcap"
 wal_largest=0 wal_gone=0 ok=0
 for _ in $(seq 1 40); do

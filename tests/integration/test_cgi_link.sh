@@ -77,7 +77,7 @@ if strace -f -o /dev/null true 2>/dev/null; then
     wal_writes=$(grep -c -- '-wal>' "$T/cgi.strace")
     assert_true "CGI: the commit's WAL writes in one or two calls (made: $wal_writes)" \
         test "$wal_writes" -ge 1 -a "$wal_writes" -le 2
-    # Durability after the lock (shared/wh_inbox_walsync.c): the commit
+    # Durability after the lock (shared/inbox/wh_inbox_walsync.c): the commit
     # goes out with synchronous = NORMAL, SQLite lets go of its write lock
     # (the unlock of the -shm byte at offset 120), and only then is the
     # WAL synced, once, before the answer is written.

@@ -37,8 +37,8 @@ for c in "${CMDS[@]}"; do
 done
 
 # ------------------------------------------------------------------ keys ---
-mapfile -t KEYS < <(sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/\1/p' shared/wh_config.c)
-assert_true "the key table in shared/wh_config.c has 17 or more keys" test "${#KEYS[@]}" -ge 17
+mapfile -t KEYS < <(sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/\1/p' shared/verify/wh_config.c)
+assert_true "the key table in shared/verify/wh_config.c has 17 or more keys" test "${#KEYS[@]}" -ge 17
 for k in "${KEYS[@]}"; do
     ct=$(printf '%s x\n' "$k" >"$T/one.conf"; "$WIREHOOK" configtest "$T/one.conf" 2>&1)
     assert_not_contains "$ct" "unknown key" "$k is a key the loader knows"
@@ -71,8 +71,8 @@ done
 assert_contains "$R8" "SetHandler wirehook" "mod_wirehook(8) describes SetHandler wirehook"
 
 # ----------------------------------------------------------- error codes ---
-mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' shared/wh_verdict.h | grep -vx accepted)
-assert_true "shared/wh_verdict.h defines 15 or more error codes" test "${#CODES[@]}" -ge 15
+mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' shared/verify/wh_verdict.h | grep -vx accepted)
+assert_true "shared/verify/wh_verdict.h defines 15 or more error codes" test "${#CODES[@]}" -ge 15
 errmd=$(cat docs/errors.md)
 for c in "${CODES[@]}"; do
     assert_true "docs/errors.md has a row for $c" grep -qE "\| \`$c\`( / \`[a-z_]+\`)? \|" <<<"$errmd"

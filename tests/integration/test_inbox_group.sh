@@ -183,7 +183,7 @@ for eng in sq ${HAVE_PG:+pg}; do
     assert_true "$eng: copies sent at the same moment answered duplicate ($dups)" test "$dups" -gt 0
     if [ "$eng" = sq ]; then
         # the commits' WAL writes went through the gathering layer
-        # (shared/wh_sqlite_wal.c): httpd's SQLite is the driver's library
+        # (shared/inbox/wh_sqlite_wal.c): httpd's SQLite is the driver's library
         assert_contains "$(grep -h 'sqlite3 connection opened' "$T/logs/error.log" | tail -n 1)" \
             "WAL writes gathered per commit" "sq: the module's inbox connection gathers WAL writes"
     fi

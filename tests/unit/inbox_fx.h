@@ -4,8 +4,8 @@
  * temp directory, or, with ix_use_pg set, a scratch PostgreSQL database
  * named by WH_TEST_PG_CONNINFO whose tables are dropped first. */
 #include "wh_test.h"
-#include "wh_inbox.h"
-#include "wh_inbox_sql.h"
+#include "inbox/wh_inbox.h"
+#include "inbox/wh_inbox_sql.h"
 #include <apr_dbd.h>
 
 /* Which engine the current case runs on (set by the suite wrappers). */

@@ -1,7 +1,7 @@
 /* Basic authentication: header parsing, htpasswd hash kinds, the cache of
  * successful checks. */
 #include "wh_test.h"
-#include "wh_auth.h"
+#include "verify/wh_auth.h"
 #include <apr_strings.h>
 #include <apr_base64.h>
 #include <string.h>

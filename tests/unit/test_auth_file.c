@@ -4,7 +4,7 @@
  * file are all misses; a store (re)initialises the file, creating it with
  * the exact mode and group; arguments out of range create nothing. */
 #include "wh_test.h"
-#include "wh_auth_file.h"
+#include "inbox/wh_auth_file.h"
 #include <apr_file_info.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>

@@ -4,7 +4,7 @@
  * committed at once, never held back by InboxBatchWait. Asserted on the
  * batcher's counters, never on time. */
 #include "wh_test.h"
-#include "wh_batch.h"
+#include "inbox/wh_batch.h"
 #include <apr_atomic.h>
 #include <apr_thread_proc.h>
 #include <string.h>

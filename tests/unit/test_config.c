@@ -2,8 +2,8 @@
  * finalize (cross-key rules, loading the secret and htpasswd files),
  * permission warnings and wh_config_set() overrides. */
 #include "wh_test.h"
-#include "wh_config.h"
-#include "wh_signature.h"
+#include "verify/wh_config.h"
+#include "verify/wh_signature.h"
 
 #include <apr_file_info.h>
 #include <apr_file_io.h>

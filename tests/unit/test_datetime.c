@@ -2,7 +2,7 @@
  * instant the inbox orders a payment's events by. The form itself (which
  * strings pass) is tested through the schema in test_schema.c. */
 #include "wh_test.h"
-#include "wh_datetime.h"
+#include "verify/wh_datetime.h"
 
 #define S(x) x, sizeof(x) - 1
 

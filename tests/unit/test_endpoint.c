@@ -1,9 +1,9 @@
 /* The host-neutral inbox endpoint: status, headers and JSON of every kind
  * of answer, on a SQLite inbox in a temp directory. */
 #include "wh_test.h"
-#include "wh_endpoint.h"
-#include "wh_inbox_sql.h"
-#include "wh_signature.h"
+#include "inbox/wh_endpoint.h"
+#include "inbox/wh_inbox_sql.h"
+#include "verify/wh_signature.h"
 #include <apr_dbd.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>

@@ -2,10 +2,10 @@
  * answer classification, backoff and jitter bounds, Retry-After, the
  * give-up rules, and the request an event becomes (headers, signature). */
 #include "wh_test.h"
-#include "wh_config.h"
-#include "wh_forward.h"
-#include "wh_forward_parse.h"
-#include "wh_signature.h"
+#include "verify/wh_config.h"
+#include "forward/wh_forward.h"
+#include "verify/wh_parse_forward.h"
+#include "verify/wh_signature.h"
 
 #include <apr_strings.h>
 #include <apr_date.h>

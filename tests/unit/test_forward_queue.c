@@ -7,8 +7,8 @@
  * the listing position in wh_order), with arrival keys apart from the
  * positions so that one is never taken for the other. */
 #include "wh_test.h"
-#include "wh_delivery.h"
-#include "wh_inbox_db.h"
+#include "forward/wh_delivery.h"
+#include "inbox/wh_inbox_db.h"
 
 #include <apr_dbd.h>
 #include <apr_strings.h>

@@ -8,8 +8,8 @@
  * refuses ids beginning with "bad", as a real row error would.
  * Suites "inbox_batch" (SQLite) and "inbox_batch_pg". */
 #include "inbox_fx.h"
-#include "wh_inbox_db.h"
-#include "wh_batch.h"
+#include "inbox/wh_inbox_db.h"
+#include "inbox/wh_batch.h"
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  * bookkeeping of one process's connections must not be inherited over
  * fork by the next. */
 #include "wh_test.h"
-#include "wh_inbox.h"
-#include "wh_inbox_sql.h"
+#include "inbox/wh_inbox.h"
+#include "inbox/wh_inbox_sql.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * whose database cannot be opened; the keys InboxGroup, InboxBatchMax,
  * InboxBatchWait. */
 #include "inbox_fx.h"
-#include "wh_auth_file.h"
-#include "wh_inbox_files.h"
+#include "inbox/wh_auth_file.h"
+#include "inbox/wh_inbox_files.h"
 #include <apr_file_info.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>
@@ -85,7 +85,7 @@ static void test_warns_about_files_others_can_read(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
     chmod(f->path, 0644);
     chmod(with(f, "-wal"), 0666);
-    w = wh_config_permission_warnings(wh_test_pool(), f->cfg);
+    w = wh_inbox_file_warnings(wh_test_pool(), f->cfg);
     CU_ASSERT(contains(w, apr_pstrcat(wh_test_pool(), "InboxParams ", f->path,
                                       " is readable by others", NULL)));
     CU_ASSERT(contains(w, "-wal is readable and writable by others"));
@@ -96,7 +96,7 @@ static void test_warns_about_files_others_can_read(void)
                                        "00000000000000000000000000000000"
                                        "00000000000000000000000000000000",
                                        "bank", apr_time_now() + apr_time_from_sec(60)), 0);
-    w = wh_config_permission_warnings(wh_test_pool(), f->cfg);
+    w = wh_inbox_file_warnings(wh_test_pool(), f->cfg);
     CU_ASSERT(contains(w, "-auth is readable by others"));
     /* pgsql: no files */
     f->cfg->inbox_driver = WH_INBOX_PGSQL;

@@ -2,7 +2,7 @@
  * when the holder lets go, a holder killed with the lock handing it on, a
  * lock file from an earlier boot made afresh, and the file's mode. */
 #include "wh_test.h"
-#include "wh_inbox_lock.h"
+#include "inbox/wh_inbox_lock.h"
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
 #include <fcntl.h>

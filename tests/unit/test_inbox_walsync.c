@@ -7,7 +7,7 @@
  * A sync is made to fail by putting a pipe where the WAL's descriptor
  * was: fdatasync refuses pipes. Suite "inbox_walsync". */
 #include "inbox_fx.h"
-#include "wh_inbox_conn.h"
+#include "inbox/wh_inbox_conn.h"
 #include <apr_strings.h>
 #include <dirent.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Strict JSON parsing: exactly one RFC 8259 value, valid UTF-8, bounded
  * nesting, and the places where json-c's own strict mode is laxer. */
 #include "wh_test.h"
-#include "wh_json.h"
+#include "verify/wh_json.h"
 
 #include <apr_strings.h>
 #include <locale.h>

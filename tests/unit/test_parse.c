@@ -1,9 +1,9 @@
 /* Value parsers (wh_parse.h), the line reader, the secret file loader and
  * the htpasswd loader. */
 #include "wh_test.h"
-#include "wh_auth.h"
-#include "wh_parse.h"
-#include "wh_signature.h"
+#include "verify/wh_auth.h"
+#include "verify/wh_parse.h"
+#include "verify/wh_signature.h"
 
 #include <apr_file_io.h>
 #include <apr_md5.h>

@@ -1,7 +1,7 @@
 /* Checking a quarantined body again (wh_quarantine_check): JSON and schema
  * only, with the configuration of today. */
 #include "wh_test.h"
-#include "wh_quarantine_ops.h"
+#include "inbox/wh_quarantine_ops.h"
 
 #include <apr_strings.h>
 #include <json-c/json.h>

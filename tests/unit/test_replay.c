@@ -2,8 +2,8 @@
  * the key and its partition, the rule for a store that starts empty, the
  * ledger of live ids, the epoch marker. */
 #include "wh_test.h"
-#include "wh_replay.h"
-#include "wh_replay_lmdb.h"
+#include "replay/wh_replay.h"
+#include "replay/wh_replay_lmdb.h"
 #include <apr_strings.h>
 #include <apr_uuid.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * by the test pool's cleanup should an assertion end it early). Clocks are
  * passed in, never read: nothing here depends on timing. */
 #include "wh_test.h"
-#include "wh_replay_lmdb.h"
+#include "replay/wh_replay_lmdb.h"
 #include <apr_strings.h>
 #include <dirent.h>
 #include <errno.h>

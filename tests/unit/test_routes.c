@@ -1,9 +1,9 @@
 /* The inbox's sub-paths (wh_endpoint_route, and 404/405 from
  * wh_endpoint_handle) and the JSON of the payment views. */
 #include "wh_test.h"
-#include "wh_endpoint.h"
-#include "wh_pagination.h"
-#include "wh_payments.h"
+#include "inbox/wh_endpoint.h"
+#include "inbox/wh_pagination.h"
+#include "inbox/wh_payments.h"
 
 #include <apr_strings.h>
 #include <json-c/json.h>

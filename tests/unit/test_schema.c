@@ -2,9 +2,9 @@
  * exact list of (JSON pointer, reason) problems, so a test fails when a
  * rule goes silent or starts reporting somewhere else. */
 #include "wh_test.h"
-#include "wh_schema.h"
-#include "wh_utf8.h"
-#include "wh_json.h"
+#include "verify/wh_schema.h"
+#include "verify/wh_utf8.h"
+#include "verify/wh_json.h"
 
 #include <apr_strings.h>
 #include <json-c/json_pointer.h>

@@ -1,7 +1,7 @@
 /* HMAC-SHA256 signing: the shared vectors, the RFC 4231 primitive, hex
  * decoding and secret rotation. */
 #include "wh_test.h"
-#include "wh_signature.h"
+#include "verify/wh_signature.h"
 #include <apr_strings.h>
 #include <json-c/json.h>
 #include <openssl/hmac.h>

@@ -7,8 +7,8 @@
  * it was; a file: URI naming a VFS goes without the layer. Suite
  * "sqlite_wal". */
 #include "inbox_fx.h"
-#include "wh_inbox_db.h"
-#include "wh_sqlite_wal.h"
+#include "inbox/wh_inbox_db.h"
+#include "inbox/wh_sqlite_wal.h"
 #include <apr_strings.h>
 #include <apr_file_info.h>
 #include <dlfcn.h>

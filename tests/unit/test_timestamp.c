@@ -1,7 +1,7 @@
 /* Timestamp header: digits only, seconds or milliseconds, tolerance in
  * both directions. */
 #include "wh_test.h"
-#include "wh_timestamp.h"
+#include "verify/wh_timestamp.h"
 
 #define NOW_SEC 1700000000LL
 #define NOW apr_time_from_sec(NOW_SEC)

@@ -1,9 +1,9 @@
 /* The verdict pipeline end to end: every code, in the documented order,
  * with the facts a host needs and no secret in any output. */
 #include "wh_test.h"
-#include "wh_verify.h"
-#include "wh_signature.h"
-#include "wh_response.h"
+#include "verify/wh_verify.h"
+#include "verify/wh_signature.h"
+#include "verify/wh_response.h"
 #include <apr_lib.h>
 #include <apr_base64.h>
 #include <apr_strings.h>

@@ -1,8 +1,8 @@
 #ifndef WH_ENDPOINT_H
 #define WH_ENDPOINT_H
-#include "wh_verify.h"
+#include "verify/wh_verify.h"
 #include "wh_inbox.h"
-#include "wh_response.h"
+#include "verify/wh_response.h"
 
 /* The inbox endpoint, host-neutral: both the module's `SetHandler
  * wirehook` and wirehook.cgi call these and copy the wh_response out.

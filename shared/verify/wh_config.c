@@ -15,8 +15,8 @@
  * file. Line numbers identify the culprit. */
 #include "wh_config.h"
 #include "wh_auth.h"
-#include "wh_forward_parse.h"
-#include "wh_inbox_files.h"
+#include "wh_parse_forward.h"
+#include "wh_account.h"
 #include "wh_parse.h"
 #include "wh_signature.h"
 
@@ -212,7 +212,7 @@ static const char *set_inbox_params(apr_pool_t *p, wh_config *cfg,
 static const char *set_inbox_group(apr_pool_t *p, wh_config *cfg,
                                    const char *v)
 {
-    return wh_inbox_parse_group(p, v, &cfg->inbox_group);
+    return wh_parse_group(p, v, &cfg->inbox_group);
 }
 
 static const char *set_inbox_batch_max(apr_pool_t *p, wh_config *cfg,
@@ -901,17 +901,11 @@ static const char *permission_warning(apr_pool_t *p, const char *label,
 
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *a, *b, *c;
+    const char *a, *b;
 
     if (!cfg)
         return NULL;
     a = permission_warning(p, "SigningSecretFile", cfg->signing_secret_file);
     b = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
-    if (a && b)
-        a = apr_pstrcat(p, a, "\n", b, NULL);
-    else if (!a)
-        a = b;
-    /* the inbox holds account numbers, names and amounts */
-    c = wh_inbox_file_warnings(p, cfg);
-    return a && c ? apr_pstrcat(p, a, "\n", c, NULL) : a ? a : c;
+    return a && b ? apr_pstrcat(p, a, "\n", b, NULL) : a ? a : b;
 }

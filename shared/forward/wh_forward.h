@@ -8,7 +8,7 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <apr_time.h>
-#include "wh_config.h"
+#include "verify/wh_config.h"
 
 /* What one delivery attempt came to. */
 typedef enum {

@@ -5,9 +5,9 @@
  * configuration accepts it (wirehook inbox quarantine ...). */
 #include <apr_pools.h>
 #include <apr_tables.h>
-#include "wh_config.h"
+#include "verify/wh_config.h"
 #include "wh_inbox.h"
-#include "wh_verdict.h"
+#include "verify/wh_verdict.h"
 
 typedef struct {
     apr_int64_t id;

@@ -3,7 +3,7 @@
  * silently ignored a misspelt parameter ("ofset=50") would page from the
  * start and look correct, so anything not understood is a 400. */
 #include "wh_pagination.h"
-#include "wh_utf8.h"
+#include "verify/wh_utf8.h"
 #include <apr_escape.h>
 #include <apr_strings.h>
 #include <string.h>

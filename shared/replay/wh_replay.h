@@ -19,6 +19,11 @@
 #include <apr_pools.h>
 #include <apr_time.h>
 
+/* How long a delivery's claim on its id holds at most (the handler
+ * running): past it, or once the claiming process is gone (lmdb), a copy
+ * is delivered. */
+#define WH_REPLAY_CLAIM_LEASE apr_time_from_sec(120)
+
 /* The key the epoch marker is stored under: never a notificationId
  * (those are canonical UUIDs). */
 #define WH_REPLAY_MARKER_KEY "wirehook:epoch"
@@ -79,11 +84,6 @@ const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
 void wh_replay_key(apr_pool_t *p, const wh_replay_model *m, const char *id,
                    const unsigned char **key, unsigned *key_len,
                    unsigned *partition);
-
-/* 1 when the directory holding path is a RAM file system, which a reboot
- * empties: a store's file missing there says nothing about what was
- * accepted before. */
-int wh_replay_on_ram_fs(const char *path);
 
 /* 1 when a store whose memory began at since cannot judge a notification
  * signed at signed_at: one accepted before since carried a timestamp at

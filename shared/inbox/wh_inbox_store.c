@@ -13,7 +13,7 @@
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
 #include "wh_batch.h"
-#include "wh_datetime.h"
+#include "verify/wh_datetime.h"
 #include <apr_strings.h>
 #include <string.h>
 

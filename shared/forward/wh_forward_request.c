@@ -5,8 +5,8 @@
  * it with the code (or the `wirehook check`/`sign` calls) it would use
  * for the bank. */
 #include "wh_forward.h"
-#include "wh_schema.h"
-#include "wh_signature.h"
+#include "verify/wh_schema.h"
+#include "verify/wh_signature.h"
 
 #include <apr_lib.h>
 #include <apr_strings.h>

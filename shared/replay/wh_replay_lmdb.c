@@ -9,7 +9,7 @@
  * in expiry order and no sweep that stalls writers. An expired entry that
  * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
-#include "wh_replay.h"
+#include "wh_replay_fs.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <errno.h>

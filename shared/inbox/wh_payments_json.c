@@ -1,7 +1,7 @@
 /* The JSON of the payment views, built with json-c from plain rows, so
  * the module, the CGI and `wirehook inbox payment(s)` print the same. */
 #include "wh_payments.h"
-#include "wh_schema.h"
+#include "verify/wh_schema.h"
 
 #include <apr_strings.h>
 #include <json-c/json.h>

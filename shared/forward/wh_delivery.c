@@ -5,9 +5,9 @@
  * so the queue is consistent after a crash at any point. */
 #include "wh_delivery.h"
 #include "wh_delivery_sql.h"
-#include "wh_db_cells.h"
-#include "wh_inbox_db.h"
-#include "wh_parse.h"
+#include "inbox/wh_db_cells.h"
+#include "inbox/wh_inbox_db.h"
+#include "verify/wh_parse.h"
 
 #include <apr_strings.h>
 #include <string.h>

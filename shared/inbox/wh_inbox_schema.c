@@ -4,7 +4,7 @@
  * (wh_inbox_conn.c). */
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
-#include "wh_datetime.h"
+#include "verify/wh_datetime.h"
 #include <apr_strings.h>
 #include <string.h>
 

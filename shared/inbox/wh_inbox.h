@@ -2,9 +2,9 @@
 #define WH_INBOX_H
 #include <apr_pools.h>
 #include <apr_time.h>
-#include "wh_config.h"
-#include "wh_verdict.h"
-#include "wh_log.h"
+#include "verify/wh_config.h"
+#include "verify/wh_verdict.h"
+#include "verify/wh_log.h"
 
 /* The durable inbox: accepted notifications in SQLite (default) or
  * PostgreSQL through apr_dbd, same schema and SQL on both. */

@@ -1,8 +1,9 @@
 #ifndef WH_INBOX_CONN_H
 #define WH_INBOX_CONN_H
-/* struct wh_inbox, shared by the two files that touch the connection
- * itself: wh_inbox_conn.c (its life) and wh_inbox_stmt.c (statements on
- * it). Every other file goes through wh_inbox_db.h. */
+/* struct wh_inbox, shared by the files that touch the connection itself:
+ * wh_inbox_open.c (its settings), wh_inbox_conn.c (its life),
+ * wh_inbox_stmt.c (statements on it) and wh_inbox_walsync.c (its WAL
+ * sync). Every other file goes through wh_inbox_db.h. */
 #include "wh_inbox_db.h"
 #include "wh_inbox_lock.h"
 #include <apr_hash.h>
@@ -32,6 +33,11 @@ struct wh_inbox {
     int wlock_tried;
     struct wh_batcher *batcher;  /* group commit, or NULL */
     int sequencer_off;           /* tests: no sequencer after stores */
+    /* Run on each fresh connection: wh_inbox_schema_ensure, set by
+     * wh_inbox_open.c, so that the connection never calls up into the
+     * schema built on it. */
+    wh_conn_status (*ensure_schema)(wh_inbox *ib, apr_pool_t *p, int readonly,
+                                    const char **why);
     apr_time_t retry_at;         /* no new connection before this */
     apr_time_t busy_deadline;    /* SQLite: the busy handler gives up then */
     apr_interval_time_t retry_interval;
@@ -59,6 +65,10 @@ struct wh_inbox {
 /* wh_inbox_walsync.c: on a fresh writer connection (mutex held), switch
  * to synchronous = NORMAL with a descriptor of the WAL to sync. */
 void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p);
+/* Opens a fresh connection, sets it up and runs ensure_schema; the
+ * previous connection, if any, is closed. why (may be NULL) gets the
+ * reason of a failure, in p. */
+wh_conn_status wh_inbox_db_connect(wh_inbox *ib, apr_pool_t *p, const char **why);
 /* A driver message on one bounded line (libpq's messages span lines). */
 const char *wh_inbox_one_line(apr_pool_t *p, const char *m);
 

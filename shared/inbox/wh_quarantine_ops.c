@@ -3,8 +3,8 @@
 #include "wh_quarantine_ops.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
-#include "wh_json.h"
-#include "wh_schema.h"
+#include "verify/wh_json.h"
+#include "verify/wh_schema.h"
 
 #include <apr_escape.h>
 #include <apr_strings.h>

@@ -22,7 +22,7 @@
  * a real login made, which is why it gets the inbox's mode and group. */
 #include "wh_auth_file.h"
 #include "wh_inbox_files.h"
-#include "wh_signature.h"
+#include "verify/wh_signature.h"
 #include <apr_strings.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,63 +1,18 @@
 /* The SQLite inbox's files: created 0600 (0640 with InboxGroup) before
  * SQLite opens them, since they hold account numbers, names and amounts
  * and SQLite would create them with the process umask (0644 under
- * suEXEC's 022); the group name; the start-up warning about files others
+ * suEXEC's 022); their group; the start-up warning about files others
  * can read. SQLite gives its -wal and -shm files the mode of the database
  * file, so creating that one right is enough for them. */
 #include "wh_inbox_files.h"
-#include <apr_lib.h>
 #include <apr_strings.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Longest group name accepted (useradd's limit). */
-#define WH_GROUP_NAME_MAX 32
-/* getgrnam_r's buffer: a group with very many members needs more, and
- * is then refused rather than truncated. */
-#define WH_GROUP_BUF 16384
-
 static const char *const suffixes[] = { "", "-wal", "-shm", "-lock", "-auth", NULL };
-
-const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **out)
-{
-    apr_size_t n = arg ? strlen(arg) : 0;
-
-    if (n == 0 || n > WH_GROUP_NAME_MAX)
-        return apr_psprintf(p, "must be a group name of 1 to %d characters",
-                            WH_GROUP_NAME_MAX);
-    for (apr_size_t i = 0; i < n; i++)
-        if (!apr_isalnum(arg[i]) && arg[i] != '_' && arg[i] != '-' && arg[i] != '.')
-            return "must be a group name (letters, digits, '_', '-', '.')";
-    if (arg[0] == '-')
-        return "must not begin with '-'";
-    /* Checked here, not at the first store: a group that does not exist
-     * would otherwise pass start-up and cost every notification a 503. */
-    {
-        gid_t gid;
-        if (wh_inbox_resolve_group(arg, &gid) != 0)
-            return "no such group on this system";
-    }
-    *out = apr_pstrdup(p, arg);
-    return NULL;
-}
-
-int wh_inbox_resolve_group(const char *name, gid_t *gid)
-{
-    struct group gr, *found = NULL;
-    char buf[WH_GROUP_BUF];
-
-    *gid = (gid_t)-1;
-    if (!name)
-        return 0;
-    if (getgrnam_r(name, &gr, buf, sizeof(buf), &found) != 0 || !found)
-        return -1;
-    *gid = found->gr_gid;
-    return 0;
-}
 
 mode_t wh_inbox_file_mode(const char *group)
 {

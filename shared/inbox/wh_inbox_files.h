@@ -3,12 +3,8 @@
 /* The SQLite inbox's files on disk: modes, group, warnings. */
 #include <apr_pools.h>
 #include <sys/types.h>
-#include "wh_config.h"
+#include "verify/wh_config.h"
 
-/* InboxGroup's value: a group name. NULL or the problem. */
-const char *wh_inbox_parse_group(apr_pool_t *p, const char *arg, const char **out);
-/* The group's id; -1 when it does not exist (then *gid is (gid_t)-1). */
-int wh_inbox_resolve_group(const char *name, gid_t *gid);
 /* 0600, or 0640 when a group is named. */
 mode_t wh_inbox_file_mode(const char *group);
 

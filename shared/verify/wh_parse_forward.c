@@ -1,7 +1,7 @@
 /* Parsers for the Forward* configuration keys. Durations carry a unit so
  * that a backoff of 250 ms and a maximum age of a day read naturally in
  * one file; a bare number stays seconds, as everywhere else in it. */
-#include "wh_forward_parse.h"
+#include "wh_parse_forward.h"
 #include "wh_parse.h"
 
 #include <apr_strings.h>

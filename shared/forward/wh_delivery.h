@@ -21,9 +21,9 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <apr_time.h>
-#include "wh_config.h"
+#include "verify/wh_config.h"
 #include "wh_forward.h"
-#include "wh_inbox.h"
+#include "inbox/wh_inbox.h"
 
 #define WH_DLV_WAITING   0
 #define WH_DLV_READY     1

@@ -4,10 +4,6 @@
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <string.h>
-#if defined(__linux__)
-#include <linux/magic.h>
-#include <sys/vfs.h>
-#endif
 
 /* Stored ids (notificationId: a 36-character UUID). */
 #define WH_REPLAY_ID_LEN 36
@@ -196,32 +192,6 @@ const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
         "server; survives httpd restarts; a flushed or emptied server is "
         "detected and answered 503 for %" APR_INT64_T_FMT " s",
         tolerance_sec);
-}
-
-int wh_replay_on_ram_fs(const char *path)
-{
-#if defined(__linux__)
-    char dir[4096];
-    struct statfs sf;
-    const char *slash = strrchr(path, '/');
-    apr_size_t n = slash ? (apr_size_t)(slash - path) : 0;
-
-    if (slash == NULL)
-        apr_cpystrn(dir, ".", sizeof(dir));
-    else if (n == 0)
-        apr_cpystrn(dir, "/", sizeof(dir));
-    else if (n < sizeof(dir)) {
-        memcpy(dir, path, n);
-        dir[n] = '\0';
-    }
-    else
-        return 0;
-    return statfs(dir, &sf) == 0
-           && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
-#else
-    (void)path;
-    return 0;
-#endif
 }
 
 /* FNV-1a, then a murmur3 finaliser: every bit of the id reaches the byte

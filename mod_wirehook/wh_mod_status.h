@@ -1,0 +1,28 @@
+#ifndef WH_MOD_STATUS_H
+#define WH_MOD_STATUS_H
+#include "wh_mod_site.h"
+#include "verify/wh_response.h"
+
+/* Counters per site, in shared memory (every child and
+ * thread adds to the same numbers; graceful restarts keep them), shown by
+ * mod_status in /server-status and /server-status?auto. Each call is one
+ * relaxed atomic add: no lock, no system call. site may be NULL.
+ * Count every POST wirehook answers exactly once, by what the sender is
+ * told:
+ *   wh_mod_stats_verdict(site, code)  code: WH_CODE_ACCEPTED (delivered to
+ *       the handler), WH_MOD_STATS_DUPLICATE, or the error code answered
+ *       (a verdict's code, WH_CODE_REPLAY_UNAVAILABLE, WH_CODE_INTERNAL...)
+ *   wh_mod_stats_inbox(site, result)  for the inbox handler's store:
+ *       counts the inbox result and the answer it makes (stored ->
+ *       accepted, duplicate -> duplicate, unavailable -> inbox_unavailable)
+ *   wh_mod_stats_endpoint(site, verdict, response)  for a handler that only
+ *       has wh_endpoint_store's answer: the verdict's code when it failed,
+ *       else the inbox result read back from the answer. */
+#define WH_MOD_STATS_DUPLICATE "duplicate"
+void wh_mod_stats_verdict(const wh_mod_site *site, const char *code);
+void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res);
+void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
+                           const wh_response *resp);
+void wh_mod_status_register(void);
+
+#endif
