@@ -17,6 +17,7 @@
 #include "wh_mod_site_inbox.h"
 #include "wh_mod_status.h"
 #include "wh_mod_request.h"
+#include "wh_mod_body.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -115,6 +116,9 @@ int wh_mod_inbox_run(request_rec *r)
          * the inbox does not have, 405 for a method the resource does not
          * take: a POST under the inbox is verified, never stored */
         inbox_ctx ctx = { r, site };
+        /* a body these answers never read (a PUT's) is drained first, or
+         * an h2 stream can be reset under the answer */
+        wh_mod_drain_before_answer(r, site->cfg->max_body_size);
         wh_endpoint_handle_lazy(site->vf, inbox_when_needed, &ctx, &req, sub_path,
                                 r->args ? r->args : "", r->pool, &resp);
     }
