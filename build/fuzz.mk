@@ -51,14 +51,23 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/$(FUZZ_SRC_DIR)/fuzz_%.o $(FUZZ_LIB)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
+# A target's dictionary is its file in tests/fuzz/; the configuration
+# target's also gets every key name from the key table, the one list of
+# keys, so a new key is fuzzed without an edit here.
+$(FUZZ_DIR)/%.dict: $(FUZZ_SRC_DIR)/%.dict shared/verify/wh_config.c
+	@mkdir -p $(dir $@)
+	cp $< $@
+	if [ "$*" = config ]; then \
+	  sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/"\1 "/p' shared/verify/wh_config.c >>$@; fi
+
 # Each run grows a working corpus under $(BUILD) seeded from the repo's
 # corpus (which it never writes to), so runs build on each other.
-$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_DIR)/fuzz_%
+$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_DIR)/fuzz_% $(FUZZ_DIR)/%.dict
 	@mkdir -p $(FUZZ_DIR)/corpus/$* $(FUZZ_DIR)/artifacts/$*
 	@echo "fuzz $*: $(FUZZ_SECONDS) s"
 	@$(FUZZ_ENV) $< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=$(FUZZ_MAXLEN_$*) -print_final_stats=1 \
-	  $(if $(wildcard $(FUZZ_SRC_DIR)/$*.dict),-dict=$(FUZZ_SRC_DIR)/$*.dict) \
+	  $(if $(wildcard $(FUZZ_SRC_DIR)/$*.dict),-dict=$(FUZZ_DIR)/$*.dict) \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/$*/ \
 	  $(FUZZ_DIR)/corpus/$* $(FUZZ_SRC_DIR)/corpus/$* >$(FUZZ_DIR)/$*.log 2>&1 \
 	  || { tail -n 80 $(FUZZ_DIR)/$*.log; \

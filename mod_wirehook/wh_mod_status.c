@@ -84,31 +84,12 @@ typedef atomic_ulong wh_counter;
 #define WH_STATS_MAX_SITES 256
 #define WH_STATS_PATH_MAX  1024
 
-/* The rejection codes, from shared/verify/wh_verdict.h: every code a POST can be
- * answered with. tests/integration/test_status.sh fails when wh_verdict.h
- * defines a code that is neither here nor in its list of codes that are
- * not a notification's (accepted, invalid_pagination). */
-static const char *const wh_stats_codes[] = {
-    WH_CODE_METHOD_NOT_ALLOWED,
-    WH_CODE_AUTH_REQUIRED,
-    WH_CODE_AUTH_FAILED,
-    WH_CODE_UNSUPPORTED_MEDIA,
-    WH_CODE_BAD_REQUEST,
-    WH_CODE_BODY_TOO_LARGE,
-    WH_CODE_TS_MISSING,
-    WH_CODE_TS_MALFORMED,
-    WH_CODE_TS_EXPIRED,
-    WH_CODE_TS_FUTURE,
-    WH_CODE_SIG_MISSING,
-    WH_CODE_SIG_MALFORMED,
-    WH_CODE_SIG_MISMATCH,
-    WH_CODE_INVALID_JSON,
-    WH_CODE_SCHEMA_VIOLATION,
-    WH_CODE_REPLAY_UNAVAILABLE,
-    WH_CODE_IN_PROGRESS,
-    WH_CODE_INBOX_UNAVAILABLE,
-    WH_CODE_INTERNAL,
-};
+/* The codes a notification can be refused with: the counted ones of
+ * WH_CODES (shared/verify/wh_verdict.h), in its order. */
+#define WH_STATS_IF_1(x) x,
+#define WH_STATS_IF_0(x)
+#define WH_STATS_CODE(name, code, counted) WH_STATS_IF_##counted(WH_CODE_##name)
+static const char *const wh_stats_codes[] = { WH_CODES(WH_STATS_CODE) };
 #define WH_STATS_NCODES \
     ((int)(sizeof(wh_stats_codes) / sizeof(wh_stats_codes[0])))
 

@@ -2,6 +2,10 @@
 #include <apr_strings.h>
 #include <json-c/json.h>
 
+#define WH_CODE_DEFINE(name, code, counted) const char WH_CODE_##name[] = code;
+WH_CODES(WH_CODE_DEFINE)
+#undef WH_CODE_DEFINE
+
 void wh_verdict_init(wh_verdict *v, apr_pool_t *p)
 {
     memset(v, 0, sizeof(*v));

@@ -4,30 +4,39 @@
 #include <apr_tables.h>
 #include <apr_time.h>
 
-/* Error codes: the contract with senders and operators (see README). */
-#define WH_CODE_METHOD_NOT_ALLOWED   "method_not_allowed"
-#define WH_CODE_AUTH_REQUIRED        "auth_required"
-#define WH_CODE_AUTH_FAILED          "auth_failed"
-#define WH_CODE_UNSUPPORTED_MEDIA    "unsupported_media_type"
-#define WH_CODE_BODY_TOO_LARGE       "body_too_large"
-#define WH_CODE_TS_MISSING           "timestamp_missing"
-#define WH_CODE_TS_MALFORMED         "timestamp_malformed"
-#define WH_CODE_TS_EXPIRED           "timestamp_expired"
-#define WH_CODE_TS_FUTURE            "timestamp_in_future"
-#define WH_CODE_SIG_MISSING          "signature_missing"
-#define WH_CODE_SIG_MALFORMED        "signature_malformed"
-#define WH_CODE_SIG_MISMATCH         "signature_mismatch"
-#define WH_CODE_INVALID_JSON         "invalid_json"
-#define WH_CODE_SCHEMA_VIOLATION     "schema_violation"
-#define WH_CODE_ACCEPTED             "accepted"
-/* Used by hosts (module, CGI, inbox), not by wh_verify itself. */
-#define WH_CODE_REPLAY_UNAVAILABLE   "replay_cache_unavailable"
-#define WH_CODE_IN_PROGRESS          "delivery_in_progress"
-#define WH_CODE_INBOX_UNAVAILABLE    "inbox_unavailable"
-#define WH_CODE_INVALID_PAGINATION   "invalid_pagination"
-#define WH_CODE_BAD_REQUEST          "bad_request"
-#define WH_CODE_INTERNAL             "internal_error"
-#define WH_CODE_NOT_FOUND            "not_found"
+/* Every code wirehook answers with, the one list: X(NAME, "code", counted).
+ * A code is the contract with senders and operators and never changes once
+ * released; docs/errors.md has a row for each (test_docs.sh checks).
+ * counted: a POSTed notification can be refused with it, so the module's
+ * mod_status counters have one per code (wh_mod_status.c); the others
+ * answer listings and lookups, or are no refusal. */
+#define WH_CODES(X)                                                   \
+    X(METHOD_NOT_ALLOWED, "method_not_allowed", 1)                    \
+    X(AUTH_REQUIRED, "auth_required", 1)                              \
+    X(AUTH_FAILED, "auth_failed", 1)                                  \
+    X(UNSUPPORTED_MEDIA, "unsupported_media_type", 1)                 \
+    X(BAD_REQUEST, "bad_request", 1)                                  \
+    X(BODY_TOO_LARGE, "body_too_large", 1)                            \
+    X(TS_MISSING, "timestamp_missing", 1)                             \
+    X(TS_MALFORMED, "timestamp_malformed", 1)                         \
+    X(TS_EXPIRED, "timestamp_expired", 1)                             \
+    X(TS_FUTURE, "timestamp_in_future", 1)                            \
+    X(SIG_MISSING, "signature_missing", 1)                            \
+    X(SIG_MALFORMED, "signature_malformed", 1)                        \
+    X(SIG_MISMATCH, "signature_mismatch", 1)                          \
+    X(INVALID_JSON, "invalid_json", 1)                                \
+    X(SCHEMA_VIOLATION, "schema_violation", 1)                        \
+    X(REPLAY_UNAVAILABLE, "replay_cache_unavailable", 1)              \
+    X(IN_PROGRESS, "delivery_in_progress", 1)                         \
+    X(INBOX_UNAVAILABLE, "inbox_unavailable", 1)                      \
+    X(INTERNAL, "internal_error", 1)                                  \
+    X(ACCEPTED, "accepted", 0)                                        \
+    X(INVALID_PAGINATION, "invalid_pagination", 0)                    \
+    X(NOT_FOUND, "not_found", 0)
+
+#define WH_CODE_DECLARE(name, code, counted) extern const char WH_CODE_##name[];
+WH_CODES(WH_CODE_DECLARE)
+#undef WH_CODE_DECLARE
 
 /* One schema (or other field-level) problem. field is a JSON pointer
  * (RFC 6901) into the body, "" for the document itself. */

@@ -71,7 +71,7 @@ done
 assert_contains "$R8" "SetHandler wirehook" "mod_wirehook(8) describes SetHandler wirehook"
 
 # ----------------------------------------------------------- error codes ---
-mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' shared/verify/wh_verdict.h | grep -vx accepted)
+mapfile -t CODES < <(sed -n 's/^[[:space:]]*X([A-Z_]*, "\([a-z_]*\)", [01]).*/\1/p' shared/verify/wh_verdict.h | grep -vx accepted)
 assert_true "shared/verify/wh_verdict.h defines 15 or more error codes" test "${#CODES[@]}" -ge 15
 errmd=$(cat docs/errors.md)
 for c in "${CODES[@]}"; do

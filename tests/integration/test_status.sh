@@ -56,10 +56,10 @@ st() {
     [ -n "$i" ] || return 0
     printf '%s\n' "${ST[WirehookSite[$i]$2]:-}"
 }
-# The codes a notification can be refused with: shared/verify/wh_verdict.h's
-# WH_CODE_*, less the ones that are not a refusal of a notification.
-mapfile -t CODES < <(sed -n 's/^#define WH_CODE_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$WH_TOP/shared/verify/wh_verdict.h" |
-    grep -vx -e accepted -e invalid_pagination -e not_found)
+# The codes a notification can be refused with: the counted rows of
+# WH_CODES in shared/verify/wh_verdict.h.
+mapfile -t CODES < <(sed -n 's/^[[:space:]]*X([A-Z_]*, "\([a-z_]*\)", 1).*/\1/p' "$WH_TOP/shared/verify/wh_verdict.h")
+assert_true "wh_verdict.h lists 15 or more counted codes" test "${#CODES[@]}" -ge 15
 # expect CONF LABEL KEY=N... -- every counter of the site: those named are
 # N, all others 0 (so an unexpected count anywhere fails)
 expect() {
