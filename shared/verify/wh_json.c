@@ -34,77 +34,11 @@ static int is_json_ws(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* ---- eight bytes at a time ----------------------------------------------
- * Bodies are pretty-printed JSON: about a third indentation, most of the
- * rest string content. Byte loops over them cost about six instructions a
- * byte, as much as json-c's whole parse of the same bytes; words of eight
- * (SWAR) cost about two. Each test below is exact as to whether any byte
- * of the word matches, and the lowest flag is the first byte that does
- * (a borrow only ever runs upward, from a matching byte), so the scan can
- * jump straight to it. */
-#define ONES  UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-static uint64_t load8(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8); /* no alignment assumed */
-    return w;
-}
-
-/* high bit of each byte below n (n <= 0x80) */
-static uint64_t bytes_below(uint64_t w, unsigned n)
-{
-    return (w - ONES * n) & ~w & HIGHS;
-}
-
-/* high bit of each byte equal to c */
-static uint64_t bytes_equal(uint64_t w, unsigned char c)
-{
-    return bytes_below(w ^ (ONES * c), 1);
-}
-
-/* Index (0-7) in memory order of the first byte of m with a bit set (the
- * first byte at p that match() accepts); m != 0. */
-static apr_size_t first_flagged(uint64_t m, const char *p, int (*match)(unsigned char))
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) \
-    && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    (void)p;
-    (void)match;
-    return (apr_size_t)__builtin_ctzll(m) >> 3;
-#else
-    apr_size_t k = 0;
-    (void)m;
-    while (!match((unsigned char)p[k]))
-        k++;
-    return k;
-#endif
-}
-
-static int is_not_space(unsigned char c)
-{
-    return c != ' ';
-}
-
 static apr_size_t skip_ws(const char *buf, apr_size_t pos, apr_size_t len)
 {
-    for (;;) {
-        /* indentation: runs of spaces */
-        while (len - pos >= 8) {
-            /* the bytes that are not spaces are the nonzero ones */
-            uint64_t m = load8(buf + pos) ^ (ONES * ' ');
-            if (m) {
-                pos += first_flagged(m, buf + pos, is_not_space);
-                break;
-            }
-            pos += 8;
-        }
-        if (pos < len && is_json_ws((unsigned char)buf[pos]))
-            pos++;
-        else
-            return pos;
-    }
+    while (pos < len && is_json_ws((unsigned char)buf[pos]))
+        pos++;
+    return pos;
 }
 
 static apr_status_t put_json(void *data)
@@ -192,10 +126,6 @@ static const unsigned char string_stop[256] = {
 };
 #undef X16
 
-static int ends_plain_run(unsigned char c)
-{
-    return string_stop[c];
-}
 
 /* *pos is on the opening quote; leaves it after the closing one. Escape
  * syntax is json-c's job; this only catches what json-c lets through. */
@@ -205,16 +135,6 @@ static const char *lex_string(lexer *lx, apr_size_t *pos)
     apr_size_t i = *pos + 1, n;
 
     for (;;) {
-        while (lx->end - i >= 8) {
-            uint64_t w = load8(lx->buf + i);
-            uint64_t m = (w & HIGHS) | bytes_below(w, 0x20) | bytes_equal(w, '"')
-                         | bytes_equal(w, '\\');
-            if (m) {
-                i += first_flagged(m, lx->buf + i, ends_plain_run);
-                break;
-            }
-            i += 8;
-        }
         while (i < lx->end && !string_stop[u[i]])
             i++;
         if (i >= lx->end)
