@@ -24,7 +24,6 @@
 
 #include <apr_strings.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -214,16 +213,6 @@ static const node_rule envelope = {
     "", REQUIRED, 0, envelope_strings, envelope_children
 };
 
-/* ---- member lookups, names hashed once ---------------------------------
- * json-c hashes the name on every lookup: about 90 instructions with its
- * strlen, and a notification takes about 60 lookups (2% of the module's
- * path, callgrind). The names looked up are this file's own literals, so
- * each one's hash is made once per process and found again by the
- * literal's address. The hash is json-c's string hash, the one every
- * object's table uses unless a program changes json-c's global hash: a
- * table with another function, or a name not made here, takes json-c's
- * own lookup. */
-
 /* The names the facts are read from (the rules hold the rest). */
 static const char N_NOTIFICATION_ID[] = "notificationId";
 static const char N_EVENT_TYPE[] = "eventType";
@@ -233,84 +222,10 @@ static const char N_WIRE_EVENT[] = "wireEventInfo";
 static const char N_PAYMENT_ID[] = "paymentId";
 static const char N_STATUS[] = "status";
 
-#define NAME_SLOTS 128 /* a power of two, over twice the names below */
-
-static struct {
-    lh_hash_fn *fn;             /* NULL: not made, every lookup is json-c's */
-    const char *name[NAME_SLOTS];
-    unsigned long hash[NAME_SLOTS];
-} names;
-static pthread_once_t names_once = PTHREAD_ONCE_INIT;
-
-/* The slot holding name, or the empty one where it would go (open
- * addressing on the literal's address); -1 when neither is found. */
-static int name_slot(const char *name)
-{
-    apr_size_t i = ((apr_size_t)(uintptr_t)name >> 3) & (NAME_SLOTS - 1);
-    for (int tries = 0; tries < NAME_SLOTS; tries++) {
-        if (names.name[i] == name || names.name[i] == NULL)
-            return (int)i;
-        i = (i + 1) & (NAME_SLOTS - 1);
-    }
-    return -1;
-}
-
-static void name_add(struct lh_table *t, const char *name)
-{
-    int k = name_slot(name);
-    if (k >= 0 && names.name[k] == NULL) {
-        names.name[k] = name;
-        names.hash[k] = lh_get_hash(t, name);
-    }
-}
-
-static void names_add_node(struct lh_table *t, const node_rule *r)
-{
-    for (const str_rule *s = r->strings; s && s->key; s++)
-        name_add(t, s->key);
-    for (const node_rule *k = r->children; k && k->key; k++) {
-        name_add(t, k->key);
-        names_add_node(t, k);
-    }
-}
-
-static void names_make(void)
-{
-    static const char *const facts[] = {
-        N_NOTIFICATION_ID, N_EVENT_TYPE, N_EVENT_TIME, N_DATA, N_WIRE_EVENT,
-        N_PAYMENT_ID, N_STATUS
-    };
-    json_object *o = json_object_new_object();
-    struct lh_table *t = o ? json_object_get_object(o) : NULL;
-
-    if (!t) {
-        json_object_put(o);
-        return;
-    }
-    names_add_node(t, &envelope);
-    for (const node_rule *k = wire_data_children; k->key; k++) {
-        name_add(t, k->key);
-        names_add_node(t, k);
-    }
-    for (apr_size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
-        name_add(t, facts[i]);
-    names.fn = t->hash_fn;
-    json_object_put(o);
-}
-
-/* The member called name (NULL when absent or JSON null), as
- * json_object_object_get_ex() finds it. */
+/* The member called name (NULL when absent or JSON null). */
 static json_object *member(json_object *obj, const char *name)
 {
-    struct lh_table *t = json_object_get_object(obj);
     json_object *v = NULL;
-    int k;
-
-    if (t && t->hash_fn == names.fn && (k = name_slot(name)) >= 0
-        && names.name[k] == name) {
-        struct lh_entry *e = lh_table_lookup_entry_w_hash(t, name, names.hash[k]);
-        return e ? (json_object *)lh_entry_v(e) : NULL;
-    }
     json_object_object_get_ex(obj, name, &v);
     return v;
 }
@@ -534,7 +449,6 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
         return c.count;
     }
 
-    pthread_once(&names_once, names_make);
     check_node(&c, root, NULL, &envelope);
     event_type = string_at(p, root, N_EVENT_TYPE);
     data = object_at(root, N_DATA);
