@@ -171,6 +171,8 @@ static void on_done(void *ctx, const wh_fwd_result *r)
     o->attempt = s->attempt;
     o->http_status = r->answered ? (int)r->status : 0;
     o->answer = answer_text(f->opool, r);
+    o->duration_ms = r->elapsed_ms > 0 ? r->elapsed_ms : 0;
+    o->started_at = now - apr_time_from_msec(o->duration_ms);
     if (c == WH_FWD_DELIVERED) {
         o->state = WH_DLV_DELIVERED;
         f->delivered++;

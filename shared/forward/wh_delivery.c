@@ -8,8 +8,10 @@
 #include "inbox/wh_db_cells.h"
 #include "inbox/wh_inbox_db.h"
 #include "verify/wh_parse.h"
+#include "verify/wh_utf8.h"
 
 #include <apr_strings.h>
+#include <json-c/json.h>
 #include <string.h>
 
 #define WH_DLV_REVIVE_BATCH 1000
@@ -32,6 +34,23 @@ static const wh_inbox_stmt st_dead_by_id = { WH_DLV_SQL_DEAD_BY_ID, NULL };
 static const wh_inbox_stmt st_dead_by_nid = { WH_DLV_SQL_DEAD_BY_NID, NULL };
 static const wh_inbox_stmt st_dead_ids = { WH_DLV_SQL_DEAD_IDS, NULL };
 static const wh_inbox_stmt st_revive = { WH_DLV_SQL_REVIVE, NULL };
+static const wh_inbox_stmt st_dead_ids_payment = { WH_DLV_SQL_DEAD_IDS_PAYMENT, NULL };
+static const wh_inbox_stmt st_dead_count_payment = { WH_DLV_SQL_DEAD_COUNT_PAYMENT, NULL };
+static const wh_inbox_stmt st_states = { WH_DLV_SQL_STATES, WH_DLV_SQL_STATES_PG };
+static const wh_inbox_stmt st_attempts_add = {
+    WH_DLV_SQL_ATTEMPTS_ADD, WH_DLV_SQL_ATTEMPTS_ADD_PG };
+static const wh_inbox_stmt st_attempts_of = { WH_DLV_SQL_ATTEMPTS_OF, NULL };
+static const wh_inbox_stmt st_attempts_count = { WH_DLV_SQL_ATTEMPTS_COUNT, NULL };
+/* Which of the forwarder's tables exist: the queue's, and the attempt
+ * history (an older forwarder made the first without the second). */
+static const wh_inbox_stmt st_tables = {
+    "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+    " AND name = 'wh_forward_cursor'), (SELECT count(*) FROM sqlite_master"
+    " WHERE type = 'table' AND name = 'wh_attempts')",
+    "SELECT (SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename ="
+    " 'wh_forward_cursor' AND schemaname = current_schema()),"
+    " (SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename ="
+    " 'wh_attempts' AND schemaname = current_schema())" };
 static const wh_inbox_stmt st_started = {
     "SELECT count(*) FROM sqlite_master"
     " WHERE type = 'table' AND name = 'wh_forward_cursor'",
@@ -42,6 +61,7 @@ struct wh_delivery {
     wh_inbox *ib;
     const wh_config *cfg;
     const char *owner;
+    int attempts_table;          /* wh_attempts exists (attach) */
 };
 
 
@@ -71,6 +91,7 @@ const char *wh_delivery_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     d->ib = ib;
     d->cfg = cfg;
     d->owner = apr_pstrdup(p, owner ? owner : "wirehook");
+    d->attempts_table = 1;
     /* Two processes creating the tables at once: the loser's IF NOT
      * EXISTS may still collide in PostgreSQL's catalog; once more wins. */
     if (wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK &&
@@ -109,6 +130,66 @@ typedef struct {
     wh_dlv_cycle *out;
     int pending;                 /* PostgreSQL: events await the sequencer */
 } cycle_ctx;
+
+/* An answer as valid UTF-8 text (a JSON string, a TEXT column): any
+ * byte that is not part of a well-formed sequence becomes '?'. */
+static const char *utf8_text(apr_pool_t *p, const char *s)
+{
+    apr_size_t n = s ? strlen(s) : 0, i = 0;
+    char *o;
+
+    if (!s)
+        return NULL;
+    o = apr_pstrmemdup(p, s, n);
+    while (i < n) {
+        apr_size_t k = wh_utf8_seq_len((const unsigned char *)o + i, n - i);
+        if (k == 0) {
+            o[i++] = '?';
+            continue;
+        }
+        i += k;
+    }
+    return o;
+}
+
+/* Every outcome's attempt in wh_attempts, in one statement (whether or
+ * not its lease was still this forwarder's: the request was made). */
+static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
+{
+    json_object *arr = json_object_new_array();
+    const char *json;
+    int n = 0, rv;
+
+    if (!arr)
+        return wh_inbox_db_fail(ib, p, "recording attempts", -1);
+    for (int i = 0; i < c->outcomes->nelts; i++) {
+        const wh_dlv_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_dlv_outcome);
+        json_object *a;
+        if (o->started_at <= 0 || !(a = json_object_new_array()))
+            continue;
+        json_object_array_add(a, json_object_new_int64(o->event_id));
+        json_object_array_add(a, json_object_new_int(o->attempt));
+        json_object_array_add(a, json_object_new_int64(o->started_at));
+        json_object_array_add(a, json_object_new_int64(o->duration_ms > 0 ? o->duration_ms : 0));
+        json_object_array_add(a, json_object_new_int(o->http_status));
+        json_object_array_add(a, o->answer ? json_object_new_string(utf8_text(p, o->answer))
+                                           : NULL);
+        json_object_array_add(a, json_object_new_int(o->state));
+        json_object_array_add(arr, a);
+        n++;
+    }
+    json = n ? apr_pstrdup(p, json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN))
+             : NULL;
+    json_object_put(arr);
+    if (!json)
+        return 0;
+    {
+        const void *args[1] = { json };
+        if ((rv = wh_inbox_db_exec(ib, p, &st_attempts_add, NULL, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "recording attempts", rv);
+    }
+    return 0;
+}
 
 static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
@@ -284,7 +365,8 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
         return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv ? rv : -1);
     last = wh_cell_num(WH_ROW_CELL(&cur, 0, 0));
     c->pending = wh_cell_num(WH_ROW_CELL(&cur, 0, 2)) > 0;
-    if (c->outcomes && c->outcomes->nelts && (rv = record(ib, p, c)) != 0)
+    if (c->outcomes && c->outcomes->nelts &&
+        ((rv = record(ib, p, c)) != 0 || (rv = record_attempts(ib, p, c)) != 0))
         return rv;
     if (c->claim_max > 0) {
         if ((rv = ingest(ib, p, c, last, wh_cell_num(WH_ROW_CELL(&cur, 0, 1)))) != 0 ||
@@ -400,7 +482,7 @@ int wh_delivery_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
 {
     /* asked first, so a query on tables that do not exist yet never
      * fails (which would log and renew the inbox's shared connection) */
-    wh_delivery d = { ib, cfg, "status" };
+    wh_delivery d = { ib, cfg, "status", 0 };
     const char **r = read_one(&d, p, &st_started, "forward started");
 
     memset(out, 0, sizeof(*out));
@@ -474,6 +556,7 @@ int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
 
 typedef struct {
     apr_int64_t one;             /* > 0: only this event */
+    const char *payment_id;      /* else, when set: this payment's */
     apr_time_t now;
     int n;
     int more;                    /* all: another batch may be left */
@@ -496,9 +579,15 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
         APR_ARRAY_PUSH(ids, apr_int64_t) = c->one;
     } else {
         int limit = WH_DLV_REVIVE_BATCH;
-        const void *args[1] = { &limit };
+        const void *args[2] = { &limit, NULL };
         wh_inbox_rows rows;
-        if ((rv = wh_inbox_db_select(ib, p, &st_dead_ids, args, limit, &rows)) != 0)
+        if (c->payment_id) {
+            args[0] = c->payment_id;
+            args[1] = &limit;
+        }
+        if ((rv = wh_inbox_db_select(ib, p, c->payment_id ? &st_dead_ids_payment
+                                                          : &st_dead_ids,
+                                     args, limit, &rows)) != 0)
             return wh_inbox_db_fail(ib, p, "listing dead letters", rv);
         for (int i = 0; i < rows.nrows; i++)
             APR_ARRAY_PUSH(ids, apr_int64_t) = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
@@ -535,5 +624,121 @@ int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
             return -1;
         *n += c.n;
     } while (c.more && c.n > 0);
+    return 0;
+}
+
+int wh_delivery_dead_retry_payment(wh_delivery *d, apr_pool_t *p,
+                                   const char *payment_id, apr_time_t now, int *n)
+{
+    revive_ctx c;
+
+    memset(&c, 0, sizeof(c));
+    c.now = now;
+    c.payment_id = payment_id;
+    *n = 0;
+    if (!payment_id)
+        return -1;
+    do {
+        if (wh_inbox_db_txn(d->ib, p, "dead retry", revive, &c) != WH_DB_OK)
+            return -1;
+        *n += c.n;
+    } while (c.more && c.n > 0);
+    return 0;
+}
+
+int wh_delivery_dead_count_payment(wh_delivery *d, apr_pool_t *p,
+                                   const char *payment_id, apr_int64_t *n)
+{
+    const void *args[1] = { payment_id };
+    read_ctx r = { &st_dead_count_payment, args, 1, { 0, 0, 0, NULL } };
+
+    *n = 0;
+    if (wh_inbox_db_read(d->ib, p, "dead letters of a payment", read_rows, &r) != WH_DB_OK)
+        return -1;
+    *n = r.rows.nrows ? wh_cell_num(WH_ROW_CELL(&r.rows, 0, 0)) : 0;
+    return 0;
+}
+
+/* ---- readers --------------------------------------------------------- */
+
+int wh_delivery_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                       wh_delivery **out)
+{
+    wh_delivery probe = { ib, cfg, "reader", 0 };
+    const char **r = read_one(&probe, p, &st_tables, "forward tables");
+    wh_delivery *d;
+
+    *out = NULL;
+    if (!r)
+        return -1;
+    if (wh_cell_num(r[0]) == 0)
+        return 0;
+    d = apr_pcalloc(p, sizeof(*d));
+    *d = probe;
+    d->attempts_table = wh_cell_num(r[1]) > 0;
+    *out = d;
+    return 1;
+}
+
+int wh_delivery_states(wh_delivery *d, apr_pool_t *p, const apr_int64_t *ids,
+                       int n, apr_array_header_t **out)
+{
+    apr_array_header_t *list;
+    const void *args[1];
+    read_ctx r = { &st_states, args, n, { 0, 0, 0, NULL } };
+
+    *out = apr_array_make(p, n > 0 ? n : 1, sizeof(wh_dlv_state));
+    if (n <= 0)
+        return 0;
+    if (n > WH_DLV_INGEST_BATCH)
+        return -1;
+    list = apr_array_make(p, n, sizeof(apr_int64_t));
+    for (int i = 0; i < n; i++)
+        APR_ARRAY_PUSH(list, apr_int64_t) = ids[i];
+    args[0] = json_ids(p, list);
+    if (wh_inbox_db_read(d->ib, p, "queue states", read_rows, &r) != WH_DB_OK)
+        return -1;
+    for (int i = 0; i < r.rows.nrows; i++) {
+        wh_dlv_state *st = apr_array_push(*out);
+#define C(j) WH_ROW_CELL(&r.rows, i, j)
+        st->event_id = wh_cell_num(C(0));
+        st->state = (int)wh_cell_num(C(1));
+        st->attempts = (int)wh_cell_num(C(2));
+        st->leased = wh_cell_opt(C(3)) != NULL;
+        st->next_at = (apr_time_t)wh_cell_num(C(4));
+        st->first_at = (apr_time_t)wh_cell_num(C(5));
+        st->done_at = (apr_time_t)wh_cell_num(C(6));
+        st->http_status = (int)wh_cell_num(C(7));
+        st->answer = wh_cell_opt(C(8));
+        st->reason = wh_cell_opt(C(9));
+#undef C
+    }
+    return 0;
+}
+
+int wh_delivery_attempts(wh_delivery *d, apr_pool_t *p, apr_int64_t event_id,
+                         int limit, apr_array_header_t **out, apr_int64_t *total)
+{
+    const void *args[2] = { &event_id, &limit };
+    read_ctx r = { &st_attempts_of, args, limit, { 0, 0, 0, NULL } };
+    read_ctx c = { &st_attempts_count, args, 1, { 0, 0, 0, NULL } };
+
+    *out = apr_array_make(p, limit > 0 ? limit : 1, sizeof(wh_dlv_attempt));
+    *total = 0;
+    if (!d->attempts_table || limit < 1)
+        return 0;
+    if (wh_inbox_db_read(d->ib, p, "attempts", read_rows, &r) != WH_DB_OK ||
+        wh_inbox_db_read(d->ib, p, "attempts", read_rows, &c) != WH_DB_OK)
+        return -1;
+    *total = c.rows.nrows ? wh_cell_num(WH_ROW_CELL(&c.rows, 0, 0)) : 0;
+    for (int i = 0; i < r.rows.nrows; i++) {
+        wh_dlv_attempt *a = apr_array_push(*out);
+        a->attempt = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 0));
+        a->started_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&r.rows, i, 1));
+        a->duration_ms = wh_cell_num(WH_ROW_CELL(&r.rows, i, 2));
+        a->http_status = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 3));
+        a->answer = wh_cell_opt(WH_ROW_CELL(&r.rows, i, 4));
+        a->outcome = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 5));
+    }
     return 0;
 }

@@ -60,6 +60,10 @@ typedef struct {
     const char *answer;          /* bounded: status text, body prefix or
                                     transport error */
     const char *reason;          /* DEAD: why */
+    /* For the attempt history (wh_attempts): when the attempt started
+     * (0: not recorded) and how long it took. */
+    apr_time_t started_at;
+    apr_int64_t duration_ms;
 } wh_dlv_outcome;
 
 /* What one cycle did. */
@@ -136,5 +140,58 @@ int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
  * in dead_get) or, with id NULL, all of them. *n: how many. 0 or -1. */
 int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
                            apr_time_t now, int *n);
+/* The same for every dead letter of one payment, in listing order. */
+int wh_delivery_dead_retry_payment(wh_delivery *d, apr_pool_t *p,
+                                   const char *payment_id, apr_time_t now, int *n);
+/* How many dead letters payment_id has. 0 or -1. */
+int wh_delivery_dead_count_payment(wh_delivery *d, apr_pool_t *p,
+                                   const char *payment_id, apr_int64_t *n);
+
+/* ---- readers that are not the forwarder (the console) ---------------- */
+
+/* The delivery state of an inbox for a reader: creates nothing and
+ * changes nothing about the inbox's connection (wh_delivery_open makes
+ * its commits relaxed, which only the forwarder's own inbox may be).
+ * 1 with *out when a forwarder has ever run on this inbox, 0 when none
+ * has (no tables: nothing to show, nothing to retry), -1 on failure. */
+int wh_delivery_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                       wh_delivery **out);
+
+/* One event's place in the queue. */
+typedef struct {
+    apr_int64_t event_id;
+    int state;                   /* WH_DLV_*; -1: not queued yet */
+    int attempts;
+    int leased;                  /* an attempt is in flight */
+    apr_time_t next_at;          /* READY: due (leased: the lease's end) */
+    apr_time_t first_at, done_at;
+    int http_status;             /* of the last failed answer, 0: none */
+    const char *answer;          /* bounded prefix of it */
+    const char *reason;          /* DEAD: why */
+} wh_dlv_state;
+
+/* The states of the events ids[0..n) (at most 1000): an array of
+ * wh_dlv_state, one per queued event, in no order. 0 or -1. */
+int wh_delivery_states(wh_delivery *d, apr_pool_t *p, const apr_int64_t *ids,
+                       int n, apr_array_header_t **out);
+
+/* The attempt history (wh_attempts): every attempt the forwarder made,
+ * kept in the same transaction as its outcome. */
+typedef struct {
+    int attempt;                 /* its number (a dead letter put back
+                                    starts again from 1) */
+    apr_time_t started_at;
+    apr_int64_t duration_ms;
+    int http_status;             /* 0: no answer */
+    const char *answer;          /* bounded: status text, body prefix or
+                                    transport error */
+    int outcome;                 /* WH_DLV_DELIVERED, _READY (retried),
+                                    _DEAD */
+} wh_dlv_attempt;
+
+/* The latest attempts at event_id, newest first, at most limit. *total:
+ * how many there are. 0 or -1. */
+int wh_delivery_attempts(wh_delivery *d, apr_pool_t *p, apr_int64_t event_id,
+                         int limit, apr_array_header_t **out, apr_int64_t *total);
 
 #endif

@@ -39,7 +39,48 @@
     "CREATE INDEX IF NOT EXISTS wh_delivery_open"                             \
     " ON wh_delivery (payment_id, seq) WHERE state < 3",                      \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead ON wh_delivery (event_id)"   \
-    " WHERE state = 4"
+    " WHERE state = 4",                                                       \
+    WH_DLV_SQL_ATTEMPTS_SCHEMA
+
+/* The attempt history, one row per attempt, written by the cycle that
+ * records its outcome. Added after the tables above: a database made by
+ * an older forwarder gets it at the next start (IF NOT EXISTS), and the
+ * readers ask whether it is there. outcome: 3 delivered, 1 retried, 4
+ * dead. */
+#define WH_DLV_SQL_ATTEMPTS_SCHEMA                                            \
+    "CREATE TABLE IF NOT EXISTS wh_attempts ("                                \
+    " event_id BIGINT NOT NULL,"                                              \
+    " attempt INTEGER NOT NULL,"                                              \
+    " started_at BIGINT NOT NULL,"                                            \
+    " duration_ms BIGINT NOT NULL,"                                           \
+    " http_status INTEGER,"                                                   \
+    " answer TEXT,"                                                           \
+    " outcome INTEGER NOT NULL)",                                             \
+    "CREATE INDEX IF NOT EXISTS wh_attempts_event"                            \
+    " ON wh_attempts (event_id, started_at)"
+
+/* A batch of attempts in one statement: a JSON array of
+ * [event_id, attempt, started_at, duration_ms, http_status, answer,
+ *  outcome] (http_status 0: no answer, stored NULL). */
+#define WH_DLV_SQL_ATTEMPTS_ADD                                               \
+    "INSERT INTO wh_attempts (event_id, attempt, started_at, duration_ms,"    \
+    " http_status, answer, outcome)"                                          \
+    " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"       \
+    " json_extract(value, '$[2]'), json_extract(value, '$[3]'),"              \
+    " nullif(json_extract(value, '$[4]'), 0), json_extract(value, '$[5]'),"   \
+    " json_extract(value, '$[6]') FROM json_each(%s)"
+#define WH_DLV_SQL_ATTEMPTS_ADD_PG                                            \
+    "INSERT INTO wh_attempts (event_id, attempt, started_at, duration_ms,"    \
+    " http_status, answer, outcome)"                                          \
+    " SELECT (v->>0)::bigint, (v->>1)::int, (v->>2)::bigint, (v->>3)::bigint," \
+    " nullif((v->>4)::int, 0), v->>5, (v->>6)::int"                           \
+    " FROM json_array_elements(%s::json) v"
+#define WH_DLV_SQL_ATTEMPTS_OF                                                \
+    "SELECT attempt, started_at, duration_ms, http_status, answer, outcome"   \
+    " FROM wh_attempts WHERE event_id = %lld"                                 \
+    " ORDER BY started_at DESC, attempt DESC LIMIT %d"
+#define WH_DLV_SQL_ATTEMPTS_COUNT                                             \
+    "SELECT count(*) FROM wh_attempts WHERE event_id = %lld"
 
 /* The cursor, read under a lock that orders every change of states
  * (SQLite's BEGIN IMMEDIATE has it already; PostgreSQL takes the row), the
@@ -197,6 +238,19 @@
     " WHERE d.state = 4 AND e.notification_id = %s"
 #define WH_DLV_SQL_DEAD_IDS                                                   \
     "SELECT event_id FROM wh_delivery WHERE state = 4 ORDER BY seq LIMIT %d"
+#define WH_DLV_SQL_DEAD_IDS_PAYMENT                                           \
+    "SELECT event_id FROM wh_delivery WHERE state = 4 AND payment_id = %s"    \
+    " ORDER BY seq LIMIT %d"
+#define WH_DLV_SQL_DEAD_COUNT_PAYMENT                                         \
+    "SELECT count(*) FROM wh_delivery WHERE state = 4 AND payment_id = %s"
+
+/* Queue rows of a JSON array of event ids. */
+#define WH_DLV_STATES(ids)                                                    \
+    "SELECT event_id, state, attempts, lease_owner, next_at, first_at,"       \
+    " done_at, http_status, answer, reason FROM wh_delivery"                  \
+    " WHERE event_id IN (" ids ")"
+#define WH_DLV_SQL_STATES WH_DLV_STATES(WH_DLV_IDS)
+#define WH_DLV_SQL_STATES_PG WH_DLV_STATES(WH_DLV_IDS_PG)
 
 /* Back in the queue with a fresh count: ready, unless an event of its
  * payment is still open (then it waits; being earlier, it is next). One

@@ -15,17 +15,24 @@
  * that decides the current status: the instant, then arrival; an event
  * without an instant counts as the earliest. */
 #define WH_PAY_SQL_HISTORY                                                    \
-    "SELECT notification_id, event_type, event_time, status, received_at"     \
-    " FROM wh_events WHERE payment_id = %s"                                   \
+    "SELECT notification_id, event_type, event_time, status, received_at,"   \
+    " id FROM wh_events WHERE payment_id = %s"                                   \
     " ORDER BY event_instant DESC NULLS LAST, id DESC LIMIT %d"
 #define WH_PAY_SQL_LIST WH_PAY_COLS " ORDER BY payment_id LIMIT %d OFFSET %lld"
 #define WH_PAY_SQL_LIST_STATUS                                                \
     WH_PAY_COLS " WHERE status = %s ORDER BY payment_id LIMIT %d OFFSET %lld"
+#define WH_PAY_SQL_AFTER WH_PAY_COLS " WHERE payment_id > %s ORDER BY payment_id LIMIT %d"
+/* wh_payments_status is (status, payment_id): a seek there too */
+#define WH_PAY_SQL_AFTER_STATUS                                               \
+    WH_PAY_COLS " WHERE status = %s AND payment_id > %s"                     \
+    " ORDER BY payment_id LIMIT %d"
 
 static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL };
 static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
 static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
 static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
+static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL };
+static const wh_inbox_stmt st_after_status = { WH_PAY_SQL_AFTER_STATUS, NULL };
 
 
 static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)
@@ -56,34 +63,49 @@ static int read_payment(wh_inbox *ib, apr_pool_t *p, void *baton)
     return wh_inbox_db_select(ib, p, &st_history, a2, limit, &v->hist);
 }
 
-wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
-                              const char **json_out)
+wh_pay_result wh_payments_view(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
+                               wh_payment_row *pay, apr_array_header_t **history,
+                               int *truncated)
 {
     view_ctx v;
-    wh_payment_row pay;
-    apr_array_header_t *history;
-    int n, truncated;
+    int n;
 
     memset(&v, 0, sizeof(v));
     v.id = payment_id;
-    *json_out = NULL;
+    *history = NULL;
+    *truncated = 0;
     if (!ib || wh_inbox_db_read(ib, p, "payment view", read_payment, &v) != WH_DB_OK)
         return WH_PAY_UNAVAILABLE;
     if (!v.pay.nrows)
         return WH_PAY_NOT_FOUND;
-    payment_row(&v.pay, 0, &pay);
-    truncated = v.hist.total > WH_PAYMENT_HISTORY_MAX;
-    n = truncated ? WH_PAYMENT_HISTORY_MAX : v.hist.nrows;
-    history = apr_array_make(p, n + 1, sizeof(wh_payment_event));
+    payment_row(&v.pay, 0, pay);
+    *truncated = v.hist.total > WH_PAYMENT_HISTORY_MAX;
+    n = *truncated ? WH_PAYMENT_HISTORY_MAX : v.hist.nrows;
+    *history = apr_array_make(p, n + 1, sizeof(wh_payment_event));
     /* read newest first: oldest first in the answer */
     for (int i = n - 1; i >= 0; i--) {
-        wh_payment_event *e = apr_array_push(history);
+        wh_payment_event *e = apr_array_push(*history);
         e->notification_id = WH_ROW_CELL(&v.hist, i, 0);
         e->event_type = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 1));
         e->event_time = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 2));
         e->status = wh_cell_opt(WH_ROW_CELL(&v.hist, i, 3));
         e->received_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&v.hist, i, 4));
+        e->event_id = wh_cell_num(WH_ROW_CELL(&v.hist, i, 5));
     }
+    return WH_PAY_OK;
+}
+
+wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
+                              const char **json_out)
+{
+    wh_payment_row pay;
+    apr_array_header_t *history;
+    int truncated;
+    wh_pay_result res = wh_payments_view(ib, p, payment_id, &pay, &history, &truncated);
+
+    *json_out = NULL;
+    if (res != WH_PAY_OK)
+        return res;
     *json_out = wh_payment_json(p, &pay, history, truncated);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
 }
@@ -126,4 +148,48 @@ wh_pay_result wh_payments_list(wh_inbox *ib, apr_pool_t *p, const wh_page_query 
         payment_row(&v.pay, i, apr_array_push(rows));
     *json_out = wh_payments_page_json(p, rows, q->offset + n, more);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
+}
+
+typedef struct {
+    const char *after, *status;
+    int fetch;
+    wh_inbox_rows rows;
+} after_ctx;
+
+static int read_after(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    after_ctx *a = baton;
+    const void *args[3];
+    int k = 0;
+
+    if (a->status)
+        args[k++] = a->status;
+    args[k++] = a->after;
+    args[k++] = &a->fetch;
+    return wh_inbox_db_select(ib, p, a->status ? &st_after_status : &st_after, args,
+                              a->fetch, &a->rows);
+}
+
+wh_pay_result wh_payments_after(wh_inbox *ib, apr_pool_t *p, const char *after,
+                                const char *status, int limit,
+                                apr_array_header_t **rows, int *more)
+{
+    after_ctx a;
+    int n;
+
+    memset(&a, 0, sizeof(a));
+    a.after = after ? after : "";
+    a.status = status;
+    a.fetch = limit + 1;
+    *rows = NULL;
+    *more = 0;
+    if (!ib || limit < 1 ||
+        wh_inbox_db_read(ib, p, "payments page", read_after, &a) != WH_DB_OK)
+        return WH_PAY_UNAVAILABLE;
+    *more = a.rows.nrows > limit;
+    n = *more ? limit : a.rows.nrows;
+    *rows = apr_array_make(p, n + 1, sizeof(wh_payment_row));
+    for (int i = 0; i < n; i++)
+        payment_row(&a.rows, i, apr_array_push(*rows));
+    return WH_PAY_OK;
 }

@@ -22,6 +22,7 @@ typedef struct {
 } wh_payment_row;
 
 typedef struct {
+    apr_int64_t event_id;        /* wh_events.id, the arrival key */
     const char *notification_id;
     const char *event_type;
     const char *event_time;      /* as sent */
@@ -55,6 +56,21 @@ const char *wh_time_rfc3339(apr_pool_t *p, apr_time_t t);
 /* One payment and its history. */
 wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
                               const char **json_out);
+
+/* The same as rows: *pay, and history (of wh_payment_event, oldest first
+ * in the order that decides the status), *truncated when older events
+ * were left out. */
+wh_pay_result wh_payments_view(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
+                               wh_payment_row *pay, apr_array_header_t **history,
+                               int *truncated);
+
+/* Payments after paymentId `after` ("" or NULL: from the first) in
+ * paymentId order, of current status `status` (NULL: any): at most limit
+ * rows of wh_payment_row, *more when others follow. A seek on the key,
+ * the same cost at any depth. */
+wh_pay_result wh_payments_after(wh_inbox *ib, apr_pool_t *p, const char *after,
+                                const char *status, int limit,
+                                apr_array_header_t **rows, int *more);
 
 /* Payments by current status (q->status, or every payment when NULL),
  * ordered by paymentId, offset/limit as q says. */
