@@ -318,6 +318,24 @@ static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
     return wh_parse_duration_ms(p, v, 10, WH_MS_DAY, &cfg->forward_backoff_max);
 }
 
+static const char *set_console_actions(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return wh_parse_on_off(p, v, &cfg->console_actions);
+}
+
+static const char *set_console_readers(apr_pool_t *p, wh_config *cfg,
+                                       const char *v)
+{
+    return parse_resolved_path(p, cfg, v, &cfg->console_readers_file);
+}
+
+static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
+                                         const char *v)
+{
+    return parse_resolved_path(p, cfg, v, &cfg->console_operators_file);
+}
+
 /* ---- the key table ------------------------------------------------- */
 
 /* One list feeds both the table and wh_config_keys(), so they cannot
@@ -382,7 +400,13 @@ static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
     X("ForwardBackoffMin", set_forward_backoff_min,                          \
       "DURATION: delay before the first retry, 10ms..1h (1s)")               \
     X("ForwardBackoffMax", set_forward_backoff_max,                          \
-      "DURATION: longest delay between retries, 10ms..1d (15m)")
+      "DURATION: longest delay between retries, 10ms..1d (15m)")             \
+    X("ConsoleActions", set_console_actions,                                 \
+      "on|off: operators may retry and release in the console (on)")        \
+    X("ConsoleReaders", set_console_readers,                                 \
+      "PATH: htpasswd file of the CGI console's readers (unset)")            \
+    X("ConsoleOperators", set_console_operators,                             \
+      "PATH: htpasswd file of the CGI console's operators (unset)")
 
 #define WH_KEY_ROW(name, fn, doc) {name, fn, doc},
 #define WH_KEY_NAME(name, fn, doc) name,
@@ -555,6 +579,7 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->forward_concurrency = WH_DEF_FWD_CONCURRENCY;
     cfg->forward_backoff_min = WH_DEF_FWD_BACKOFF_MIN;
     cfg->forward_backoff_max = WH_DEF_FWD_BACKOFF_MAX;
+    cfg->console_actions = 1;
     cfg->seen = apr_hash_make(p);
     return cfg;
 }
@@ -839,6 +864,20 @@ static void load_files(apr_pool_t *p, wh_config *cfg, apr_array_header_t *errs)
             push(errs, err);
         }
     }
+    if (cfg->console_readers_file) {
+        err = wh_htpasswd_load(p, cfg->console_readers_file, &cfg->console_readers);
+        if (err) {
+            cfg->console_readers = NULL;
+            push(errs, err);
+        }
+    }
+    if (cfg->console_operators_file) {
+        err = wh_htpasswd_load(p, cfg->console_operators_file, &cfg->console_operators);
+        if (err) {
+            cfg->console_operators = NULL;
+            push(errs, err);
+        }
+    }
 }
 
 const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg)
@@ -901,11 +940,16 @@ static const char *permission_warning(apr_pool_t *p, const char *label,
 
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *a, *b;
+    const char *w[4], *all = NULL;
 
     if (!cfg)
         return NULL;
-    a = permission_warning(p, "SigningSecretFile", cfg->signing_secret_file);
-    b = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
-    return a && b ? apr_pstrcat(p, a, "\n", b, NULL) : a ? a : b;
+    w[0] = permission_warning(p, "SigningSecretFile", cfg->signing_secret_file);
+    w[1] = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
+    w[2] = permission_warning(p, "ConsoleReaders", cfg->console_readers_file);
+    w[3] = permission_warning(p, "ConsoleOperators", cfg->console_operators_file);
+    for (int i = 0; i < 4; i++)
+        if (w[i])
+            all = all ? apr_pstrcat(p, all, "\n", w[i], NULL) : w[i];
+    return all;
 }

@@ -80,9 +80,20 @@ typedef struct {
     apr_int64_t forward_backoff_min;   /* ForwardBackoffMin, 1s */
     apr_int64_t forward_backoff_max;   /* ForwardBackoffMax, 15m */
 
+    /* The console (docs/console.md). */
+    int console_actions;               /* ConsoleActions, 1: operators act */
+    const char *console_readers_file;  /* ConsoleReaders: the CGI's readers */
+    const char *console_operators_file;/* ConsoleOperators: its operators */
+    /* Set by the host, not a key: where this configuration's readers read
+     * (its console), or NULL. When set, the bank's credentials read
+     * nothing (the inbox's GET answers 403 forbidden). */
+    const char *readers_at;
+
     /* Loaded by wh_config_finalize(): */
     apr_array_header_t *secrets;       /* of wh_secret, at least one */
     apr_hash_t *users;                 /* user -> htpasswd hash string */
+    apr_hash_t *console_readers;       /* of ConsoleReaders, or NULL */
+    apr_hash_t *console_operators;     /* of ConsoleOperators, or NULL */
 
     /* Which keys were set (lower-case key -> line number as string). */
     apr_hash_t *seen;

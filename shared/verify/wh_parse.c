@@ -390,3 +390,19 @@ const char *wh_parse_lines(apr_pool_t *p, const char *path,
     apr_pool_destroy(tmp);
     return err;
 }
+
+const char *wh_parse_on_off(apr_pool_t *p, const char *arg, int *out)
+{
+    (void)p;
+    if (!arg)
+        return "must be on or off";
+    if (strcasecmp(arg, "on") == 0) {
+        *out = 1;
+        return NULL;
+    }
+    if (strcasecmp(arg, "off") == 0) {
+        *out = 0;
+        return NULL;
+    }
+    return "must be on or off";
+}

@@ -24,6 +24,8 @@ const char *wh_parse_replay_cache(apr_pool_t *p, const char *arg,
                                   const char **provider, const char **args);
 const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
 const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
+/* on|off (either case), as httpd's flags: 1 or 0. */
+const char *wh_parse_on_off(apr_pool_t *p, const char *arg, int *out);
 
 /* Line-oriented files (config, secrets, htpasswd). Reads the whole file
  * (at most max_bytes) and calls fn once per line, numbered from 1. The line

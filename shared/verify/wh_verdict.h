@@ -32,7 +32,8 @@
     X(INTERNAL, "internal_error", 1)                                  \
     X(ACCEPTED, "accepted", 0)                                        \
     X(INVALID_PAGINATION, "invalid_pagination", 0)                    \
-    X(NOT_FOUND, "not_found", 0)
+    X(NOT_FOUND, "not_found", 0)                                      \
+    X(FORBIDDEN, "forbidden", 0)
 
 #define WH_CODE_DECLARE(name, code, counted) extern const char WH_CODE_##name[];
 WH_CODES(WH_CODE_DECLARE)

@@ -141,6 +141,32 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(apr_hash_count(c->seen), 0);
 }
 
+/* The console's keys: ConsoleActions on|off (on), the CGI's readers and
+ * operators files loaded like BasicAuthFile, a bad one an error. */
+static void test_console_keys(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    wh_config *c = wh_config_create(p);
+    const char *users = wh_test_tmpfile("alice:$apr1$x$y\n", 0600);
+    const char *bad = wh_test_tmpfile("no colon here\n", 0600);
+
+    CU_ASSERT_EQUAL(c->console_actions, 1);
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleActions", "Off", 0));
+    CU_ASSERT_EQUAL(c->console_actions, 0);
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleActions", "on", 1));
+    CU_ASSERT_EQUAL(c->console_actions, 1);
+    CU_ASSERT(contains(wh_config_set(p, c, "ConsoleActions", "yes", 1), "on or off"));
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleReaders", users, 0));
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleOperators", bad, 0));
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "SigningSecretFile",
+                                     wh_test_tmpfile("s\n", 0600), 0));
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "BasicAuthFile", users, 0));
+    CU_ASSERT(contains(wh_config_finalize(p, c), bad));
+    CU_ASSERT_PTR_NOT_NULL(c->console_readers);
+    CU_ASSERT_PTR_NOT_NULL(apr_hash_get(c->console_readers, "alice", APR_HASH_KEY_STRING));
+    CU_ASSERT_PTR_NULL(c->console_operators);
+}
+
 static void test_keys_table(void)
 {
     const char *want[] = {"SigningSecretFile", "BasicAuthFile",
@@ -153,7 +179,8 @@ static void test_keys_table(void)
                           "ReplayWindow", "ForwardUrl", "ForwardSecretFile",
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
                           "ForwardConcurrency", "ForwardCAFile",
-                          "ForwardBackoffMin", "ForwardBackoffMax", NULL};
+                          "ForwardBackoffMin", "ForwardBackoffMax",
+                          "ConsoleActions", "ConsoleReaders", "ConsoleOperators", NULL};
     const char *const *keys = wh_config_keys();
     int n = 0;
     for (; keys[n]; n++) {
@@ -916,6 +943,7 @@ static void test_permission_warnings(void)
 static const wh_test_case cases[] = {
     {"defaults", test_defaults},
     {"keys table", test_keys_table},
+    {"console keys", test_console_keys},
     {"minimal file", test_minimal_file},
     {"all keys", test_all_keys},
     {"case-insensitive keys", test_case_insensitive_keys},

@@ -373,6 +373,7 @@ static void test_attempts(void)
 static void test_attempts_upgrade(void)
 {
     fx *f = ix_opened();
+    wh_inbox *rib = ix_open_in(f, wh_test_pool());
     wh_delivery *d = NULL, *r = NULL;
     apr_array_header_t *att;
     apr_int64_t total = -1;
@@ -382,7 +383,8 @@ static void test_attempts_upgrade(void)
     store_at(f, 1, "PA", "Sent", T0);
     CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
     CU_ASSERT_EQUAL(ix_exec(f, "DROP TABLE wh_attempts"), 0);
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), f->ib, f->cfg, &r), 1);
+    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
     CU_ASSERT_EQUAL(att->nelts, 0);
     CU_ASSERT_EQUAL(total, 0);
@@ -390,7 +392,8 @@ static void test_attempts_upgrade(void)
     cycle(d, NULL, 0, 10, T0 + SEC(1), &c);
     o = outcome(1, 1, WH_DLV_DELIVERED, 204, "HTTP 204", T0 + SEC(1));
     cycle(d, &o, 1, 0, T0 + SEC(2), &c);
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), f->ib, f->cfg, &r), 1);
+    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
     CU_ASSERT_EQUAL(total, 1);
 }

@@ -1,0 +1,229 @@
+/* A bounded page buffer and the escaping every value goes through
+ * (wh_html.h). */
+#include "wh_html.h"
+#include "verify/wh_utf8.h"
+
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define WH_HTML_FIRST 8192
+#define WH_REPLACEMENT "\xEF\xBF\xBD"      /* U+FFFD */
+
+void wh_html_init(wh_html *h, apr_pool_t *p, apr_size_t max)
+{
+    memset(h, 0, sizeof(*h));
+    h->p = p;
+    h->max = max;
+    h->cap = max < WH_HTML_FIRST ? max : WH_HTML_FIRST;
+    h->buf = apr_palloc(p, h->cap + 1);
+    h->buf[0] = '\0';
+}
+
+/* Room for n more bytes; 0 when the page's bound is reached (what would
+ * not fit is dropped, and the page is marked). */
+static int room(wh_html *h, apr_size_t n)
+{
+    apr_size_t want;
+    char *nb;
+
+    if (h->len + n <= h->cap)
+        return 1;
+    if (h->len + n > h->max) {
+        h->overflow = 1;
+        return 0;
+    }
+    want = h->cap * 2;
+    if (want < h->len + n)
+        want = h->len + n;
+    if (want > h->max)
+        want = h->max;
+    nb = apr_palloc(h->p, want + 1);
+    memcpy(nb, h->buf, h->len);
+    h->buf = nb;
+    h->cap = want;
+    return 1;
+}
+
+void wh_html_rawn(wh_html *h, const char *s, apr_size_t n)
+{
+    if (!s || !n || h->overflow || !room(h, n))
+        return;
+    memcpy(h->buf + h->len, s, n);
+    h->len += n;
+    h->buf[h->len] = '\0';
+}
+
+void wh_html_raw(wh_html *h, const char *s)
+{
+    if (s)
+        wh_html_rawn(h, s, strlen(s));
+}
+
+void wh_html_printf(wh_html *h, const char *fmt, ...)
+{
+    va_list ap;
+    const char *s;
+
+    va_start(ap, fmt);
+    s = apr_pvsprintf(h->p, fmt, ap);
+    va_end(ap);
+    wh_html_raw(h, s);
+}
+
+/* The reference for a character HTML gives meaning to, or NULL. */
+static const char *reference(unsigned char c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    default: return NULL;
+    }
+}
+
+void wh_html_textn(wh_html *h, const char *s, apr_size_t len, apr_size_t max_bytes)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    apr_size_t i = 0, run = 0, end = len;
+
+    if (!s)
+        return;
+    if (max_bytes && end > max_bytes)
+        end = max_bytes;
+    /* runs of plain bytes are copied at once */
+    while (i < end && !h->overflow) {
+        unsigned char c = u[i];
+        const char *ref = NULL;
+        apr_size_t k = 1;
+        int bad = 0;
+
+        if (c >= 0x80) {
+            k = wh_utf8_seq_len(u + i, end - i);
+            bad = k == 0;
+            if (bad)
+                k = 1;
+        } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+            bad = 1;
+        } else {
+            ref = reference(c);
+        }
+        if (!bad && !ref) {
+            i += k;
+            run += k;
+            continue;
+        }
+        wh_html_rawn(h, s + i - run, run);
+        run = 0;
+        wh_html_raw(h, bad ? WH_REPLACEMENT : ref);
+        i += k;
+    }
+    wh_html_rawn(h, s + i - run, run);
+    if (end < len)
+        wh_html_raw(h, "\xE2\x80\xA6");     /* an ellipsis: cut here */
+}
+
+void wh_html_text(wh_html *h, const char *s)
+{
+    if (s)
+        wh_html_textn(h, s, strlen(s), 0);
+}
+
+const char *wh_html_escape(apr_pool_t *p, const char *s)
+{
+    wh_html h;
+    apr_size_t n;
+
+    wh_html_init(&h, p, (s ? strlen(s) : 0) * 8 + 16);
+    wh_html_text(&h, s);
+    return wh_html_done(&h, &n);
+}
+
+const char *wh_url_part(apr_pool_t *p, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    apr_size_t n = s ? strlen(s) : 0;
+    char *o = apr_palloc(p, n * 3 + 1), *w = o;
+
+    for (apr_size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (apr_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            *w++ = (char)c;
+        } else {
+            *w++ = '%';
+            *w++ = hex[c >> 4];
+            *w++ = hex[c & 15];
+        }
+    }
+    *w = '\0';
+    return o;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes s[0..n) (form rules); NULL on a bad escape or a NUL byte. */
+static const char *form_decode(apr_pool_t *p, const char *s, apr_size_t n)
+{
+    char *o = apr_palloc(p, n + 1), *w = o;
+
+    for (apr_size_t i = 0; i < n; i++) {
+        if (s[i] == '+') {
+            *w++ = ' ';
+        } else if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return NULL;
+            hi = hexval(s[i + 1]);
+            lo = hexval(s[i + 2]);
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return NULL;
+            *w++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *w++ = s[i];
+        }
+    }
+    *w = '\0';
+    return o;
+}
+
+const char *wh_form_value(apr_pool_t *p, const char *form, apr_size_t max,
+                          const char *name)
+{
+    apr_size_t nlen = name ? strlen(name) : 0;
+    const char *s = form;
+
+    if (!form || !name || strnlen(form, max + 1) > max)
+        return NULL;
+    while (*s) {
+        const char *amp = strchr(s, '&');
+        apr_size_t n = amp ? (apr_size_t)(amp - s) : strlen(s);
+        const char *eq = memchr(s, '=', n);
+        apr_size_t klen = eq ? (apr_size_t)(eq - s) : n;
+        const char *key = form_decode(p, s, klen);
+        if (key && strlen(key) == nlen && memcmp(key, name, nlen) == 0)
+            return eq ? form_decode(p, eq + 1, n - klen - 1) : "";
+        if (!amp)
+            break;
+        s = amp + 1;
+    }
+    return NULL;
+}
+
+const char *wh_html_done(wh_html *h, apr_size_t *len)
+{
+    *len = h->len;
+    return h->buf;
+}
