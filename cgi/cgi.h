@@ -38,4 +38,14 @@ void wh_cgi_drain_stdin(void);
  * WWW-Authenticate/Allow when set, blank line, body. Returns 0 or -1. */
 int wh_cgi_write(const wh_response *res);
 
+/* The console, under PATH_INFO /console (cgi_console.c). */
+#define WH_CGI_CONSOLE "/console"
+#include "inbox/wh_inbox.h"
+/* 1 when PATH_INFO names the console. */
+int wh_cgi_console_path(const char *path_info);
+/* Answers a console request (Basic auth against ConsoleOperators and
+ * ConsoleReaders first); get(ctx) opens the inbox. 0 or -1. */
+int wh_cgi_console(apr_pool_t *p, const wh_config *cfg, const char *path_info,
+                   wh_inbox *(*get)(void *), void *ctx);
+
 #endif

@@ -312,6 +312,20 @@ int main(int argc, const char *const *argv)
      * request for anything but the inbox itself is decided before its body
      * is read. */
     sub_path = getenv("PATH_INFO");
+    /* With a console, its readers read there, and the bank's credentials
+     * read nothing (the inbox's GET answers 403). */
+    if (cfg->console_readers || cfg->console_operators)
+        cfg->readers_at = apr_pstrcat(p, getenv("SCRIPT_NAME") ? getenv("SCRIPT_NAME") : "",
+                                      WH_CGI_CONSOLE "/api/events", NULL);
+    if (wh_cgi_console_path(sub_path)) {
+        if (wh_cgi_console(p, cfg, sub_path, inbox_after_auth, &ci) != 0)
+            wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
+        wh_cgi_drain_stdin();
+        wh_inbox_release_for_exit(ci.ib);
+        apr_pool_destroy(p);
+        fflush(NULL);
+        _exit(0);
+    }
     wh_endpoint_route(p, sub_path, &route);
     if (route.kind == WH_ROUTE_INBOX && strcmp(method, "POST") == 0) {
         handle_post(&ci, cfg, vf, &req, &res);

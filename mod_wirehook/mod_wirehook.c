@@ -20,6 +20,8 @@
 #include "wh_mod_status.h"
 #include "wh_mod_inbox.h"
 #include "wh_mod_verify.h"
+#include "wh_mod_console.h"
+#include "console/wh_console.h"
 #include "inbox/wh_inbox_files.h"
 
 #include "http_core.h"
@@ -46,8 +48,11 @@ static void *merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 {
     const wh_mod_dir_conf *base = basev, *add = addv;
     wh_mod_dir_conf *conf = apr_palloc(p, sizeof(*conf));
-    /* the innermost WirehookConfig wins */
+    /* the innermost WirehookConfig wins, and the innermost
+     * WirehookConsole */
     *conf = add->set ? *add : *base;
+    conf->console_set = add->console_set || base->console_set;
+    conf->console_public = add->console_set ? add->console_public : base->console_public;
     return conf;
 }
 
@@ -106,9 +111,17 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
         err = wh_config_load(cmd->pool, path, &cfg);
         if (err)
             return config_errors(cmd, path, err);
+        /* readers and operators of the module are httpd's to decide */
+        if (cfg->console_readers_file || cfg->console_operators_file)
+            return apr_pstrcat(cmd->pool, "WirehookConfig ", path, ": ConsoleReaders "
+                               "and ConsoleOperators are wirehook.cgi's; under "
+                               "mod_wirehook, readers and operators are httpd's own "
+                               "AuthType and Require lines on the console's <Location> "
+                               "(docs/console.md)", NULL);
         site = apr_pcalloc(cmd->pool, sizeof(*site));
         site->path = path;
         site->cfg = cfg;
+        site->console = wh_console_create(cmd->pool, cfg);
         site->vf = wh_verifier_create(cmd->pool, cfg, &wh_mod_server_logger);
         if (site->vf == NULL)
             return apr_pstrcat(cmd->pool, "WirehookConfig ", path,
@@ -119,11 +132,34 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
     return NULL;
 }
 
+/* WirehookConsole public|authenticated: whether a console here may be
+ * reached without an authenticated user (the default: it may not, and
+ * apachectl configtest refuses one that can be). */
+static const char *set_wirehook_console(cmd_parms *cmd, void *dconf,
+                                        const char *arg)
+{
+    wh_mod_dir_conf *conf = dconf;
+    const char *err = ap_check_cmd_context(cmd, NOT_IN_LIMIT);
+    if (err)
+        return err;
+    if (strcasecmp(arg, "public") == 0)
+        conf->console_public = 1;
+    else if (strcasecmp(arg, "authenticated") == 0)
+        conf->console_public = 0;
+    else
+        return "WirehookConsole must be public or authenticated";
+    conf->console_set = 1;
+    return NULL;
+}
+
 static const command_rec wirehook_cmds[] = {
     AP_INIT_TAKE1("WirehookConfig", set_wirehook_config, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "Path of a wirehook configuration file (verifies webhooks "
                   "here), or 'off'"),
+    AP_INIT_TAKE1("WirehookConsole", set_wirehook_console, NULL, ACCESS_CONF,
+                  "public (a console here may be reached without a login) or "
+                  "authenticated (the default)"),
     {NULL}
 };
 
@@ -183,6 +219,7 @@ static void register_hooks(apr_pool_t *p)
     wh_mod_replay_register();
     wh_mod_inbox_register();
     wh_mod_status_register();
+    wh_mod_console_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -74,8 +74,16 @@
     X(00979, "ReplayCache lmdb: a notificationId cannot be removed")          \
     X(00980, "ReplayCache lmdb: full; a new id is refused, nothing evicted") \
     X(00981, "looking an id up in a mod_socache replay store failed")       \
-    X(00982, "ReplayCache lmdb: its file is in a RAM file system")
+    X(00982, "ReplayCache lmdb: its file is in a RAM file system")           \
+    X(00983, "console: an operator's action was taken")                      \
+    X(00984, "console: an action was refused (token, origin, role)")          \
+    X(00985, "console: refused, reached without an authenticated user")      \
+    X(00986, "check-config: a console anyone can reach without a login")     \
+    X(00987, "check-config: a console without WirehookConfig in its Location") \
+    X(00988, "startup: the console's actions are not protected apart")       \
+    X(00989, "startup: no readers: the bank's credentials read the inbox")   \
+    X(00990, "console: SetHandler wirehook-console is not configured")
 
-#define WH_LOGTAG_NEXT 00983
+#define WH_LOGTAG_NEXT 00991
 
 #endif

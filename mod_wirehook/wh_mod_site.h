@@ -33,6 +33,7 @@ APLOG_USE_MODULE(wirehook);
 #endif
 
 #define WH_MOD_HANDLER      "wirehook"
+#define WH_MOD_CONSOLE      "wirehook-console"
 #define WH_MOD_KEPT_FILTER  "WIREHOOK_KEPT_BODY"
 
 /* One replay store (a mod_socache instance, its mutexes and its ledger),
@@ -55,6 +56,10 @@ typedef struct wh_mod_site {
     /* wh_mod_status.c: this site's counters in shared memory (set in
      * post_config; NULL: not counted) */
     struct wh_mod_stats_slot *stats;
+    /* wh_mod_console.c: the console (created with the site) and, set in
+     * check_config, the URL of the first console showing this site */
+    struct wh_console *console;
+    const char *console_base;
 } wh_mod_site;
 
 /* Per-dir config: WirehookConfig PATH | off. */
@@ -65,6 +70,9 @@ typedef struct {
      * (NULL in any other section, or a regex): the inbox's own URL, so
      * the rest of a request's path is the resource under it. */
     const char *base;
+    /* WirehookConsole public: a console here may be reached without an
+     * authenticated user (console_set: the directive was given) */
+    int console_public, console_set;
 } wh_mod_dir_conf;
 
 typedef enum {

@@ -56,6 +56,7 @@
 #include "wh_mod_replay.h"
 #include "wh_mod_site_inbox.h"
 #include "forward/wh_delivery.h"
+#include "console/wh_console.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -371,6 +372,27 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     status_rows = rows;
     status_nrows = n;
     return OK;
+}
+
+/* ------------------------------------------------------------ console --- */
+
+static apr_uint64_t get(const wh_stats_slot *slot, int i);
+
+int wh_mod_stats_counts(const wh_mod_site *site, apr_pool_t *p,
+                        apr_array_header_t **counts, apr_time_t *since)
+{
+    if (!site || !site->stats || !stats_shm)
+        return -1;
+    *counts = apr_array_make(p, WH_STAT_OTHER + 1, sizeof(wh_console_count));
+    for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
+        wh_console_count *c = apr_array_push(*counts);
+        c->code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
+                  : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
+                  : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+        c->n = get(site->stats, i);
+    }
+    *since = stats_shm->started;
+    return 0;
 }
 
 /* ------------------------------------------------------- status hook --- */

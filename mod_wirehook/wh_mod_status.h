@@ -24,5 +24,10 @@ void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res);
 void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
                            const wh_response *resp);
 void wh_mod_status_register(void);
+/* The site's counters for the console: an array of wh_console_count
+ * (accepted, duplicate, then each code) in p, and when they started.
+ * 0, or -1 when the site has none. */
+int wh_mod_stats_counts(const wh_mod_site *site, apr_pool_t *p,
+                        apr_array_header_t **counts, apr_time_t *since);
 
 #endif

@@ -35,6 +35,7 @@
  * rule and why; docs/reliability.md lists every route tried. */
 #include "wh_mod_verify.h"
 #include "wh_mod_inbox.h"
+#include "wh_mod_console.h"
 #include "wh_mod_replay.h"
 #include "wh_mod_status.h"
 #include "wh_mod_body.h"
@@ -270,6 +271,8 @@ static int wh_fixups(request_rec *r)
         return DECLINED;
     if (wh_mod_is_inbox(r) && r->method_number != M_POST)
         return DECLINED;         /* the listing checks Basic auth itself */
+    if (wh_mod_is_console(r))
+        return DECLINED;         /* no notification: the guard runs it */
     rc = verify(r, site, r->prev ? wh_mod_chain_state(r->prev) : NULL);
     return rc == OK ? DECLINED : rc;
 }
@@ -291,6 +294,11 @@ static int wh_guard(request_rec *r)
     }
     if ((rc = refuse_error_document(r, site)) != DECLINED)
         return rc;
+    /* The console is no webhook: its readers and operators passed httpd's
+     * authz, and it delivers nothing to an application. The guard runs it
+     * (as the inbox), so no other handler can take its requests. */
+    if (wh_mod_is_console(r))
+        return wh_mod_console_run(r);
     st = wh_mod_chain_state(r);
     if (st && st->site == site) {
         if (st->phase == WH_ST_VERIFIED && !wh_mod_is_inbox(r)) {

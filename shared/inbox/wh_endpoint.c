@@ -17,6 +17,19 @@ static void unavailable(apr_pool_t *p, wh_response *out)
                       "the inbox is unavailable; retry later", out);
 }
 
+/* Where readers are configured (cfg->readers_at), the bank's credentials
+ * post notifications and read nothing: 403 once they have passed. */
+static int bank_reads_nothing(apr_pool_t *p, const wh_config *cfg, wh_response *out)
+{
+    if (!cfg->readers_at)
+        return 0;
+    wh_response_error(p, 403, WH_CODE_FORBIDDEN,
+                      apr_pstrcat(p, "the bank's credentials post notifications and "
+                                  "read nothing here; readers read at ",
+                                  cfg->readers_at, NULL), out);
+    return 1;
+}
+
 static void json_ok(const char *json, wh_response *out)
 {
     memset(out, 0, sizeof(*out));
@@ -77,6 +90,8 @@ static void list_events(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
         wh_response_from_verdict(p, &auth, out);
         return;
     }
+    if (bank_reads_nothing(p, cfg, out))
+        return;
     if ((err = wh_pagination_parse(p, query, cfg, &q)) != NULL) {
         wh_response_error(p, 400, WH_CODE_INVALID_PAGINATION, err, out);
         return;
@@ -162,6 +177,8 @@ static void payments(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
         wh_response_from_verdict(p, &auth, out);
         return;
     }
+    if (bank_reads_nothing(p, wh_verifier_config(vf), out))
+        return;
     if (r->kind == WH_ROUTE_PAYMENT) {
         /* one payment has no query: anything there is a mistake */
         if (query && *query) {

@@ -1,0 +1,141 @@
+/* wirehook.cgi's console: PATH_INFO /console/... (docs/console.md). The
+ * CGI cannot rely on httpd's authorization, so it checks Basic
+ * credentials itself against its own htpasswd files: ConsoleOperators
+ * (read and act) and ConsoleReaders (read). The pages are the core's
+ * (shared/console/), the same as the module's. */
+#include "cgi.h"
+#include "console/wh_console.h"
+#include "verify/wh_auth.h"
+
+#include <apr_strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WH_CGI_FORM_READ 8192
+
+int wh_cgi_console_path(const char *path_info)
+{
+    apr_size_t n = sizeof(WH_CGI_CONSOLE) - 1;
+    return path_info && strncmp(path_info, WH_CGI_CONSOLE, n) == 0
+           && (path_info[n] == '\0' || path_info[n] == '/');
+}
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* The user and whether they may act: operators first (the table their
+ * name is in decides which hash is checked; an unknown name pays the
+ * same check). NULL: not authenticated. */
+static const char *authenticate(apr_pool_t *p, const wh_config *cfg, int *op)
+{
+    const char *hdr = env("HTTP_AUTHORIZATION"), *user = NULL, *pw = NULL, *who = NULL;
+    apr_hash_t *table;
+
+    *op = 0;
+    if (!hdr || wh_auth_parse_basic(p, hdr, &user, &pw) != NULL)
+        return NULL;
+    *op = cfg->console_operators
+          && apr_hash_get(cfg->console_operators, user, APR_HASH_KEY_STRING) != NULL;
+    table = *op ? cfg->console_operators
+                : cfg->console_readers ? cfg->console_readers : cfg->console_operators;
+    if (wh_auth_check(p, table, NULL, hdr, apr_time_now(), &who) != WH_AUTH_OK) {
+        *op = 0;
+        return NULL;
+    }
+    return who;
+}
+
+static void read_form(apr_pool_t *p, const char **body, apr_size_t *len)
+{
+    char *buf = apr_palloc(p, WH_CGI_FORM_READ + 2);
+    apr_size_t got = 0;
+    ssize_t n;
+
+    while (got <= WH_CGI_FORM_READ
+           && (n = read(0, buf + got, WH_CGI_FORM_READ + 1 - got)) > 0)
+        got += (apr_size_t)n;
+    buf[got] = '\0';
+    *body = buf;
+    *len = got;
+}
+
+static int write_answer(const wh_console_response *res)
+{
+    int ok = 1;
+
+    ok &= printf("Status: %d %s\r\n", res->status, wh_status_reason(res->status)) > 0;
+    if (res->content_type && res->status != 304)
+        ok &= printf("Content-Type: %s\r\n", res->content_type) > 0;
+    for (int i = 0; i < res->headers->nelts; i++) {
+        const wh_console_header *h = &APR_ARRAY_IDX(res->headers, i, wh_console_header);
+        if (!strpbrk(h->value, "\r\n"))
+            ok &= printf("%s: %s\r\n", h->name, h->value) > 0;
+    }
+    ok &= fputs("\r\n", stdout) >= 0;
+    if (res->status != 304 && res->body_len)
+        ok &= fwrite(res->body, 1, res->body_len, stdout) == res->body_len;
+    ok &= fflush(stdout) == 0;
+    return ok ? 0 : -1;
+}
+
+int wh_cgi_console(apr_pool_t *p, const wh_config *cfg, const char *path_info,
+                   wh_inbox *(*get)(void *), void *ctx)
+{
+    wh_console *c = wh_console_create(p, cfg);
+    const char *script = getenv("SCRIPT_NAME"), *sub = path_info + sizeof(WH_CGI_CONSOLE) - 1;
+    const char *method = getenv("REQUEST_METHOD");
+    wh_console_request req;
+    wh_console_response out;
+    wh_console_host host;
+    int op = 0;
+
+    memset(&req, 0, sizeof(req));
+    req.method = method;
+    req.base = apr_pstrcat(p, script ? script : "", WH_CGI_CONSOLE, NULL);
+    req.sub_path = sub;
+    req.query = getenv("QUERY_STRING");
+    req.scheme = env("REQUEST_SCHEME") ? env("REQUEST_SCHEME")
+                 : env("HTTPS") && strcasecmp(env("HTTPS"), "on") == 0 ? "https" : "http";
+    req.host_header = env("HTTP_HOST");
+    req.origin = env("HTTP_ORIGIN");
+    req.fetch_site = env("HTTP_SEC_FETCH_SITE");
+    req.cookie = env("HTTP_COOKIE");
+    req.if_none_match = env("HTTP_IF_NONE_MATCH");
+    req.content_type = env("CONTENT_TYPE");
+    req.now = apr_time_now();
+    memset(&host, 0, sizeof(host));
+    host.host = "wirehook.cgi";
+    host.no_counters = "wirehook.cgi keeps no counters: each request is a process of its "
+                       "own, with no memory shared between them (the web server's access "
+                       "log counts its answers).";
+    req.host = &host;
+
+    /* the stylesheet and the icon are the same for everyone */
+    if (strncmp(sub, "/assets/", 8) != 0) {
+        wh_response res;
+        if (!cfg->console_readers && !cfg->console_operators) {
+            wh_response_error(p, 404, WH_CODE_NOT_FOUND, "no console here: ConsoleReaders "
+                              "and ConsoleOperators are not set", &res);
+            return wh_cgi_write(&res);
+        }
+        if ((req.user = authenticate(p, cfg, &op)) == NULL) {
+            wh_response_error(p, 401, WH_CODE_AUTH_REQUIRED,
+                              "the console needs a reader's or an operator's login", &res);
+            res.www_authenticate = apr_psprintf(p, "Basic realm=\"%s console\", charset=\"UTF-8\"",
+                                                cfg->auth_realm);
+            return wh_cgi_write(&res);
+        }
+        req.may_act = op;
+    }
+    if (method && strcmp(method, "POST") == 0)
+        read_form(p, &req.body, &req.body_len);
+    wh_console_handle(c, get, ctx, &req, p, &out);
+    if (out.audit)
+        wh_logf(&wh_cgi_logger, out.audit_level, "%s", out.audit);
+    return write_answer(&out);
+}

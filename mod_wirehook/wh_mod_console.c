@@ -1,0 +1,426 @@
+/* `SetHandler wirehook-console`: the console of the WirehookConfig in
+ * the same <Location>, rendered by the core (shared/console/).
+ *
+ * Who may read and who may act is httpd's own authn/authz, as for every
+ * handler: the console's <Location> names the readers (AuthType, any
+ * provider, Require user|group|...), and a stricter <Location> on its
+ * /actions sub-path names the operators. A page shows an action only
+ * when a lookup subrequest for POST <console>/actions/retry passes that
+ * authz (as mod_autoindex and mod_dir look files up); the action itself
+ * runs under it.
+ *
+ * No console is open to anyone by accident: check_config walks every
+ * <Location> whose handler is the console and evaluates its access with
+ * a request that carries no user, the way httpd's core does (access
+ * checkers, then the access_checker_ex of mod_authz_core); one that lets
+ * it in fails `apachectl configtest` unless `WirehookConsole public`
+ * says so. At request time a request without an authenticated user is
+ * refused all the same (fail closed: the walk cannot see <Directory>,
+ * <If> or .htaccess rules, nor every client address). */
+#include "wh_mod_console.h"
+#include "wh_mod_site_inbox.h"
+#include "wh_mod_status.h"
+#include "wh_mod_replay.h"
+#include "wh_mod_request.h"
+#include "console/wh_console.h"
+
+#include "http_core.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include <apr_fnmatch.h>
+#include <apr_strings.h>
+
+/* The largest action form read (the core refuses anything larger). */
+#define WH_CONSOLE_FORM_READ 8192
+
+int wh_mod_is_console(const request_rec *r)
+{
+    return r->handler && strcmp(r->handler, WH_MOD_CONSOLE) == 0;
+}
+
+static int refuse(request_rec *r, int status, const char *code, const char *msg)
+{
+    return wh_mod_respond_error(r, status, code, msg);
+}
+
+/* The sub-path after the console's <Location>, or NULL outside it. */
+static const char *sub_path(const request_rec *r, const wh_mod_dir_conf *dc)
+{
+    apr_size_t n;
+
+    if (!dc->base)
+        return NULL;
+    n = strlen(dc->base);
+    while (n > 0 && dc->base[n - 1] == '/')
+        n--;
+    if (strncmp(r->uri, dc->base, n) == 0 && (r->uri[n] == '\0' || r->uri[n] == '/'))
+        return r->uri + n;
+    return NULL;
+}
+
+/* Whether r's user would pass httpd's authz for the console's actions. */
+static int may_act(request_rec *r, const char *base, const char *sub)
+{
+    request_rec *rr;
+    int ok;
+
+    /* the actions themselves already passed it to get here */
+    if (wh_console_is_action(sub))
+        return 1;
+    rr = ap_sub_req_method_uri("POST", apr_pstrcat(r->pool, base,
+                                                   WH_CONSOLE_ACTIONS "/retry", NULL),
+                               r, NULL);
+    ok = rr && rr->status == HTTP_OK;
+    if (rr)
+        ap_destroy_sub_req(rr);
+    return ok;
+}
+
+/* An action's form, at most WH_CONSOLE_FORM_READ + 1 bytes (more is
+ * refused by the core as too large). */
+static void read_form(request_rec *r, const char **body, apr_size_t *len)
+{
+    char *buf = apr_palloc(r->pool, WH_CONSOLE_FORM_READ + 2);
+    apr_size_t got = 0;
+
+    *body = NULL;
+    *len = 0;
+    if (ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK) != OK)
+        return;
+    if (ap_should_client_block(r)) {
+        long n;
+        while (got <= WH_CONSOLE_FORM_READ
+               && (n = ap_get_client_block(r, buf + got, WH_CONSOLE_FORM_READ + 1 - got)) > 0)
+            got += (apr_size_t)n;
+    }
+    buf[got] = '\0';
+    *body = buf;
+    *len = got;
+}
+
+typedef struct {
+    request_rec *r;
+    wh_mod_site *site;
+} console_ctx;
+
+static wh_inbox *inbox_of(void *baton)
+{
+    console_ctx *c = baton;
+    return wh_mod_inbox_get(c->r, c->site);
+}
+
+int wh_mod_console_run(request_rec *r)
+{
+    const wh_mod_dir_conf *dc = ap_get_module_config(r->per_dir_config, &wirehook_module);
+    wh_mod_site *site = dc ? dc->site : NULL;
+    const char *sub = dc ? sub_path(r, dc) : NULL, *base;
+    wh_console_request req;
+    wh_console_response out;
+    wh_console_host host;
+    console_ctx ctx = { r, site };
+    apr_uint64_t live = 0, cap = 0;
+
+    if (!site || !site->console || !sub) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00990)
+                      "SetHandler " WH_MOD_CONSOLE " needs WirehookConfig in the same "
+                      "<Location PATH> (a plain URL path), and %s is not under one",
+                      r->uri);
+        return refuse(r, HTTP_INTERNAL_SERVER_ERROR, WH_CODE_INTERNAL,
+                      "the console is not configured");
+    }
+    /* fail closed: only WirehookConsole public lets a request without a
+     * user in, whatever the authz in force said */
+    if (!r->user && !dc->console_public) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00985)
+                      "console %s reached without an authenticated user: refused "
+                      "(require a login on its <Location>, or mark it "
+                      "'WirehookConsole public')", dc->base);
+        ap_discard_request_body(r);
+        return refuse(r, HTTP_FORBIDDEN, WH_CODE_FORBIDDEN,
+                      "the console needs an authenticated user");
+    }
+    base = apr_pstrmemdup(r->pool, r->uri, (apr_size_t)(sub - r->uri));
+    memset(&req, 0, sizeof(req));
+    req.method = r->method;
+    req.base = base;
+    req.sub_path = sub;
+    req.query = r->args;
+    req.user = r->user;
+    req.may_act = may_act(r, base, sub);
+    req.scheme = ap_http_scheme(r);
+    req.host_header = apr_table_get(r->headers_in, "Host");
+    req.origin = apr_table_get(r->headers_in, "Origin");
+    req.fetch_site = apr_table_get(r->headers_in, "Sec-Fetch-Site");
+    req.cookie = apr_table_get(r->headers_in, "Cookie");
+    req.if_none_match = apr_table_get(r->headers_in, "If-None-Match");
+    req.content_type = apr_table_get(r->headers_in, "Content-Type");
+    req.now = r->request_time ? r->request_time : apr_time_now();
+    if (r->method_number == M_POST)
+        read_form(r, &req.body, &req.body_len);
+    else
+        ap_discard_request_body(r);
+
+    memset(&host, 0, sizeof(host));
+    host.host = "mod_wirehook";
+    if (wh_mod_stats_counts(site, r->pool, (apr_array_header_t **)&host.counts,
+                            &host.counters_since) != 0) {
+        host.counts = NULL;
+        host.no_counters = "No counters for this configuration (see the error log at "
+                           "startup).";
+    }
+    if (site->replay) {
+        host.replay_provider = wh_mod_replay_provider(site->replay);
+        host.replay_fill_known = wh_mod_replay_fill(site->replay, &live, &cap) == 0;
+        host.replay_live = live;
+        host.replay_capacity = cap;
+    }
+    req.host = &host;
+    wh_console_handle(site->console, inbox_of, &ctx, &req, r->pool, &out);
+
+    if (out.audit) {
+        if (out.audit_level == WH_LOG_INFO)
+            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r, WHLOGNO(00983) "%s", out.audit);
+        else
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00984) "%s", out.audit);
+    }
+    r->status = out.status;
+    r->status_line = NULL;
+    for (int i = 0; i < out.headers->nelts; i++) {
+        const wh_console_header *h = &APR_ARRAY_IDX(out.headers, i, wh_console_header);
+        apr_table_addn(r->err_headers_out, h->name, h->value);
+    }
+    if (out.status == HTTP_NOT_MODIFIED)
+        return DONE;
+    ap_set_content_type(r, out.content_type);
+    ap_set_content_length(r, (apr_off_t)out.body_len);
+    if (!r->header_only && out.body_len)
+        ap_rwrite(out.body, (int)out.body_len, r);
+    return DONE;
+}
+
+/* Reached only for SetHandler wirehook-console where no WirehookConfig
+ * is in force: with one, the guard runs the console (wh_mod_verify.c). */
+static int console_handler(request_rec *r)
+{
+    return wh_mod_is_console(r) ? wh_mod_console_run(r) : DECLINED;
+}
+
+/* ---- configuration time ------------------------------------------------ */
+
+/* Whether a <Location> section applies to uri, as httpd's location walk
+ * decides: a regex, a wildcard pattern, or a path prefix ending at a
+ * '/' (or at the end of uri). */
+static int section_matches(const core_dir_config *cd, const char *uri)
+{
+    apr_size_t n;
+
+    if (cd->r)
+        return ap_regexec(cd->r, uri, 0, NULL, 0) == 0;
+    if (!cd->d)
+        return 0;
+    if (cd->d_is_fnmatch)
+        return apr_fnmatch(cd->d, uri, APR_FNM_PATHNAME) == APR_SUCCESS;
+    n = strlen(cd->d);
+    if (strncmp(uri, cd->d, n) != 0)
+        return 0;
+    return n == 0 || cd->d[n - 1] == '/' || uri[n] == '/' || uri[n] == '\0';
+}
+
+/* The per-directory configuration a request for uri gets from the
+ * server's defaults and its <Location> sections (not <Directory>, <If>
+ * or .htaccess, which need a file or a request). */
+static ap_conf_vector_t *location_config(apr_pool_t *p, server_rec *s, const char *uri)
+{
+    core_server_config *sc = ap_get_core_module_config(s->module_config);
+    ap_conf_vector_t **sec = (ap_conf_vector_t **)sc->sec_url->elts;
+    ap_conf_vector_t *conf = s->lookup_defaults;
+
+    for (int i = 0; i < sc->sec_url->nelts; i++)
+        if (section_matches(ap_get_core_module_config(sec[i]), uri))
+            conf = ap_merge_per_dir_configs(p, conf, sec[i]);
+    return conf;
+}
+
+/* A request as httpd would see it before authentication: no user, GET
+ * of uri from client address ip. */
+static request_rec *anonymous_request(apr_pool_t *p, server_rec *s,
+                                      ap_conf_vector_t *conf, const char *uri,
+                                      const char *ip)
+{
+    conn_rec *c = apr_pcalloc(p, sizeof(*c));
+    request_rec *r = apr_pcalloc(p, sizeof(*r));
+    apr_sockaddr_t *sa = NULL;
+
+    if (apr_sockaddr_info_get(&sa, ip, APR_UNSPEC, 80, 0, p) != APR_SUCCESS)
+        return NULL;
+    c->pool = p;
+    c->base_server = s;
+    c->client_addr = c->local_addr = sa;
+    c->client_ip = c->local_ip = apr_pstrdup(p, ip);
+    c->notes = apr_table_make(p, 1);
+    c->conn_config = ap_create_conn_config(p);
+    c->double_reverse = -1;           /* no DNS at configuration time */
+    r->pool = p;
+    r->connection = c;
+    r->server = s;
+    r->per_dir_config = conf;
+    r->request_config = ap_create_request_config(p);
+    r->method = "GET";
+    r->method_number = M_GET;
+    r->protocol = "HTTP/1.1";
+    r->proto_num = HTTP_VERSION(1, 1);
+    r->uri = r->unparsed_uri = apr_pstrdup(p, uri);
+    r->the_request = apr_pstrcat(p, "GET ", uri, " HTTP/1.1", NULL);
+    r->hostname = s->server_hostname;
+    r->useragent_addr = sa;
+    r->useragent_ip = c->client_ip;
+    r->headers_in = apr_table_make(p, 1);
+    r->headers_out = apr_table_make(p, 1);
+    r->err_headers_out = apr_table_make(p, 1);
+    r->subprocess_env = apr_table_make(p, 1);
+    r->notes = apr_table_make(p, 1);
+    r->allowed_methods = ap_make_method_list(p, 2);
+    r->request_time = apr_time_now();
+    apr_uri_parse(p, uri, &r->parsed_uri);
+    return r;
+}
+
+/* 1 when the request gets past httpd's access control without a user:
+ * the order of ap_process_request_internal (access_checker, then
+ * access_checker_ex, force_authn; with "Satisfy Any" either one). */
+static int let_in_without_user(request_rec *r)
+{
+    int access = ap_run_access_checker(r);
+
+    if (ap_satisfies(r) == SATISFY_ANY && access == OK)
+        return 1;
+    if (ap_satisfies(r) != SATISFY_ANY && access != OK)
+        return 0;
+    return ap_run_access_checker_ex(r) == OK && ap_run_force_authn(r) != OK;
+}
+
+static const char *handler_of(apr_pool_t *p, request_rec *fake)
+{
+    core_dir_config *cd = ap_get_core_module_config(fake->per_dir_config);
+    const char *err = NULL, *h;
+
+    if (cd->expr_handler) {
+        h = ap_expr_str_exec(fake, cd->expr_handler, &err);
+        return err ? NULL : apr_pstrdup(p, h);
+    }
+    return cd->handler;
+}
+
+/* Whether some <Location> applies to uri (an action) and not to the
+ * console's own base: the actions have access rules of their own. */
+static int actions_protected_apart(server_rec *s, const char *base)
+{
+    core_server_config *sc = ap_get_core_module_config(s->module_config);
+    ap_conf_vector_t **sec = (ap_conf_vector_t **)sc->sec_url->elts;
+    const char *action = apr_pstrcat(s->process->pconf, base, WH_CONSOLE_ACTIONS "/retry", NULL);
+
+    for (int i = 0; i < sc->sec_url->nelts; i++) {
+        core_dir_config *cd = ap_get_core_module_config(sec[i]);
+        if (section_matches(cd, action) && !section_matches(cd, base))
+            return 1;
+    }
+    return 0;
+}
+
+static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *s0)
+{
+    static const char *const clients[] = { "192.0.2.1", "127.0.0.1", "::1" };
+    apr_hash_t *seen = apr_hash_make(ptemp);
+    int bad = 0;
+    (void)plog;
+
+    for (server_rec *s = s0; s; s = s->next) {
+        core_server_config *sc = ap_get_core_module_config(s->module_config);
+        ap_conf_vector_t **sec = (ap_conf_vector_t **)sc->sec_url->elts;
+        for (int i = 0; i < sc->sec_url->nelts; i++) {
+            core_dir_config *cd = ap_get_core_module_config(sec[i]);
+            const char *path = cd->d, *h;
+            ap_conf_vector_t *conf;
+            const wh_mod_dir_conf *dc;
+            request_rec *fake;
+
+            if (cd->r || !path || cd->d_is_fnmatch
+                || apr_hash_get(seen, apr_psprintf(ptemp, "%p%s", (void *)s, path),
+                                APR_HASH_KEY_STRING))
+                continue;
+            apr_hash_set(seen, apr_psprintf(ptemp, "%p%s", (void *)s, path),
+                         APR_HASH_KEY_STRING, "");
+            conf = location_config(ptemp, s, path);
+            if (!(fake = anonymous_request(ptemp, s, conf, path, clients[0]))
+                || !(h = handler_of(ptemp, fake)) || strcmp(h, WH_MOD_CONSOLE) != 0)
+                continue;
+            dc = ap_get_module_config(conf, &wirehook_module);
+            if (!dc || !dc->site || !dc->base) {
+                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00987)
+                             "<Location %s>: SetHandler " WH_MOD_CONSOLE " needs "
+                             "WirehookConfig in the console's own <Location PATH>", path);
+                bad = 1;
+                continue;
+            }
+            if (!dc->site->console_base) {
+                dc->site->console_base = apr_pstrdup(pconf, dc->base);
+                dc->site->cfg->readers_at = apr_pstrcat(pconf, dc->base, "/api/events", NULL);
+            }
+            if (!dc->console_public) {
+                for (size_t k = 0; k < sizeof(clients) / sizeof(clients[0]); k++) {
+                    fake = anonymous_request(ptemp, s, conf, path, clients[k]);
+                    if (fake && let_in_without_user(fake)) {
+                        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00986)
+                                     "<Location %s>: the console can be reached without "
+                                     "authentication (tried as a client at %s): require "
+                                     "a user (AuthType and Require valid-user, user or "
+                                     "group), or say 'WirehookConsole public'",
+                                     path, clients[k]);
+                        bad = 1;
+                        break;
+                    }
+                }
+            }
+            if (!bad && strcmp(path, dc->base) == 0 && dc->site->cfg->console_actions
+                && !actions_protected_apart(s, dc->base))
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00988)
+                             "<Location %s>: every reader of the console may also act: "
+                             "protect <Location %s" WH_CONSOLE_ACTIONS "> with a "
+                             "stricter Require (the operators), or set ConsoleActions "
+                             "off in %s", path, path, dc->site->path);
+        }
+    }
+    return bad ? HTTP_INTERNAL_SERVER_ERROR : OK;
+}
+
+/* Where no console shows a site that keeps an inbox, its readers are the
+ * bank's users (today's behaviour): said once at startup. */
+static int console_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *s)
+{
+    apr_hash_t *sites;
+    (void)plog;
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return OK;
+    sites = wh_mod_sites(pconf);
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
+        const wh_mod_site *site = apr_hash_this_val(hi);
+        if (site->cfg->inbox_params && !site->cfg->readers_at)
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00989)
+                         "WirehookConfig %s: the bank's credentials (BasicAuthFile) "
+                         "also read the inbox (GET): to give readers their own logins, "
+                         "add a console (<Location> with SetHandler " WH_MOD_CONSOLE
+                         " and Require lines: docs/console.md); the bank then reads "
+                         "nothing", site->path);
+    }
+    return OK;
+}
+
+void wh_mod_console_register(void)
+{
+    static const char *const after_authz[] = { "mod_authz_core.c", NULL };
+    ap_hook_check_config(console_check_config, after_authz, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(console_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(console_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}
