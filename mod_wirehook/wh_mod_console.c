@@ -346,10 +346,10 @@ static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
             request_rec *fake;
 
             if (cd->r || !path || cd->d_is_fnmatch
-                || apr_hash_get(seen, apr_psprintf(ptemp, "%p%s", (void *)s, path),
+                || apr_hash_get(seen, apr_psprintf(ptemp, "%pp%s", (void *)s, path),
                                 APR_HASH_KEY_STRING))
                 continue;
-            apr_hash_set(seen, apr_psprintf(ptemp, "%p%s", (void *)s, path),
+            apr_hash_set(seen, apr_psprintf(ptemp, "%pp%s", (void *)s, path),
                          APR_HASH_KEY_STRING, "");
             conf = location_config(ptemp, s, path);
             if (!(fake = anonymous_request(ptemp, s, conf, path, clients[0]))
