@@ -28,15 +28,6 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)))
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
-    /* the CGI's readers are its own files; the module's come from its
-     * console <Location>, which this command cannot see */
-    if (cfg->inbox_params && !cfg->console_readers_file && !cfg->console_operators_file) {
-        const char *r = "the bank's credentials (BasicAuthFile) also read the inbox; to give "
-                        "readers their own logins: wirehook.cgi, ConsoleReaders and "
-                        "ConsoleOperators; mod_wirehook, a console <Location> "
-                        "(docs/console.md)";
-        warn = warn ? apr_pstrcat(p, warn, "\n", r, NULL) : r;
-    }
     if (warn) {
         char *lines = apr_pstrdup(p, warn), *state = NULL;
         for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
