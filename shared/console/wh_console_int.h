@@ -13,6 +13,8 @@
 /* Rows a console page shows when not told (and at most). */
 #define WH_CX_ROWS 50
 #define WH_CX_ROWS_MAX 200
+/* A form or a query is small: an id, a filter and a token. */
+#define WH_CX_FORM_MAX 4096
 /* Attempts shown for one event (the latest ones). */
 #define WH_CX_ATTEMPTS 100
 
@@ -37,6 +39,18 @@ typedef struct {
     int status;                  /* the page's status (200) */
     wh_console_response *out;
 } wh_cx;
+
+/* The answer's parts (wh_console.c): a header; the page's status, type
+ * and security headers once its markup is done; a JSON answer or error;
+ * a page that only says what went wrong; 405 with Allow (json: as JSON). */
+void wh_cx_header(wh_cx *x, const char *name, const char *value);
+void wh_cx_finish_page(wh_cx *x);
+void wh_cx_json_answer(wh_cx *x, int status, const char *json);
+void wh_cx_json_error(wh_cx *x, int status, const char *code, const char *message);
+void wh_cx_error_page(wh_cx *x, int status, const char *code, const char *message);
+void wh_cx_not_allowed(wh_cx *x, const char *allow, int json);
+/* The session cookie's name (__Host- over https). */
+const char *wh_cx_cookie_name(const wh_cx *x);
 
 /* The inbox, opened on first use; NULL: unavailable. */
 wh_inbox *wh_cx_inbox(wh_cx *x);
