@@ -2,7 +2,9 @@
 #include <string.h>
 
 /* Digits only (the spec's rule); 18 digits always fit in int64 and cover
- * every plausible seconds or milliseconds value, so longer is overflow. */
+ * every plausible seconds or milliseconds value, so longer is malformed.
+ * A well-formed value too large for microseconds is a time far in the
+ * future, not a malformed one: it is held at the largest time there is. */
 #define WH_TS_MAX_DIGITS 18
 
 wh_ts_result wh_timestamp_parse(const char *value, wh_ts_unit unit,
@@ -23,16 +25,11 @@ wh_ts_result wh_timestamp_parse(const char *value, wh_ts_unit unit,
     }
     if (unit == WH_TS_AUTO)
         unit = len >= 13 ? WH_TS_MILLISECONDS : WH_TS_SECONDS;
-    if (unit == WH_TS_MILLISECONDS) {
-        if (n > APR_INT64_MAX / 1000)
-            return WH_TS_MALFORMED;
-        *out = (apr_time_t)n * 1000;
-    } else {
-        /* Seconds beyond year ~294000 would overflow microseconds. */
-        if (n > APR_INT64_MAX / APR_USEC_PER_SEC)
-            return WH_TS_MALFORMED;
-        *out = (apr_time_t)apr_time_from_sec(n);
-    }
+    if (unit == WH_TS_MILLISECONDS)
+        *out = n > APR_INT64_MAX / 1000 ? APR_INT64_MAX : (apr_time_t)n * 1000;
+    else    /* seconds beyond year ~294000 would overflow microseconds */
+        *out = n > APR_INT64_MAX / APR_USEC_PER_SEC
+                   ? APR_INT64_MAX : (apr_time_t)apr_time_from_sec(n);
     return WH_TS_OK;
 }
 

@@ -5,13 +5,15 @@
 
 typedef enum {
     WH_TS_OK = 0,
-    WH_TS_MALFORMED,     /* empty, non-digits, overflow */
+    WH_TS_MALFORMED,     /* empty, non-digits, more than 18 digits */
     WH_TS_EXPIRED,       /* older than tolerance */
     WH_TS_FUTURE         /* further ahead than tolerance */
 } wh_ts_result;
 
-/* Parses a digits-only timestamp into microseconds since the epoch. unit
- * auto: 13 or more digits are milliseconds, fewer are seconds. */
+/* Parses a digits-only timestamp (at most 18 digits) into microseconds
+ * since the epoch. unit auto: 13 or more digits are milliseconds, fewer
+ * are seconds. A value beyond what microseconds hold becomes
+ * APR_INT64_MAX: far in the future, never malformed. */
 wh_ts_result wh_timestamp_parse(const char *value, wh_ts_unit unit,
                                 apr_time_t *out);
 /* Parses and checks |now - ts| <= tolerance seconds. *skew_sec receives

@@ -45,14 +45,37 @@ static void test_malformed(void)
     CU_ASSERT_EQUAL(wh_timestamp_parse(NULL, WH_TS_AUTO, &t), WH_TS_MALFORMED);
 }
 
-static void test_overflow(void)
+static void test_too_many_digits(void)
 {
     apr_time_t t;
     CU_ASSERT_EQUAL(wh_timestamp_parse("99999999999999999999999", WH_TS_AUTO, &t), WH_TS_MALFORMED);
     CU_ASSERT_EQUAL(wh_timestamp_parse("9999999999999999999", WH_TS_AUTO, &t), WH_TS_MALFORMED);
-    /* 18 digits parse but overflow microseconds in either unit. */
-    CU_ASSERT_EQUAL(wh_timestamp_parse("999999999999999999", WH_TS_SECONDS, &t), WH_TS_MALFORMED);
-    CU_ASSERT_EQUAL(wh_timestamp_parse("999999999999999999", WH_TS_MILLISECONDS, &t), WH_TS_MALFORMED);
+    CU_ASSERT_EQUAL(wh_timestamp_parse("1000000000000000000", WH_TS_MILLISECONDS, &t),
+                    WH_TS_MALFORMED);
+}
+
+/* 18 digits are well-formed in every unit: what microseconds cannot hold
+ * is far in the future, not malformed. */
+static void test_huge_values_are_future(void)
+{
+    apr_time_t t = 0;
+    const wh_ts_unit units[] = { WH_TS_AUTO, WH_TS_SECONDS, WH_TS_MILLISECONDS };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(wh_timestamp_parse("999999999999999999", units[i], &t), WH_TS_OK);
+        CU_ASSERT_EQUAL(t, APR_INT64_MAX);
+        CU_ASSERT_EQUAL(check("999999999999999999", units[i]), WH_TS_FUTURE);
+    }
+    /* milliseconds: the largest value that fits, and the first that does not */
+    CU_ASSERT_EQUAL(wh_timestamp_parse("9223372036854775", WH_TS_MILLISECONDS, &t), WH_TS_OK);
+    CU_ASSERT_EQUAL(t, 9223372036854775LL * 1000);
+    CU_ASSERT_EQUAL(wh_timestamp_parse("9223372036854776", WH_TS_MILLISECONDS, &t), WH_TS_OK);
+    CU_ASSERT_EQUAL(t, APR_INT64_MAX);
+    CU_ASSERT_EQUAL(check("9223372036854776", WH_TS_MILLISECONDS), WH_TS_FUTURE);
+    /* seconds: the same edge */
+    CU_ASSERT_EQUAL(wh_timestamp_parse("9223372036854", WH_TS_SECONDS, &t), WH_TS_OK);
+    CU_ASSERT_EQUAL(t, apr_time_from_sec(9223372036854LL));
+    CU_ASSERT_EQUAL(wh_timestamp_parse("9223372036855", WH_TS_SECONDS, &t), WH_TS_OK);
+    CU_ASSERT_EQUAL(t, APR_INT64_MAX);
     CU_ASSERT_EQUAL(check("999999999999999", WH_TS_AUTO), WH_TS_FUTURE);
 }
 
@@ -82,7 +105,8 @@ static const wh_test_case cases[] = {
     { "seconds and milliseconds", test_parse_seconds_and_ms },
     { "explicit units", test_explicit_units },
     { "malformed values", test_malformed },
-    { "overflow is malformed", test_overflow },
+    { "more than 18 digits is malformed", test_too_many_digits },
+    { "18 digits beyond microseconds are in the future", test_huge_values_are_future },
     { "tolerance edges both ways", test_tolerance_edges },
     { "skew reported", test_skew_reported },
     { NULL, NULL }

@@ -277,6 +277,9 @@ static void test_timestamp_codes(void)
     expect(f, 401, WH_CODE_TS_MALFORMED);
     apr_table_set(f->headers, "X-Timestamp", "99999999999999999999");
     expect(f, 401, WH_CODE_TS_MALFORMED);
+    /* 18 digits are well-formed (docs/errors.md): too large for any clock */
+    apr_table_set(f->headers, "X-Timestamp", "999999999999999999");
+    expect(f, 401, WH_CODE_TS_FUTURE);
     apr_table_set(f->headers, "X-Timestamp", "1699999699");
     expect(f, 401, WH_CODE_TS_EXPIRED);
     apr_table_set(f->headers, "X-Timestamp", "1700000301");
