@@ -221,6 +221,7 @@ static void handle_post(cgi_inbox *ci, const wh_config *cfg, wh_verifier *vf,
         wh_response_error(p, 400, WH_CODE_BAD_REQUEST, err, res);
         return;
     }
+    req->now = apr_time_now();      /* freshness: when the body was complete */
     wh_verify_payload(vf, req, &v, p);
     /* Only authentic requests reach the database (to be stored, or kept
      * in quarantine when their body is bad). */

@@ -89,6 +89,7 @@ void wh_mod_request_init(request_rec *r, const wh_config *cfg,
     req->body = "";
     req->body_len = 0;
     req->body_overflow = 0;
+    /* until the body is read (wh_mod_verify.c sets it then) */
     req->now = r->request_time ? r->request_time : apr_time_now();
 }
 

@@ -109,7 +109,8 @@ static int check_envelope(request_rec *r, wh_mod_state *st)
 }
 
 /* The body: the chain's kept bytes when an earlier request of it read them
- * (the wire has nothing more), else read now, bounded by MaxBodySize. */
+ * (the wire has nothing more), else read now, bounded by MaxBodySize.
+ * Freshness is judged from the moment it was complete (wh_request.now). */
 static int read_body(request_rec *r, wh_mod_state *st,
                      const wh_mod_state *prior)
 {
@@ -118,6 +119,7 @@ static int read_body(request_rec *r, wh_mod_state *st,
     if (prior && prior->req.body && !prior->req.body_overflow) {
         st->req.body = prior->req.body;
         st->req.body_len = prior->req.body_len;
+        st->req.now = prior->req.now;
         st->kept = prior->kept;
         return OK;
     }
@@ -136,6 +138,7 @@ static int read_body(request_rec *r, wh_mod_state *st,
     case WH_BODY_OK:
         break;
     }
+    st->req.now = apr_time_now();
     /* trailers merged into the headers at the end of a chunked body
      * (MergeTrailers on) must not bring forged facts in */
     wh_mod_strip_client_headers(r);
@@ -196,6 +199,12 @@ static int check_replay(request_rec *r, wh_mod_state *st,
             "another copy of this notification is being delivered; retry later");
     case WH_REPLAY_FIRST:
         break;
+    }
+    /* still fresh now that the id is recorded? Otherwise a copy could
+     * have found nothing because the record it needed had just lapsed */
+    if (wh_verify_fresh_at(st->site->vf, &st->verdict, apr_time_now()) != 0) {
+        wh_mod_replay_forget(r, rp, f->notification_id);
+        return respond_verdict(r, st);
     }
     st->recorded = rp;
     return OK;

@@ -21,7 +21,12 @@ typedef struct {
     const char *body;            /* raw bytes exactly as received */
     apr_size_t body_len;
     int body_overflow;           /* host stopped reading at MaxBodySize */
-    apr_time_t now;              /* apr_time_now() in production */
+    /* When the body was complete (apr_time_now() once the host has read
+     * it, or before reading when there is none to read): the timestamp
+     * is judged then, never at the request line. A body that arrives
+     * slowly must not carry a notification past the moment its id stops
+     * being remembered (see wh_verify_fresh_at). */
+    apr_time_t now;
     /* Where the core's messages about this request go; NULL: the
      * verifier's logger. A host that knows the request at hand (httpd's
      * request_rec) passes a sink bound to it, so a shared verifier needs
@@ -57,6 +62,17 @@ int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
 /* Checks 4 (body size as read) to 9, after wh_verify_envelope passed. */
 int wh_verify_payload(wh_verifier *vf, const wh_request *req,
                       wh_verdict *v, apr_pool_t *p);
+/* Freshness once more, after a host recorded the accepted notification
+ * of v (a replay store's claim), with now read when the record was made.
+ * The body's arrival judged it fresh; a copy can only find the record
+ * while it is kept, and a store keeps it ReplayWindow (at least 2 x
+ * TimestampTolerance) from the record, which comes no earlier than that
+ * judgement, so at least until signed_at + TimestampTolerance. A
+ * request whose record is made at or after that moment (a worker held
+ * up between its body and its store) could have missed a record that
+ * had just lapsed: v fails (401 timestamp_expired) and its status is
+ * returned, and the host takes its record back. 0 while fresh. */
+int wh_verify_fresh_at(wh_verifier *vf, wh_verdict *v, apr_time_t now);
 /* Both, in order. */
 int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
               apr_pool_t *p);

@@ -299,6 +299,39 @@ static void test_milliseconds_timestamp(void)
     expect(f, 401, WH_CODE_TS_FUTURE);
 }
 
+/* Freshness is judged at wh_request.now, the moment the host had the
+ * whole body: a body completed past the tolerance is expired however
+ * early its request line came. */
+static void test_fresh_when_the_body_is_complete(void)
+{
+    fixture *f = make(sample_body("wire-status-complete.json"));
+    f->cfg->timestamp_tolerance = 3;
+    f->req.now = apr_time_from_sec(NOW_SEC + 3);
+    expect(f, 200, WH_CODE_ACCEPTED);
+    f->req.now = apr_time_from_sec(NOW_SEC + 3) + 1;
+    expect(f, 401, WH_CODE_TS_EXPIRED);
+}
+
+/* After the record: fresh strictly before signed_at + tolerance, so a
+ * copy never meets a record kept until exactly its own moment. */
+static void test_fresh_at_the_record(void)
+{
+    fixture *f = make(sample_body("wire-status-complete.json"));
+    apr_time_t until = apr_time_from_sec(NOW_SEC + 300);
+
+    expect(f, 200, WH_CODE_ACCEPTED);
+    CU_ASSERT_EQUAL(f->v.facts.signed_at, apr_time_from_sec(NOW_SEC));
+    CU_ASSERT_EQUAL(wh_verify_fresh_at(f->vf, &f->v, until - 1), 0);
+    CU_ASSERT_EQUAL(f->v.ok, 1);
+    CU_ASSERT_EQUAL(wh_verify_fresh_at(f->vf, &f->v, until), 401);
+    CU_ASSERT_EQUAL(f->v.ok, 0);
+    ASSERT_STR(f->v.code, WH_CODE_TS_EXPIRED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->v.message, "300 s old"));
+    /* a failed verdict stays as it was */
+    CU_ASSERT_EQUAL(wh_verify_fresh_at(f->vf, &f->v, until + apr_time_from_sec(9)), 0);
+    ASSERT_STR(f->v.code, WH_CODE_TS_EXPIRED);
+}
+
 static void test_custom_header_names(void)
 {
     fixture *f = make(sample_body("wire-status-complete.json"));
@@ -517,6 +550,8 @@ static const wh_test_case cases[] = {
     { "400 bad Content-Length", test_bad_content_length },
     { "timestamp codes", test_timestamp_codes },
     { "millisecond timestamps", test_milliseconds_timestamp },
+    { "freshness judged when the body is complete", test_fresh_when_the_body_is_complete },
+    { "freshness again at the replay record", test_fresh_at_the_record },
     { "custom header names", test_custom_header_names },
     { "signature codes", test_signature_codes },
     { "signature covers URL and body", test_signature_covers_url_and_body },
