@@ -82,8 +82,9 @@
     X(00987, "check-config: a console without WirehookConfig in its Location") \
     X(00988, "startup: the console's actions are not protected apart")       \
     X(00989, "startup: no readers: the bank's credentials read the inbox")   \
-    X(00990, "console: SetHandler wirehook-console is not configured")
+    X(00990, "console: SetHandler wirehook-console is not configured")      \
+    X(00991, "an id recorded after its timestamp's tolerance: taken back, 503")
 
-#define WH_LOGTAG_NEXT 00991
+#define WH_LOGTAG_NEXT 00992
 
 #endif

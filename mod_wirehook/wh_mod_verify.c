@@ -200,11 +200,20 @@ static int check_replay(request_rec *r, wh_mod_state *st,
     case WH_REPLAY_FIRST:
         break;
     }
-    /* still fresh now that the id is recorded? Otherwise a copy could
-     * have found nothing because the record it needed had just lapsed */
-    if (wh_verify_fresh_at(st->site->vf, &st->verdict, apr_time_now()) != 0) {
+    /* Still fresh now that the id is recorded? Otherwise this record
+     * may have followed a copy's that had just lapsed (wh_verify.h): it
+     * is taken back, and the bank retries with a fresh timestamp. */
+    if (!wh_verify_fresh_at(st->site->vf, &st->verdict, apr_time_now())) {
         wh_mod_replay_forget(r, rp, f->notification_id);
-        return respond_verdict(r, st);
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00991)
+                      "refused notificationId=%s: recorded in the replay store "
+                      "only after its timestamp's TimestampTolerance had passed "
+                      "(the store kept it waiting); taken back, answered 503",
+                      f->notification_id);
+        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        return wh_mod_respond_error(
+            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
+            "replay protection is unavailable; retry later");
     }
     st->recorded = rp;
     return OK;

@@ -63,16 +63,16 @@ int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
 int wh_verify_payload(wh_verifier *vf, const wh_request *req,
                       wh_verdict *v, apr_pool_t *p);
 /* Freshness once more, after a host recorded the accepted notification
- * of v (a replay store's claim), with now read when the record was made.
+ * of v (a replay store's claim), with now read once the record is made.
  * The body's arrival judged it fresh; a copy can only find the record
  * while it is kept, and a store keeps it ReplayWindow (at least 2 x
  * TimestampTolerance) from the record, which comes no earlier than that
- * judgement, so at least until signed_at + TimestampTolerance. A
- * request whose record is made at or after that moment (a worker held
- * up between its body and its store) could have missed a record that
- * had just lapsed: v fails (401 timestamp_expired) and its status is
- * returned, and the host takes its record back. 0 while fresh. */
-int wh_verify_fresh_at(wh_verifier *vf, wh_verdict *v, apr_time_t now);
+ * judgement, so at least until signed_at + TimestampTolerance. A record
+ * made at or after that moment (a worker held up between the body and
+ * its store) may have followed a copy's record that had just lapsed, and
+ * proves nothing: 0, and the host takes it back and answers a retryable
+ * 503 (the delay was the server's). 1 while still fresh. */
+int wh_verify_fresh_at(const wh_verifier *vf, const wh_verdict *v, apr_time_t now);
 /* Both, in order. */
 int wh_verify(wh_verifier *vf, const wh_request *req, wh_verdict *v,
               apr_pool_t *p);
