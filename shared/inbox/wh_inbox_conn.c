@@ -233,9 +233,11 @@ static void open_writer_lock(wh_inbox *ib, apr_pool_t *p)
         return;
     err = wh_inbox_lock_open(ib->root, apr_pstrcat(p, ib->db_file, "-lock", NULL),
                              ib->file_mode, ib->gid, &ib->wlock);
-    if (err)
+    if (err) {
         wh_logf(&ib->log, WH_LOG_WARN, "inbox: no writer queue (the database's "
                 "-lock file: %s); writers will poll the database lock", err);
+        ib->wlock_tried = 0;    /* a full disk passes: the next connection tries again */
+    }
 }
 
 int wh_inbox_db_writer_lock(wh_inbox *ib, apr_pool_t *p)

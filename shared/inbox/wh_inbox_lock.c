@@ -7,7 +7,12 @@
  * later writer waiting. Initialisation happens under an open-file-
  * description lock (F_OFD_SETLKW) held for microseconds, released by the
  * kernel if its holder dies; after that, opening is a read of the magic
- * word and the boot id. */
+ * word and the boot id.
+ *
+ * The page is written through memory, so its disk block is allocated
+ * before it is mapped: a page the file system cannot allocate at the
+ * first write raises SIGBUS in the writer (a CGI process dying before its
+ * headers on a full disk), where fallocate answers ENOSPC. */
 #include "wh_inbox_lock.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +92,34 @@ static int ofd_lock(int fd, short type)
     return rv < 0 ? errno : 0;
 }
 
+/* Under the init lock, for a page that is new, cut short or has no
+ * block yet: the file is one page long and the page has its block. A page
+ * in use always has one (it was written), so this never runs on it;
+ * zeros are written only to a file too short for anyone to have mapped.
+ * 0 or the errno. */
+static int allocate_page(int fd, const struct stat *st)
+{
+    static const char zeros[WH_LOCK_PAGE];
+    int rv;
+
+#ifdef __linux__
+    do
+        rv = fallocate(fd, 0, 0, WH_LOCK_PAGE) == 0 ? 0 : errno;
+    while (rv == EINTR);
+    if (rv != EOPNOTSUPP && rv != ENOSYS)
+        return rv;
+#endif
+    if (st->st_size >= WH_LOCK_PAGE)
+        return 0;       /* no fallocate here: as before, the first write allocates */
+    ssize_t w;
+    do
+        w = pwrite(fd, zeros, sizeof(zeros), 0);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)sizeof(zeros))
+        return 0;
+    return w < 0 ? errno : ENOSPC;
+}
+
 static apr_status_t unmap(void *data)
 {
     wh_inbox_lock *l = data;
@@ -123,13 +156,17 @@ const char *wh_inbox_lock_open(apr_pool_t *p, const char *path, mode_t mode,
         return "not a regular file";
     }
     read_boot_id(boot);
-    if (st.st_size < WH_LOCK_PAGE) {
-        /* new (or cut short): grown under the init lock below */
-        if ((rv = ofd_lock(fd, F_WRLCK)) == 0 && fstat(fd, &st) == 0
-            && st.st_size < WH_LOCK_PAGE && ftruncate(fd, WH_LOCK_PAGE) != 0)
-            rv = errno;
-        if (rv == 0)
+    if (st.st_size < WH_LOCK_PAGE || (apr_off_t)st.st_blocks * 512 < WH_LOCK_PAGE) {
+        /* new, cut short, or a page never written: its block, under the
+         * init lock */
+        if ((rv = ofd_lock(fd, F_WRLCK)) == 0) {
+            if (fstat(fd, &st) != 0)
+                rv = errno;
+            else if (st.st_size < WH_LOCK_PAGE
+                     || (apr_off_t)st.st_blocks * 512 < WH_LOCK_PAGE)
+                rv = allocate_page(fd, &st);
             (void)ofd_lock(fd, F_UNLCK);
+        }
         if (rv != 0) {
             close(fd);
             return strerror(rv);

@@ -26,6 +26,20 @@
  * Writes to the database file itself (checkpoints) and to every other
  * file go through untouched.
  *
+ * The layer also makes sure the wal-index (the database's -shm file,
+ * written through memory) has its disk blocks before SQLite writes into a
+ * region of it. SQLite writes one byte at the end of each 4 KiB page of a
+ * new region, which allocates only the last block of the page where
+ * blocks are smaller (ext4 makes 1 KiB blocks on a small file system): a
+ * write into the rest, on a nearly full disk, raised SIGBUS (seen with
+ * 24 KiB left). Each region SQLite maps is prefaulted for writing
+ * (MADV_POPULATE_WRITE: the file system allocates as for a write, and a
+ * page it cannot allocate is an error, not a signal), and a failure is
+ * the I/O error SQLite gives when it cannot extend the file itself. The
+ * layer cannot allocate with a descriptor of its own: closing any
+ * descriptor of the -shm file drops every POSIX lock this process holds
+ * on it, SQLite's included.
+ *
  * Scope: SQLite's VFS is process-wide state shared with whatever else in
  * the process uses SQLite (another Apache module). The layer is never the
  * process's default: it is made the default only for the moment the
@@ -38,9 +52,13 @@
 #include "wh_sqlite_wal.h"
 #include <sqlite3.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* The buffer: the unix VFS writes at most 128 KiB - 1 bytes per call
  * (more is cut short, modulo 128 KiB, and reported as a full disk), so a
@@ -235,9 +253,39 @@ static int f_device(sqlite3_file *file)
 /* The wal-index lives in the database file's shared memory. A commit is
  * published there, after a barrier, under the WAL's locks: the frames it
  * names are written first. */
+/* The region's pages faulted in for writing: the file system gives each
+ * its blocks now, or says it cannot. 0, or -1 when a page has no block
+ * (a kernel without MADV_POPULATE_WRITE, before Linux 5.14, counts as
+ * success: SQLite's own byte per page is then all there is). */
+static int populate(void volatile *region, int size)
+{
+#ifdef MADV_POPULATE_WRITE
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t at = (uintptr_t)region, start;
+
+    if (page <= 0)
+        return 0;
+    start = at & ~(uintptr_t)(page - 1);
+    if (madvise((void *)start, (size_t)(at - start) + (size_t)size, MADV_POPULATE_WRITE) != 0
+        && errno != EINVAL && errno != EINTR)
+        return -1;
+#else
+    (void)region;
+    (void)size;
+#endif
+    return 0;
+}
+
 static int f_shm_map(sqlite3_file *file, int region, int size, int extend, void volatile **out)
 {
-    return REAL(file)->pMethods->xShmMap(REAL(file), region, size, extend, out);
+    int rc = REAL(file)->pMethods->xShmMap(REAL(file), region, size, extend, out);
+
+    /* SQLITE_READONLY: a read-only mapping, never written */
+    if (rc == SQLITE_OK && *out && populate(*out, size) != 0) {
+        *out = NULL;    /* SQLite keeps what it is given, even with an error */
+        return SQLITE_IOERR_SHMSIZE;
+    }
+    return rc;
 }
 
 static int f_shm_lock(sqlite3_file *file, int offset, int n, int flags)

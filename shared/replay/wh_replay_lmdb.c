@@ -25,11 +25,23 @@
  * intake whatever the rate (they mostly share the cursor's leaf page). */
 #define WH_LMDB_SWEEP_PER_ADD 8
 #define WH_LMDB_STATE_MAX 256
+/* Disk reserved past the tree's last page, in bytes (see reserve()): more
+ * than any one of the store's write transactions can take there. One
+ * takes a few pages on the path from the root to a leaf (a sweep's
+ * deletes share their leaves), plus the record of freed pages, which is
+ * at most 8 bytes per page of the map. */
+#define WH_LMDB_HEADROOM(map) (((apr_uint64_t)1 << 20) + (map) / 256)
 
 struct wh_replay_lmdb {
     MDB_env *env;
     MDB_dbi ids;
     apr_size_t map_size;
+    int fd;                         /* the data file's, LMDB's own */
+    apr_uint64_t psize;
+    /* how far this process knows the data file's blocks to be allocated
+     * (other processes may have reserved more); only touched inside a
+     * write transaction, like sweep */
+    apr_uint64_t reserved;
     /* where this process's sweep goes on (empty: from the first id); only
      * touched inside a write transaction, which excludes every other
      * writer, threads of this process included */
@@ -223,6 +235,94 @@ const char *wh_replay_lmdb_size_error(apr_pool_t *p, apr_size_t map_size)
                         WH_REPLAY_LMDB_MIN_SIZE);
 }
 
+/* ---- disk space for the map ------------------------------------------
+ * The map is written through memory (MDB_WRITEMAP): a page of the file
+ * gets its disk blocks when it is first written, and when the file system
+ * has none left the writer gets SIGBUS, not an error; under httpd's event
+ * MPM that kills every request of the child. Every page below the tree's
+ * end has been written, so it has its blocks; a write transaction first
+ * makes sure the blocks past the end are allocated (fallocate, which
+ * answers ENOSPC instead), and refuses to write when they cannot be. */
+
+/* Allocates [off, off + len) of the data file without changing any data:
+ * fallocate(2), or, on a file system without it, zeros written there
+ * (only past the tree's end, which no process reads and only the holder
+ * of the writer lock writes). 0 or the errno. */
+static int allocate(int fd, apr_uint64_t off, apr_uint64_t len)
+{
+    static const char zeros[4096];
+    int rv;
+
+#ifdef __linux__
+    /* not posix_fallocate(3): glibc's fallback writes a byte into each
+     * block after reading it, racing nobody here, but it hides which
+     * way it went */
+    do
+        rv = fallocate(fd, 0, (off_t)off, (off_t)len) == 0 ? 0 : errno;
+    while (rv == EINTR);
+    if (rv != EOPNOTSUPP && rv != ENOSYS)
+        return rv;
+#endif
+    for (apr_uint64_t at = off; at < off + len;) {
+        apr_uint64_t n = off + len - at < sizeof(zeros) ? off + len - at : sizeof(zeros);
+        ssize_t w = pwrite(fd, zeros, (size_t)n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        at += (apr_uint64_t)w;
+    }
+    return 0;
+}
+
+/* Inside a write transaction, before it writes: the data file's blocks
+ * reach headrooms headrooms past the tree's last page (or the map's end).
+ * Grows the reservation by three headrooms at a time; on a file system
+ * that cannot give that much, whatever is enough. 0, or the errno
+ * (ENOSPC: the transaction must not write). */
+static int reserve(wh_replay_lmdb *db, int headrooms)
+{
+    MDB_envinfo info;
+    apr_uint64_t end, map, room, want, step;
+    int rv;
+
+    if (mdb_env_info(db->env, &info) != 0)
+        return EIO;
+    /* the map in use: LMDB keeps a file's larger map over a smaller one
+     * asked for */
+    map = info.me_mapsize;
+    room = WH_LMDB_HEADROOM(map);
+    end = ((apr_uint64_t)info.me_last_pgno + 1) * db->psize;
+    if (end >= map)
+        return 0;
+    want = map - end > headrooms * room ? end + headrooms * room : map;
+    if (db->reserved >= want)
+        return 0;
+    step = map - end > 3 * room ? end + 3 * room : map;
+    /* from the tree's end: this process may not know what others did */
+    if (allocate(db->fd, end, step - end) == 0) {
+        db->reserved = step;
+        return 0;
+    }
+    if ((rv = allocate(db->fd, end, want - end)) == 0)
+        db->reserved = want;
+    return rv;
+}
+
+/* Headrooms a transaction needs: one that records an id leaves room for
+ * its own pages and for the settle or removal that follows it, so a
+ * delivery that could be claimed can always be settled, full disk or
+ * not. */
+#define WH_LMDB_NEED_ADD 2
+#define WH_LMDB_NEED_CHANGE 1
+
+static const char *no_space(int rv)
+{
+    return rv == ENOSPC || rv == EDQUOT
+               ? "its file system is full (no disk space to reserve for the map)"
+               : "reserving disk space for the map failed";
+}
+
 /* ---- the environment ------------------------------------------------- */
 
 static apr_status_t close_store(void *data)
@@ -242,7 +342,8 @@ static const char *env_open(apr_pool_t *p, const char *path,
                             apr_size_t map_size, wh_replay_lmdb *db)
 {
     MDB_txn *txn = NULL;
-    int rc = mdb_env_create(&db->env);
+    MDB_stat est = { 0 };
+    int rv, rc = mdb_env_create(&db->env);
     if (rc == 0)
         rc = mdb_env_set_mapsize(db->env, map_size);
     if (rc == 0)
@@ -251,9 +352,24 @@ static const char *env_open(apr_pool_t *p, const char *path,
         rc = mdb_env_open(db->env, path, MDB_NOSUBDIR | MDB_NOTLS | MDB_WRITEMAP
                           | MDB_NOSYNC | MDB_NORDAHEAD, 0600);
     if (rc == 0)
-        rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+        rc = mdb_env_get_fd(db->env, &db->fd);
     if (rc == 0)
+        rc = mdb_env_stat(db->env, &est);
+    db->psize = est.ms_psize;
+    db->reserved = 0;
+    db->map_size = map_size;
+    if (rc == 0)
+        rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (rc == 0 && (rc = mdb_dbi_open(txn, "ids", 0, &db->ids)) == MDB_NOTFOUND) {
+        /* a new file: creating "ids" writes its first pages */
+        if ((rv = reserve(db, WH_LMDB_NEED_CHANGE)) != 0) {
+            mdb_txn_abort(txn);
+            mdb_env_close(db->env);
+            db->env = NULL;
+            return apr_psprintf(p, "%s: %s", path, no_space(rv));
+        }
         rc = mdb_dbi_open(txn, "ids", MDB_CREATE, &db->ids);
+    }
     if (rc == 0) {
         rc = mdb_txn_commit(txn);
         txn = NULL;
@@ -266,8 +382,34 @@ static const char *env_open(apr_pool_t *p, const char *path,
         db->env = NULL;
         return apr_psprintf(p, "%s: %s", path, mdb_strerror(rc));
     }
-    db->map_size = map_size;
     return NULL;
+}
+
+/* LMDB's lock file is a table of readers written through memory too:
+ * its blocks are allocated whole before any child maps it (never zeros
+ * written: older children may be using it). NULL or why not. */
+static const char *reserve_lockfile(apr_pool_t *p, const char *path)
+{
+    const char *file = wh_replay_lmdb_lockfile(p, path);
+    struct stat sb;
+    int rv = 0, fd = open(file, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+    if (fd < 0)
+        return apr_psprintf(p, "%s: %s", file, strerror(errno));
+#ifdef __linux__
+    if (fstat(fd, &sb) != 0)
+        rv = errno;
+    else
+        do
+            rv = fallocate(fd, 0, 0, sb.st_size) == 0 ? 0 : errno;
+        while (rv == EINTR);
+    if (rv == EOPNOTSUPP || rv == ENOSYS)
+        rv = 0;
+#else
+    (void)sb;
+#endif
+    close(fd);
+    return rv ? apr_psprintf(p, "%s: %s", file, no_space(rv)) : NULL;
 }
 
 static void remove_files(apr_pool_t *p, const char *path)
@@ -301,6 +443,8 @@ const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
     if ((err = env_open(p, path, map_size, &db)) != NULL)
         return err;
     close_store(&db);
+    if ((err = reserve_lockfile(p, path)) != NULL)
+        return err;
 
     wh_replay_lmdb_state now_st;
     memset(&now_st, 0, sizeof(now_st));
@@ -449,7 +593,8 @@ static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
     MDB_stat before, after;
     if (mdb_txn_begin(db->env, NULL, 0, &txn) != 0)
         return 0;
-    if (mdb_stat(txn, db->ids, &before) != 0
+    if (reserve(db, WH_LMDB_NEED_CHANGE) != 0
+        || mdb_stat(txn, db->ids, &before) != 0
         || purge(db, txn, now, 64 * WH_LMDB_SWEEP_PER_ADD) != 0
         || mdb_stat(txn, db->ids, &after) != 0
         || after.ms_entries == before.ms_entries) {
@@ -523,7 +668,14 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         mdb_txn_abort(txn);
         return WH_LMDB_REFUSED;
     }
-    /* held but expired, absent, or a lapsed claim: (re)recorded */
+    /* held but expired, absent, or a lapsed claim: (re)recorded, when
+     * the disk has room for this write and the settle after it */
+    if ((rc = reserve(db, WH_LMDB_NEED_ADD)) != 0) {
+        mdb_txn_abort(txn);
+        if (err)
+            *err = no_space(rc);
+        return WH_LMDB_ERROR;
+    }
     claim_value mine = { expires, now, owner ? owner->pid : 0 };
     if (owner) {
         v.mv_size = sizeof(mine);
@@ -562,6 +714,13 @@ static int change_id(wh_replay_lmdb *db, const char *id, id_change change,
     if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) != 0) {
         if (err)
             *err = mdb_strerror(rc);
+        return -1;
+    }
+    /* a claim reserved room for this already (WH_LMDB_NEED_ADD) */
+    if ((rc = reserve(db, WH_LMDB_NEED_CHANGE)) != 0) {
+        mdb_txn_abort(txn);
+        if (err)
+            *err = no_space(rc);
         return -1;
     }
     rc = change(db, txn, &k, arg);

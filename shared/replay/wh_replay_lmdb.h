@@ -26,7 +26,8 @@
 #include <apr_time.h>
 
 /* The map's default and smallest sizes. The file is sparse: it takes
- * disk only for the ids it holds (about 100 bytes each). 128 MiB holds
+ * disk for the ids it holds (about 100 bytes each) and a reserve ahead
+ * of them (wh_replay_lmdb.c, "disk space for the map"). 128 MiB holds
  * about 1.3 million ids: 2,200 notifications/s over a 600 s ReplayWindow. */
 #define WH_REPLAY_LMDB_DEFAULT_SIZE ((apr_size_t)128 << 20)
 #define WH_REPLAY_LMDB_MIN_SIZE ((apr_size_t)64 << 10)

@@ -172,12 +172,45 @@ static void test_file_mode(void)
     unlink(path);
 }
 
+/* The page is written through memory: it has its disk block before it is
+ * mapped, new or left sparse by an older version (whose first write into
+ * it raised SIGBUS on a full disk), so a full file system is an error to
+ * open, never a fault. */
+static void test_page_has_its_block(void)
+{
+    const char *path = lock_path(), *sparse;
+    struct stat st;
+    int fd;
+
+    (void)open_lock(path);
+    CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_size, 4096);
+    CU_ASSERT(st.st_blocks * 512 >= 4096);
+    unlink(path);
+
+    sparse = apr_pstrcat(wh_test_pool(), path, "-sparse", NULL);
+    fd = open(sparse, O_RDWR | O_CREAT | O_EXCL, 0600);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL(ftruncate(fd, 4096), 0);
+    close(fd);
+    CU_ASSERT_EQUAL_FATAL(stat(sparse, &st), 0);
+    if (st.st_blocks != 0) {
+        unlink(sparse);
+        return;     /* a file system without holes: nothing to show */
+    }
+    (void)open_lock(sparse);
+    CU_ASSERT_EQUAL_FATAL(stat(sparse, &st), 0);
+    CU_ASSERT(st.st_blocks * 512 >= 4096);
+    unlink(sparse);
+}
+
 static const wh_test_case cases[] = {
     { "held: another waits at most its timeout", test_held_lock_times_out },
     { "a waiter wakes when the holder lets go", test_waiter_wakes_on_release },
     { "a holder killed with it hands it on (robust)", test_dead_holder_hands_it_on },
     { "a lock file from an earlier boot is made afresh", test_earlier_boot_is_made_afresh },
     { "created 0600 whatever the umask, never through a symlink", test_file_mode },
+    { "the mapped page has its disk block", test_page_has_its_block },
     { NULL, NULL }
 };
 
