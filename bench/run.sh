@@ -4,11 +4,13 @@
 # table and rewrites docs/benchmarks.md.
 #
 # Sections (BENCH_SECTIONS, default all, in this order): core inbox module
-# inbox-http pg php node cgi memory forward.
+# inbox-http pg pg-pairs php node cgi memory forward.
 #   inbox-http  SetHandler wirehook storing to SQLite vs /v1/sink (module in
 #               front of mod_benchok), same httpd, concurrency 16
 #   pg          the same inbox on a PostgreSQL started here on loopback:
 #               concurrency 16 vs concurrency 1
+#   pg-pairs    two httpd on one PostgreSQL, every copy sent to both at once,
+#               vs one server storing each notification once: events stored/s
 #   php         a PHP receiver (bench/receivers/receiver.php) under mod_php,
 #               prefork, its own httpd; vs the module (/v1/sink)
 #   node        a Node.js receiver (bench/receivers/receiver.js) behind the
@@ -46,7 +48,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 MEM_REQUESTS=${BENCH_MEM_REQUESTS:-100000}
 INBOX_RECORDS=${BENCH_INBOX_RECORDS:-1000000}
 FORWARD_EVENTS=${BENCH_FORWARD_EVENTS:-20000}
-SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg php node cgi memory forward}
+SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg pg-pairs php node cgi memory forward}
 DOC=${BENCH_DOC:-docs/benchmarks.md}
 HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
 MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
@@ -682,6 +684,77 @@ section_pg() {
     pg_destroy
 }
 
+# ------------------------------------------------------------ 3c'. two servers, one PostgreSQL ---
+# the module's inbox on two httpd sharing one PostgreSQL, every copy sent
+# to both at once (a retry storm behind a load balancer): a wrk at
+# concurrency 16 on each server over the same pre-signed list, in the same
+# order (SignedUrl is the same on both, so one signature serves both),
+# against one server storing each notification once (concurrency 16).
+# Events stored per second, from the database's count over the run.
+section_pg_pairs() {
+    [ -f "$BUILD/mod_wirehook.so" ] || { note "pg-pairs: $BUILD/mod_wirehook.so not built"; return 0; }
+    [ -f "$top/tests/integration/pg.sh" ] || { note "pg-pairs: tests/integration/pg.sh missing"; return 0; }
+    # shellcheck source=../tests/integration/pg.sh
+    . "$top/tests/integration/pg.sh"
+    pg_available || { note "pg-pairs: skipped, no PostgreSQL binaries (apt-get install postgresql)"; return 0; }
+    log "pg-pairs: two servers on one PostgreSQL, every copy to both, vs one server, $ROUNDS x ${SECONDS_RUN}s at concurrency $WRK_CONN each"
+    pg_start || { note "pg-pairs: PostgreSQL did not start"; return 1; }
+    local conf="$T/etc/pgpairs.conf" host=pairs.bench r ua ub
+    write_wh_conf "$conf" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\"" \
+        "SignedUrl http://$host/pginbox"
+    chmod 640 "$conf"; [ -n "$RUN_AS" ] && chgrp www-data "$conf"
+    local body="<Location /pginbox>
+    SetHandler wirehook
+    WirehookConfig $conf
+</Location>"
+    PORT=$(free_port) && httpd_conf pgpa "" "$body" && httpd_start || { pg_destroy; return 1; }
+    ua="http://127.0.0.1:$PORT/pginbox"
+    PORT=$(free_port) && httpd_conf pgpb "" "$body" && httpd_start || { use_httpd pgpa; httpd_stop; pg_destroy; return 1; }
+    ub="http://127.0.0.1:$PORT/pginbox"
+    _pairs_stop() { use_httpd pgpb; httpd_stop; use_httpd pgpa; httpd_stop; pg_destroy; }
+    probe "module inbox (PostgreSQL, server A)" "$ua" "$host" /pginbox bank || { _pairs_stop; return 1; }
+    local dl0
+    dl0=$(grep -c "deadlock detected" "$T/logs/error.log" 2>/dev/null)
+    # _pairs_run KEY ROUND URL...: the list sent once to each URL at once;
+    # R[KEY ROUND .stored_rps] from the events the database gained
+    _pairs_run() {
+        local key=$1 r=$2 secs=$SECONDS_RUN cnt c0 c1 u pids="" k=0
+        shift 2
+        [ "$r" = warm ] && secs=2
+        cnt=$(awk -v r="${R[$key.est]:-2000}" -v s="$secs" 'BEGIN { printf "%d", r * s * 3 + 5000 }')
+        gen_at "$T/wrk/$key$r" "$host" /pginbox "$cnt" bank || return 1
+        c0=$(inbox_count pgsql)
+        for u in "$@"; do
+            k=$((k + 1))
+            wrk -t1 -c"$WRK_CONN" -d"${secs}s" --timeout 10s -s "$here/signed.lua" "$u" \
+                -- "$T/wrk/$key$r" stop 1 >"$T/$key$r.$k.raw" 2>&1 &
+            pids="$pids $!"
+        done
+        # shellcheck disable=SC2086
+        wait $pids
+        c1=$(inbox_count pgsql)
+        for k in $(seq 1 $#); do
+            grep '^wrk_' "$T/$key$r.$k.raw" | sed 's/^wrk_//' >"$T/$key$r.$k.kv"
+            kv "$T/$key$r.$k.kv" "$key$r.$k"
+            [ "$(get "$key$r.$k.non2xx")" = 0 ] || note "$key round $r: server $k answered $(get "$key$r.$k.non2xx") non-2xx"
+            [ "$(get "$key$r.$k.exhausted")" = 0 ] || note "$key round $r ran out of pre-signed requests: its rate is understated"
+        done
+        R[$key$r.stored_rps]=$(awk -v n="$((c1 - c0))" -v s="$(get "$key$r.1.seconds")" 'BEGIN { if (s > 0) printf "%.1f", n / s }')
+        R[$key.est]=$(awk -v a="${R[$key.est]:-0}" -v b="$(get "$key$r.stored_rps")" 'BEGIN { print (b > a ? b : a) }')
+        rm -rf "$T/wrk/$key$r"
+    }
+    _pairs_run pp1 warm "$ua" && _pairs_run pp2 warm "$ua" "$ub" || { _pairs_stop; return 1; }
+    local one="" two=""
+    for r in $(seq 1 "$ROUNDS"); do
+        _pairs_run pp1 "$r" "$ua" && _pairs_run pp2 "$r" "$ua" "$ub" || { _pairs_stop; return 1; }
+        one="$one $(get "pp1$r.stored_rps")"; two="$two $(get "pp2$r.stored_rps")"
+    done
+    R[pp1.rps]=$(echo "$one" | median); R[pp2.rps]=$(echo "$two" | median)
+    # both servers log to the one error log
+    R[pp.deadlocks]=$(( $(grep -c "deadlock detected" "$T/logs/error.log" 2>/dev/null) - ${dl0:-0} ))
+    _pairs_stop
+}
+
 # ------------------------------------------------------------ 3d. PHP ---
 # bench/receivers/receiver.php under mod_php in its own prefork httpd (32
 # processes) vs the module (/v1/sink) in the reference httpd; both
@@ -995,6 +1068,7 @@ for s in $SECTIONS; do
     case $s in
         core | inbox | module | pg | php | node | cgi | memory | forward) "section_$s" || note "section $s failed (see above)" ;;
         inbox-http) section_inbox_http || note "section $s failed (see above)" ;;
+        pg-pairs) section_pg_pairs || note "section $s failed (see above)" ;;
         *) note "unknown section $s" ;;
     esac
 done
@@ -1121,6 +1195,13 @@ if has pg && [ -n "$(get pg16.rps)" ]; then
         row "Module inbox on PostgreSQL: events in the database after the runs" "$(get pg.stored)" "$(get pg.acked) 200s counted by wrk" "—" "≥ the 200s" \
             "$(verdict "$(get pg.stored)" ">=" "$(get pg.acked)")"
     fi
+fi
+if has pg-pairs && [ -n "$(get pp2.rps)" ]; then
+    rpp_=$(ratio "$(get pp2.rps)" "$(get pp1.rps)")
+    row "Module inbox on PostgreSQL, two servers storing the same copies at once (each copy to both, concurrency $WRK_CONN on each; median of $ROUNDS × ${SECONDS_RUN}s): events stored/s" \
+        "$(fmt "$(get pp2.rps)" events/s), $(get pp.deadlocks) deadlocks logged" \
+        "$(fmt "$(get pp1.rps)" events/s) (one server storing each once, concurrency $WRK_CONN)" \
+        "$rpp_" "≥ 0.5" "$(verdict "$rpp_" ">=" 0.5)"
 fi
 if has php && [ -n "$(get php_php.rps)" ]; then
     rphp_=$(ratio "$(get php_mod.rps)" "$(get php_php.rps)")

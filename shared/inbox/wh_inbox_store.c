@@ -9,12 +9,27 @@
  * A batch (group commit, wh_batch.h) runs the same steps for each of its
  * rows inside one transaction. A row whose statement fails undoes the
  * batch, and each row is then stored on its own, so one bad row never
- * costs its neighbours their 200. */
+ * costs its neighbours their 200.
+ *
+ * PostgreSQL runs batches of several servers (and several children) at
+ * once, and a batch waits for another wherever both write the same key:
+ * an event's notification_id (a copy sent to two servers at once: the
+ * second insert waits for the first transaction's outcome) and a
+ * payment's row. Taken in arrival order, two batches holding the same
+ * two copies in opposite orders waited for each other until PostgreSQL
+ * broke the cycle ("deadlock detected", a second lost each time). So
+ * every batch takes its keys in one global order: all its events by
+ * notification_id first, then all its payments by paymentId. A batch
+ * waits only for a key above every key it holds, and so no wait closes
+ * a cycle. (wh_pending rows and event ids are new keys nobody else
+ * writes; the sequencer runs in its own transaction after the commit.)
+ * SQLite has one writer at a time and keeps arrival order. */
 #include "wh_inbox_db.h"
 #include "wh_inbox_sql.h"
 #include "wh_batch.h"
 #include "verify/wh_datetime.h"
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* SQLite: the arrival key is max(id) + 1 in the transaction that holds
@@ -161,7 +176,13 @@ static int set_payment(wh_inbox *ib, apr_pool_t *p, const store_row *r)
     return wh_inbox_db_exec(ib, p, &st_payment_pg, &n, row);
 }
 
-/* Steps 2 and 3 for a row that went in. */
+/* Only status events of a payment make its state. */
+static int has_payment(const store_row *r)
+{
+    return r->facts->payment_id && r->facts->status;
+}
+
+/* Step 2 for a row that went in, and on SQLite step 3 with it. */
 static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *next_seq)
 {
     const wh_facts *f = r->facts;
@@ -177,15 +198,44 @@ static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *n
     }
     if (rv != 0 || n != 1)
         return rv ? rv : -1;
-    /* Only status events of a payment make its state. */
-    return f->payment_id && f->status ? set_payment(ib, p, r) : 0;
+    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 && has_payment(r))
+        return set_payment(ib, p, r);
+    return 0;
+}
+
+/* A row's place in the global order of keys (see the top of this file):
+ * the key, then a tie-break, so that every batch sorts alike. */
+typedef struct {
+    const char *key;
+    apr_int64_t tie;
+    int row;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    if (x->tie != y->tie)
+        return x->tie < y->tie ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* PostgreSQL: keys in order. SQLite keeps arrival order (one writer at a
+ * time: nobody to wait for, and a batch's listing order stays arrival). */
+static void key_order(wh_inbox *ib, keyed *k, int n)
+{
+    if (wh_inbox_db_engine(ib) == WH_INBOX_PGSQL && n > 1)
+        qsort(k, (size_t)n, sizeof(*k), by_key);
 }
 
 static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     store_job *j = baton;
     apr_int64_t next_id = 0, next_seq = 0;
-    int rv;
+    keyed *order = apr_palloc(p, sizeof(*order) * (apr_size_t)(j->n > 0 ? j->n : 1));
+    int rv, m = 0;
 
     j->stored = 0;
     j->bad = -1;
@@ -198,7 +248,11 @@ static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
         next_id = apr_atoi64(WH_ROW_CELL(&last, 0, 0));
         next_seq = apr_atoi64(WH_ROW_CELL(&last, 0, 1));
     }
-    for (int i = 0; i < j->n; i++) {
+    for (int i = 0; i < j->n; i++)
+        order[i] = (keyed){ j->rows[i]->facts->notification_id, i, i };
+    key_order(ib, order, j->n);
+    for (int k = 0; k < j->n; k++) {
+        int i = order[k].row;
         store_row *r = j->rows[i];
         int inserted = 0;
 
@@ -220,6 +274,19 @@ static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
         }
         r->result = WH_INBOX_STORED;
         j->stored++;
+    }
+    /* PostgreSQL: the payments after every event, by paymentId */
+    if (wh_inbox_db_engine(ib) == WH_INBOX_PGSQL) {
+        for (int i = 0; i < j->n; i++)
+            if (j->rows[i]->result == WH_INBOX_STORED && has_payment(j->rows[i]))
+                order[m++] = (keyed){ j->rows[i]->facts->payment_id, j->rows[i]->id, i };
+        key_order(ib, order, m);
+        for (int k = 0; k < m; k++) {
+            if ((rv = set_payment(ib, p, j->rows[order[k].row])) != 0) {
+                j->bad = order[k].row;
+                return wh_inbox_db_fail(ib, p, "payment state", rv);
+            }
+        }
     }
     /* Only duplicates: nothing to commit, no sync to wait for. */
     return j->stored ? WH_TXN_COMMIT : WH_TXN_ROLLBACK;

@@ -232,12 +232,97 @@ static void test_without_group_commit_no_stats(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
 }
 
+/* Two servers' batches holding the same copies in opposite orders, and
+ * several events of one payment: each batch takes its events by
+ * notificationId and then its payments by paymentId (on PostgreSQL), so
+ * neither waits for the other in a cycle; taken in arrival order, every
+ * round risked PostgreSQL's "deadlock detected" and a lost second. */
+#define CROSS_ROUNDS 12
+#define CROSS_IDS 8
+
+typedef struct {
+    fx own;                         /* its connection's log */
+    fx *f;
+    int reversed;
+    int stored, dup, unavailable;
+} cross_arg;
+
+static void *APR_THREAD_FUNC cross_storer(apr_thread_t *th, void *data)
+{
+    cross_arg *a = data;
+    wh_logger lg = { ix_capture_log, &a->own };
+    apr_pool_t *p;
+    wh_inbox *ib = NULL;
+
+    (void)th;
+    apr_pool_create_unmanaged_ex(&p, NULL, NULL);
+    if (wh_inbox_open(p, a->f->cfg, &lg, &ib) != NULL || !ib) {
+        a->unavailable = -1;
+        apr_pool_destroy(p);
+        return NULL;
+    }
+    for (int round = 0; round < CROSS_ROUNDS; round++) {
+        wh_inbox_store_req r[CROSS_IDS];
+        for (int k = 0; k < CROSS_IDS; k++) {
+            int i = a->reversed ? CROSS_IDS - 1 - k : k;
+            const char *id = apr_psprintf(p, "cross-%02d-%02d", round, i);
+            wh_facts *fa = apr_palloc(p, sizeof(*fa));
+            /* two payments per round, their events interleaved */
+            *fa = ix_facts(id, apr_psprintf(p, "PX%d-%d", round, i % 2), "Review");
+            memset(&r[k], 0, sizeof(r[k]));
+            r[k].facts = fa;
+            r[k].body = apr_psprintf(p, "{\"notificationId\":\"%s\"}", id);
+            r[k].body_len = strlen(r[k].body);
+            r[k].now = apr_time_now();
+        }
+        (void)wh_inbox_store_many(ib, p, r, CROSS_IDS);
+        for (int k = 0; k < CROSS_IDS; k++) {
+            if (r[k].result == WH_INBOX_STORED)
+                a->stored++;
+            else if (r[k].result == WH_INBOX_DUPLICATE)
+                a->dup++;
+            else
+                a->unavailable++;
+        }
+    }
+    apr_pool_destroy(p);
+    return NULL;
+}
+
+static void test_opposite_orders_never_deadlock(void)
+{
+    fx *f = batched(64, 0);
+    cross_arg *a = apr_pcalloc(wh_test_pool(), 2 * sizeof(*a));
+    apr_thread_t *th[2];
+    apr_status_t st;
+
+    for (int t = 0; t < 2; t++) {
+        a[t].f = f;
+        a[t].reversed = t;
+        CU_ASSERT_EQUAL_FATAL(apr_thread_create(&th[t], NULL, cross_storer, &a[t],
+                                                wh_test_pool()), APR_SUCCESS);
+    }
+    for (int t = 0; t < 2; t++)
+        apr_thread_join(&st, th[t]);
+    CU_ASSERT_EQUAL(a[0].unavailable, 0);
+    CU_ASSERT_EQUAL(a[1].unavailable, 0);
+    CU_ASSERT_EQUAL(a[0].stored + a[1].stored, CROSS_ROUNDS * CROSS_IDS);
+    CU_ASSERT_EQUAL(a[0].dup + a[1].dup, CROSS_ROUNDS * CROSS_IDS);
+    CU_ASSERT(!contains(a[0].own.log, "deadlock"));
+    CU_ASSERT(!contains(a[1].own.log, "deadlock"));
+    if (contains(a[0].own.log, "deadlock") || contains(a[1].own.log, "deadlock"))
+        fprintf(stderr, "%s%s", a[0].own.log, a[1].own.log);
+    ASSERT_STR(ix_query(f, "SELECT sum(events) FROM wh_payments WHERE payment_id LIKE 'PX%'"),
+               apr_itoa(wh_test_pool(), CROSS_ROUNDS * CROSS_IDS));
+}
+
 #define CASES(X)                                                              \
     X(one_batch_dups_and_a_bad_row, "one batch: copies are duplicates, a refused row fails alone") \
     X(threads_share_transactions, "threads share transactions; answers and listing exact") \
     X(batch_bounded_by_max, "InboxBatchMax bounds a batch")                  \
     X(lone_store_does_not_wait, "a lone store does not wait (InboxBatchWait)") \
-    X(without_group_commit_no_stats, "InboxBatchMax 1 or no group commit: stores alone")
+    X(without_group_commit_no_stats, "InboxBatchMax 1 or no group commit: stores alone") \
+    X(opposite_orders_never_deadlock, "two connections, the same batch in opposite orders: no deadlock")
 
 CASES(IX_SQ_WRAP)
 CASES(IX_PG_WRAP)
