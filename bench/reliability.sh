@@ -105,6 +105,43 @@ start 503 for what it cannot judge; a store emptied while running answers
 503. Last soak run: $( [ -f "$rs" ] && tail -n 1 "$rs" || echo "none" ).
 
 EOF
+    edges
+}
+
+# The edges of "delivered once" that make check exercises: a full disk,
+# slow bodies, two servers on one PostgreSQL. Each suite leaves its last
+# count line in $FIG/SUITE.last.
+edges() {
+    local s last
+    cat <<EOF
+## A full disk, slow bodies, two servers
+
+- A full disk (\`tests/integration/test_full_disk.sh\`): the lmdb replay
+  store, the module's inbox and two CGI inboxes (one that exists, one that
+  does not yet) on a small loop-mounted ext4 file system filled to the last
+  block while notifications arrive: no httpd child or CGI process dies,
+  every answer is 200 (and that notification was delivered or stored) or
+  the retryable 503, every refused one is accepted once space is freed,
+  and the databases pass \`PRAGMA integrity_check\`; then the CGI makes its
+  wal-index on a disk with 4 to 40 KiB left, 200 or 503 each time.
+- A slow body (\`tests/integration/test_slow_body.sh\`): a copy whose last
+  byte is held past the first copy's time in the replay store is refused,
+  in front of an application, in the module's inbox and in the CGI; a
+  record the store could make only after the tolerance is taken back
+  (503) and the retry delivered once.
+- Two servers on one PostgreSQL (\`tests/integration/test_inbox_pg_pairs.sh\`):
+  every notification sent to both at the same moment is stored once, both
+  list the same events in the same order, and neither error log shows
+  \`deadlock detected\`.
+
+Last runs (make check):
+
+EOF
+    for s in test_full_disk test_slow_body test_inbox_pg_pairs; do
+        last=$(cat "$FIG/$s.last" 2>/dev/null)
+        echo "    ${last:-$s.sh: no run recorded in this build directory}"
+    done
+    echo
 }
 
 render() {

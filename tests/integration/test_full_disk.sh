@@ -186,4 +186,8 @@ log=$(wh_errlog)
 assert_not_contains "$log" "exit signal" "no httpd child died (wal-index)"
 assert_not_contains "$log" "End of script output before headers" "no CGI process died (wal-index)"
 assert_eq ok "$(sqlite3 -cmd ".timeout 5000" "$MNT/cgi-old.db" "PRAGMA integrity_check")" "cgi: integrity_check after the wal-index runs"
+# for docs/reliability.md (bench/reliability.sh)
+mkdir -p "$WH_BUILD/reliability" 2>/dev/null &&
+    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL" \
+        >"$WH_BUILD/reliability/$(basename "$0" .sh).last" 2>/dev/null
 wh_done

@@ -152,4 +152,8 @@ for log in error.log error-b.log; do
     n=$(grep -c "deadlock detected" "$T/logs/$log")
     assert_eq 0 "$n" "no 'deadlock detected' in $log"
 done
+# for docs/reliability.md (bench/reliability.sh)
+mkdir -p "$WH_BUILD/reliability" 2>/dev/null &&
+    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL" \
+        >"$WH_BUILD/reliability/$(basename "$0" .sh).last" 2>/dev/null
 wh_done

@@ -143,4 +143,8 @@ assert_eq 1 "$(sqlite3 "$WH_INBOX_DB" "SELECT count(*) FROM wh_events WHERE noti
 assert_eq 1 "$(sqlite3 "$CGI_DB" "SELECT count(*) FROM wh_events WHERE notification_id = '$(wh_body_id "$T/cgi.json")'")" \
     "cgi: stored once"
 assert_not_contains "$(wh_errlog)" "exit signal" "no child died"
+# for docs/reliability.md (bench/reliability.sh)
+mkdir -p "$WH_BUILD/reliability" 2>/dev/null &&
+    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL" \
+        >"$WH_BUILD/reliability/$(basename "$0" .sh).last" 2>/dev/null
 wh_done
