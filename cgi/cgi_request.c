@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static const char *env(const char *name)
@@ -110,24 +111,48 @@ const char *wh_cgi_read_body(apr_pool_t *p, const wh_config *cfg, wh_request *re
     return NULL;
 }
 
-/* Enough for any body this endpoint would have read; past it the client
- * is sending something absurd and a reset connection is its answer. */
+/* Read and dropped after the answer, so that httpd can finish sending
+ * the body without an error; past it the process stops reading. */
 #define WH_CGI_DRAIN_MAX (8u * 1024u * 1024u)
 
-void wh_cgi_drain_stdin(void)
+/* read(2) of stdin into buf until end of file or an error, at most max
+ * bytes in all; 1 at end of file. */
+static int drop_input(apr_size_t max)
 {
     char buf[16384];
     apr_size_t total = 0;
 
-    while (total < WH_CGI_DRAIN_MAX) {
+    while (total < max) {
         ssize_t r = read(STDIN_FILENO, buf, sizeof(buf));
         if (r == 0)
-            return;
+            return 1;
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return;
+            return 0;
         }
         total += (apr_size_t)r;
     }
+    return 0;
+}
+
+/* Under mod_cgid stdin and stdout are one socket, and a process that
+ * exits with request body still unread in it resets it: httpd, which
+ * reads the rest of the body before it passes the answer on, then reads
+ * ECONNRESET instead of the answer, and the client's 413 was lost. So
+ * past the budget the process shuts its reading side (httpd's further
+ * writes fail at once: mod_cgid then reads the rest of the body itself
+ * and discards it, bounded by LimitRequestBody) and reads out the little
+ * that was already queued; then nothing is left unread when it exits,
+ * and no upload holds it longer. Under mod_cgi stdin is a pipe of its
+ * own (shutdown fails): the answer goes out on another pipe, unaffected. */
+void wh_cgi_drain_stdin(void)
+{
+    if (drop_input(WH_CGI_DRAIN_MAX))
+        return;
+    if (shutdown(STDIN_FILENO, SHUT_RD) != 0)
+        return;
+    /* what the socket held at the shutdown, then end of file; the bound
+     * is only a guard, the socket's buffer is far smaller */
+    (void)drop_input(WH_CGI_DRAIN_MAX);
 }
