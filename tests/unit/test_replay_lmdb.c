@@ -16,6 +16,7 @@
 #include <apr_strings.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1164,6 +1165,50 @@ static void test_usage_counts_ids_and_map(void)
     fx_done(f);
 }
 
+/* Bytes of disk the file holds (fallocate's unwritten extents count:
+ * SEEK_DATA would skip them). */
+static apr_off_t allocated(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (apr_off_t)st.st_blocks * 512 : -1;
+}
+
+/* The map is written through memory: a page without disk blocks met on a
+ * full file system is SIGBUS. Whatever a write transaction may touch past
+ * the tree's end is allocated before it writes: a store made sparse again
+ * (as an older wirehook left it) gets its reserve back at the next
+ * record, from a process that knows nothing of earlier reservations. */
+static void test_records_reserve_disk_past_the_tree(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    wh_replay_lmdb *db;
+    apr_time_t since;
+    const apr_size_t map = (apr_size_t)64 << 20;
+    const apr_off_t from = 256 << 10;     /* past the few pages in use */
+    int fd;
+
+    fx_prepare(f, map, T0, &since);
+    CU_ASSERT(allocated(f->path) >= (apr_off_t)1 << 20);
+    CU_ASSERT(allocated(f->lock) >= 4096);
+    fd = open(f->path, O_RDWR | O_CLOEXEC);
+    CU_ASSERT_FATAL(fd >= 0);
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
+                  (apr_off_t)map - from) != 0) {
+        close(fd);      /* a file system without holes: nothing to show */
+        fx_done(f);
+        return;
+    }
+    close(fd);
+    CU_ASSERT(allocated(f->path) <= from);
+    db = fx_open(f, map, &sp);
+    CU_ASSERT_EQUAL(add(db, nid(1), T0, T0 + SEC(600), 1, NULL), WH_LMDB_FIRST);
+    /* two headrooms (1 MiB and a 256th of the map each) at least */
+    CU_ASSERT(allocated(f->path) >= (apr_off_t)2 << 20);
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
 static const wh_test_case cases[] = {
     { "state encode/decode round trip", test_state_round_trip },
     { "state decode rejects what is not a state", test_state_decode_rejects_malformed },
@@ -1194,6 +1239,8 @@ static const wh_test_case cases[] = {
     { "processes share one answer per id", test_processes_share_one_answer_per_id },
     { "a reopened store remembers", test_reopened_store_remembers },
     { "usage counts ids and the map", test_usage_counts_ids_and_map },
+    { "a record reserves the disk it may write past the tree",
+      test_records_reserve_disk_past_the_tree },
     { NULL, NULL }
 };
 WH_TEST_SUITE(replay_lmdb, cases)
