@@ -109,7 +109,7 @@ EOF
 }
 
 # The edges of "delivered once" that make check exercises: a full disk,
-# slow bodies, two servers on one PostgreSQL. Each suite leaves its last
+# slow bodies, two servers on one PostgreSQL, a body far too large. Each suite leaves its last
 # count line in $FIG/SUITE.last.
 edges() {
     local s last
@@ -133,11 +133,15 @@ edges() {
   every notification sent to both at the same moment is stored once, both
   list the same events in the same order, and neither error log shows
   \`deadlock detected\`.
+- A body far over \`MaxBodySize\` (\`tests/integration/test_cgi_big_body.sh\`):
+  wirehook.cgi under mod_cgid answers 413 each time, also past the 8 MiB
+  it reads and drops after its answer, and no CGI process waits for an
+  upload that stalls.
 
 Last runs (make check):
 
 EOF
-    for s in test_full_disk test_slow_body test_inbox_pg_pairs; do
+    for s in test_full_disk test_slow_body test_inbox_pg_pairs test_cgi_big_body; do
         last=$(cat "$FIG/$s.last" 2>/dev/null)
         echo "    ${last:-$s.sh: no run recorded in this build directory}"
     done

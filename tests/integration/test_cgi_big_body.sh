@@ -77,4 +77,8 @@ wait "$STALL" 2>/dev/null
 wh_post "$C" "$(wh_body Complete)"
 assert_status 200 "the next notification is stored"
 assert_not_contains "$(wh_errlog)" "Connection reset by peer" "httpd never read a reset from the script"
+# for docs/reliability.md (bench/reliability.sh)
+mkdir -p "$WH_BUILD/reliability" 2>/dev/null &&
+    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL" \
+        >"$WH_BUILD/reliability/$(basename "$0" .sh).last" 2>/dev/null
 wh_done
