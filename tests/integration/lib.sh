@@ -24,7 +24,7 @@
 # Standard layout written by wh_httpd_conf (all under WirehookConfig $WH_CONF
 # unless noted):
 #   /v1/wires        -> app/record.cgi   (records body, env, headers)
-#   /ignore          -> app/ignore.cgi   (never reads stdin)
+#   /ignore          -> app/ignore.cgi   (makes nothing of its body)
 #   /static/         -> $T/htdocs/static (plain files: secret.txt)
 #   /inbox           -> SetHandler wirehook
 #   /open/record     -> app/record.cgi, NOT protected
