@@ -16,6 +16,7 @@
 #include "wh_config.h"
 #include "wh_auth.h"
 #include "wh_parse_forward.h"
+#include "wh_duration.h"
 #include "wh_account.h"
 #include "wh_parse.h"
 #include "wh_signature.h"
@@ -148,7 +149,8 @@ static const char *set_timestamp_unit(apr_pool_t *p, wh_config *cfg,
 static const char *set_timestamp_tolerance(apr_pool_t *p, wh_config *cfg,
                                            const char *v)
 {
-    return wh_parse_int64(p, v, 1, 86400, &cfg->timestamp_tolerance);
+    static const wh_duration_rule r = { WH_US_S, WH_US_S, 1, 86400 };
+    return wh_parse_duration(p, v, &r, &cfg->timestamp_tolerance);
 }
 
 static const char *set_signed_url(apr_pool_t *p, wh_config *cfg,
@@ -184,7 +186,8 @@ static const char *set_auth_realm(apr_pool_t *p, wh_config *cfg,
 static const char *set_auth_cache_ttl(apr_pool_t *p, wh_config *cfg,
                                       const char *v)
 {
-    return wh_parse_int64(p, v, 0, 3600, &cfg->auth_cache_ttl);
+    static const wh_duration_rule r = { WH_US_S, WH_US_S, 0, 3600 };
+    return wh_parse_duration(p, v, &r, &cfg->auth_cache_ttl);
 }
 
 static const char *set_inbox_driver(apr_pool_t *p, wh_config *cfg,
@@ -224,7 +227,8 @@ static const char *set_inbox_batch_max(apr_pool_t *p, wh_config *cfg,
 static const char *set_inbox_batch_wait(apr_pool_t *p, wh_config *cfg,
                                         const char *v)
 {
-    return wh_parse_int64(p, v, 0, 100000, &cfg->inbox_batch_wait);
+    static const wh_duration_rule r = { 1, 1, 0, 100000 };
+    return wh_parse_duration(p, v, &r, &cfg->inbox_batch_wait);
 }
 
 static const char *set_list_default_limit(apr_pool_t *p, wh_config *cfg,
@@ -259,7 +263,9 @@ static const char *set_replay_cache(apr_pool_t *p, wh_config *cfg,
 static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
                                      const char *v)
 {
-    return wh_parse_int64(p, v, 1, WH_REPLAY_WINDOW_MAX, &cfg->replay_window);
+    static const wh_duration_rule r = { WH_US_S, WH_US_S, 1,
+                                        WH_REPLAY_WINDOW_MAX };
+    return wh_parse_duration(p, v, &r, &cfg->replay_window);
 }
 
 static const char *set_forward_url(apr_pool_t *p, wh_config *cfg,
@@ -352,7 +358,7 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("TimestampUnit", set_timestamp_unit,                                   \
       "auto|seconds|milliseconds (auto)")                                    \
     X("TimestampTolerance", set_timestamp_tolerance,                         \
-      "SECONDS: accepted clock skew each way, 1..86400 (300)")               \
+      "DURATION: accepted clock skew each way, 1s..1d (5m)")                 \
     X("SignedUrl", set_signed_url,                                           \
       "URL: exact URL (absolute, or a /path) the sender signs")              \
     X("SignedUrlForm", set_signed_url_form,                                  \
@@ -364,7 +370,7 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("AuthRealm", set_auth_realm,                                           \
       "TEXT: Basic auth realm, printable ASCII (wirehook)")                  \
     X("AuthCacheTTL", set_auth_cache_ttl,                                    \
-      "SECONDS: cache of good bcrypt checks, 0..3600, 0 off (60)")           \
+      "DURATION: cache of good bcrypt checks, 0s..1h, 0 off (60s)")          \
     X("InboxDriver", set_inbox_driver,                                       \
       "sqlite3|pgsql: apr_dbd driver of the inbox (sqlite3)")                \
     X("InboxParams", set_inbox_params,                                       \
@@ -374,7 +380,7 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("InboxBatchMax", set_inbox_batch_max,                                  \
       "N: most stores sharing one commit in a module child, 1..1000 (64)")   \
     X("InboxBatchWait", set_inbox_batch_wait,                                \
-      "MICROSECONDS: wait for more stores before a commit, 0..100000 (0)")   \
+      "DURATION: wait for more stores before a commit, 0..100ms (0)")        \
     X("ListDefaultLimit", set_list_default_limit,                            \
       "N: list page size when none is asked, 1..10000 (25)")                 \
     X("ListMaxLimit", set_list_max_limit,                                    \
@@ -382,7 +388,7 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("ReplayCache", set_replay_cache,                                       \
       "SPEC: provider[:args] of the replay store (lmdb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
-      "SECONDS: how long nonces are kept, >= 2*TimestampTolerance")          \
+      "DURATION: how long nonces are kept, >= 2*TimestampTolerance")         \
     X("ForwardUrl", set_forward_url,                                         \
       "URL: where wirehook forward POSTs stored events (unset)")             \
     X("ForwardSecretFile", set_forward_secret_file,                          \

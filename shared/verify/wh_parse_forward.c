@@ -1,6 +1,5 @@
-/* Parsers for the Forward* configuration keys. Durations carry a unit so
- * that a backoff of 250 ms and a maximum age of a day read naturally in
- * one file; a bare number stays seconds, as everywhere else in it. */
+/* Parsers for the Forward* configuration keys (their durations are
+ * wh_duration.c's, as every key's). */
 #include "wh_parse_forward.h"
 #include "wh_parse.h"
 
@@ -8,67 +7,6 @@
 #include <apr_uri.h>
 #include <string.h>
 #include <strings.h>
-
-typedef struct {
-    const char *suffix;
-    apr_int64_t ms;
-} unit;
-
-/* Longest suffix first: "ms" before "m"/"s". */
-static const unit units[] = {
-    { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-    { "d", 86400000 }, { "", 1000 }
-};
-
-static const char *duration_rule(apr_pool_t *p, apr_int64_t min_ms,
-                                 apr_int64_t max_ms)
-{
-    return apr_psprintf(p, "must be a duration from %s to %s (digits with "
-                        "an optional unit: ms, s, m, h, d; bare digits are "
-                        "seconds)", wh_format_duration(p, min_ms),
-                        wh_format_duration(p, max_ms));
-}
-
-const char *wh_parse_duration_ms(apr_pool_t *p, const char *arg,
-                                 apr_int64_t min_ms, apr_int64_t max_ms,
-                                 apr_int64_t *out)
-{
-    apr_size_t len, digits = 0;
-    apr_int64_t v = 0;
-
-    if (!arg)
-        return duration_rule(p, min_ms, max_ms);
-    len = strlen(arg);
-    while (digits < len && arg[digits] >= '0' && arg[digits] <= '9')
-        digits++;
-    /* 12 digits of any unit is past every maximum and far from overflow
-     * once multiplied by a day. */
-    if (digits == 0 || digits > 12)
-        return duration_rule(p, min_ms, max_ms);
-    for (apr_size_t i = 0; i < digits; i++)
-        v = v * 10 + (arg[i] - '0');
-    for (apr_size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-        if (strcmp(arg + digits, units[u].suffix) != 0)
-            continue;
-        v *= units[u].ms;
-        if (v < min_ms || v > max_ms)
-            return duration_rule(p, min_ms, max_ms);
-        *out = v;
-        return NULL;
-    }
-    return duration_rule(p, min_ms, max_ms);
-}
-
-const char *wh_format_duration(apr_pool_t *p, apr_int64_t ms)
-{
-    /* From the largest unit down; the bare "" entry is not a suffix to
-     * print. */
-    for (int u = 4; u >= 0; u--)
-        if (ms != 0 && ms % units[u].ms == 0)
-            return apr_psprintf(p, "%" APR_INT64_T_FMT "%s", ms / units[u].ms,
-                                units[u].suffix);
-    return apr_psprintf(p, "%" APR_INT64_T_FMT "ms", ms);
-}
 
 /* The forwarder signs ForwardUrl as written, and the application checks
  * the signature against the URL it receives, rebuilt from the request

@@ -8,6 +8,7 @@
 #include "fuzz_common.h"
 #include "verify/wh_auth.h"
 #include "verify/wh_parse.h"
+#include "verify/wh_duration.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_timestamp.h"
 #include "verify/wh_verify.h"
@@ -89,6 +90,14 @@ static void fuzz_values(apr_pool_t *p, const char *s)
         WH_FUZZ_ASSERT(i64 >= -5 && i64 <= 86400);
     if (!wh_parse_int(p, s, 1, 10000, &i))
         WH_FUZZ_ASSERT(i >= 1 && i <= 10000);
+    {
+        static const wh_duration_rule secs = { 1000000, 1000000, 0, 604800 };
+        static const wh_duration_rule any = { 1, 1000, 0, APR_INT64_MAX };
+        if (!wh_parse_duration(p, s, &secs, &i64))
+            WH_FUZZ_ASSERT(i64 >= 0 && i64 <= 604800);
+        if (!wh_parse_duration(p, s, &any, &i64))
+            WH_FUZZ_ASSERT(i64 >= 0);
+    }
     if (!wh_parse_header_name(p, s, &out))
         WH_FUZZ_ASSERT(out && *out && !strpbrk(out, " :\r\n"));
     (void)wh_parse_ts_unit(p, s, &unit);

@@ -482,8 +482,8 @@ static void test_multiple_errors_all_reported(void)
                             "Bogus 1\nMaxBodySize 5\nTimestampUnit hours\n"
                             "ReplayCache SHM\n", &c, &path);
     CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 1),
-                                        " TimestampTolerance: must be an "
-                                        "integer from 1 to 86400", NULL)));
+                                        " TimestampTolerance: must be a "
+                                        "duration from 1s to 1d", NULL)));
     CU_ASSERT(contains(err, at(path, 3)));
     CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 5), " TimestampUnit:",
                                         NULL)));
