@@ -467,15 +467,12 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     if (rv != APR_EOF || !config || os->ind != os->argc)
         return wh_cli_usage(FORWARD_USAGE);
 
-    if ((err = wh_config_load(p, config, &cfg)) != NULL) {
+    /* the inbox and the forwarding settings alone: the forwarder runs as
+     * the web server's user and never reads the bank's secret or the
+     * htpasswd file, which may be root's alone */
+    if ((err = wh_config_load_parts(p, config, WH_PART_INBOX | WH_PART_FORWARD,
+                                    &cfg)) != NULL) {
         fprintf(stderr, "wirehook forward: %s\n", err);
-        return 1;
-    }
-    if (!cfg->forward_url || !cfg->inbox_params) {
-        fprintf(stderr, "wirehook forward: %s: %s\n", config,
-                !cfg->inbox_params ? "InboxParams is not set: there is no inbox to "
-                                     "forward from"
-                                   : "ForwardUrl is not set: nowhere to forward to");
         return 1;
     }
     if ((err = wh_forward_secret_load(p, cfg, &secret)) != NULL) {

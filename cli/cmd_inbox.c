@@ -145,12 +145,9 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
             a.verb = os->argv[os->ind + 1];
         if (nops == 3)
             a.id = os->argv[os->ind + 2];
-        if ((err = wh_config_load(p, config, &cfg)) != NULL) {
+        /* the inbox's settings alone (see wirehook forward) */
+        if ((err = wh_config_load_parts(p, config, WH_PART_INBOX, &cfg)) != NULL) {
             fprintf(stderr, "wirehook inbox: %s\n", err);
-            return 1;
-        }
-        if (!cfg->inbox_params) {
-            fprintf(stderr, "wirehook inbox: %s: InboxParams is not set\n", config);
             return 1;
         }
         a.cfg = cfg;

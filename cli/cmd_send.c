@@ -515,7 +515,9 @@ int wh_cmd_send(int argc, const char *const *argv, apr_pool_t *p)
     o.timeout = timeout;
 
     wh_config *cfg = NULL;
-    if ((err = wh_config_load(p, config, &cfg)) != NULL) {
+    /* the signing secret and the headers: no htpasswd (--user gives the
+     * credentials) */
+    if ((err = wh_config_load_parts(p, config, WH_PART_SECRETS, &cfg)) != NULL) {
         fprintf(stderr, "wirehook send: %s\n", err);
         return 1;
     }

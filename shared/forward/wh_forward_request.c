@@ -76,7 +76,8 @@ const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,
         return "forwarding is not configured (ForwardUrl and "
                "ForwardSecretFile)";
     if ((err = wh_secrets_load(p, cfg->forward_secret_file, &secrets)) != NULL)
-        return err;
+        return apr_psprintf(p, "%sForwardSecretFile: %s",
+                            wh_config_where(p, cfg, "ForwardSecretFile"), err);
     *out = &APR_ARRAY_IDX(secrets, 0, wh_secret);
     return NULL;
 }

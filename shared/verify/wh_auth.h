@@ -3,6 +3,7 @@
 #include <apr_pools.h>
 #include <apr_hash.h>
 #include <apr_time.h>
+#include "wh_file_id.h"
 
 /* Basic authentication against an htpasswd user table. */
 
@@ -86,5 +87,8 @@ const char *wh_htpasswd_decoy(apr_hash_t *users);
  * Returns NULL or an error "path:line: message". */
 const char *wh_htpasswd_load(apr_pool_t *p, const char *path,
                              apr_hash_t **users);
+/* The same, giving the identity of the file read (id may be NULL). */
+const char *wh_htpasswd_load_ex(apr_pool_t *p, const char *path,
+                                apr_hash_t **users, wh_file_id *id);
 
 #endif

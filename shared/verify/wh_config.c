@@ -755,6 +755,12 @@ static const char *where(apr_pool_t *p, const wh_config *cfg, const char *lc)
     return apr_psprintf(p, "%s: ", cfg->source);
 }
 
+const char *wh_config_where(apr_pool_t *p, const wh_config *cfg,
+                            const char *key)
+{
+    return cfg && key ? where(p, cfg, lower_name(p, key)) : "";
+}
+
 static void push(apr_array_header_t *errs, const char *msg)
 {
     APR_ARRAY_PUSH(errs, const char *) = msg;
@@ -850,72 +856,101 @@ static void resolve_inbox(apr_pool_t *p, wh_config *cfg,
                                 where(p, cfg, "inboxparams"), err));
 }
 
-/* The loaders name their own file in their errors. On failure the field
- * is cleared so a config that failed to finalize cannot verify anything. */
-static void load_files(apr_pool_t *p, wh_config *cfg, apr_array_header_t *errs)
+/* The loaders name their file, and the line for a bad one; the key and
+ * the configuration line that named the file come first, so that
+ * "cannot open" says which setting to fix. On failure the field is
+ * cleared so a config that failed to finalize cannot verify anything. */
+static void load_files(apr_pool_t *p, wh_config *cfg, unsigned parts,
+                       apr_array_header_t *errs)
 {
     const char *err;
 
-    if (cfg->signing_secret_file) {
-        err = wh_secrets_load(p, cfg->signing_secret_file, &cfg->secrets);
+    if ((parts & WH_PART_SECRETS) && cfg->signing_secret_file) {
+        err = wh_secrets_load_ex(p, cfg->signing_secret_file, &cfg->secrets,
+                                 &cfg->secrets_id);
         if (err) {
             cfg->secrets = NULL;
-            push(errs, err);
+            push(errs, apr_psprintf(p, "%sSigningSecretFile: %s",
+                                    where(p, cfg, "signingsecretfile"), err));
         }
     }
-    if (cfg->basic_auth_file) {
-        err = wh_htpasswd_load(p, cfg->basic_auth_file, &cfg->users);
+    if ((parts & WH_PART_USERS) && cfg->basic_auth_file) {
+        err = wh_htpasswd_load_ex(p, cfg->basic_auth_file, &cfg->users,
+                                  &cfg->users_id);
         if (err) {
             cfg->users = NULL;
-            push(errs, err);
+            push(errs, apr_psprintf(p, "%sBasicAuthFile: %s",
+                                    where(p, cfg, "basicauthfile"), err));
         }
     }
-    if (cfg->console_readers_file) {
+    /* the console's logins are users too: the forwarder never reads them */
+    if ((parts & WH_PART_USERS) && cfg->console_readers_file) {
         err = wh_htpasswd_load(p, cfg->console_readers_file, &cfg->console_readers);
         if (err) {
             cfg->console_readers = NULL;
-            push(errs, err);
+            push(errs, apr_psprintf(p, "%sConsoleReaders: %s",
+                                    where(p, cfg, "consolereaders"), err));
         }
     }
-    if (cfg->console_operators_file) {
+    if ((parts & WH_PART_USERS) && cfg->console_operators_file) {
         err = wh_htpasswd_load(p, cfg->console_operators_file, &cfg->console_operators);
         if (err) {
             cfg->console_operators = NULL;
-            push(errs, err);
+            push(errs, apr_psprintf(p, "%sConsoleOperators: %s",
+                                    where(p, cfg, "consoleoperators"), err));
         }
     }
 }
 
-const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg)
+const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
+                                     unsigned parts)
 {
     apr_array_header_t *errs;
 
     if (!cfg)
         return "no configuration";
     errs = apr_array_make(p, 4, sizeof(const char *));
-    check_required(p, cfg, cfg->signing_secret_file, "SigningSecretFile", errs);
-    check_required(p, cfg, cfg->basic_auth_file, "BasicAuthFile", errs);
+    if (parts & WH_PART_SECRETS)
+        check_required(p, cfg, cfg->signing_secret_file, "SigningSecretFile",
+                       errs);
+    if (parts & WH_PART_USERS)
+        check_required(p, cfg, cfg->basic_auth_file, "BasicAuthFile", errs);
+    if (parts & WH_PART_INBOX)
+        check_required(p, cfg, cfg->inbox_params, "InboxParams", errs);
+    if (parts & WH_PART_FORWARD)
+        check_required(p, cfg, cfg->forward_url, "ForwardUrl", errs);
     check_list_limits(p, cfg, errs);
     check_replay_window(p, cfg, errs);
     check_forward(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
-    load_files(p, cfg, errs);
+    load_files(p, cfg, parts, errs);
     return join_errors(p, errs);
+}
+
+const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg)
+{
+    return wh_config_finalize_parts(p, cfg, WH_PART_VERIFY);
 }
 
 /* Finalize runs even after parse errors so that one run reports
  * everything, e.g. a misspelt key and the required key it then lacks. */
-const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out)
+const char *wh_config_load_parts(apr_pool_t *p, const char *path,
+                                 unsigned parts, wh_config **out)
 {
     const char *perr = wh_config_parse_file(p, path, out);
     const char *ferr;
 
     if (!path || !*path)
         return perr;
-    ferr = wh_config_finalize(p, *out);
+    ferr = wh_config_finalize_parts(p, *out, parts);
     if (perr && ferr)
         return apr_pstrcat(p, perr, "\n", ferr, NULL);
     return perr ? perr : ferr;
+}
+
+const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out)
+{
+    return wh_config_load_parts(p, path, WH_PART_VERIFY, out);
 }
 
 /* ---- permission hygiene -------------------------------------------- */

@@ -3,6 +3,7 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <apr_hash.h>
+#include "wh_file_id.h"
 
 /* One configuration file format, shared by mod_wirehook and wirehook.cgi:
  *   Key value        keys case-insensitive, values optionally "quoted"
@@ -89,11 +90,13 @@ typedef struct {
      * nothing (the inbox's GET answers 403 forbidden). */
     const char *readers_at;
 
-    /* Loaded by wh_config_finalize(): */
+    /* Loaded by wh_config_finalize() when its parts ask for them: */
     apr_array_header_t *secrets;       /* of wh_secret, at least one */
     apr_hash_t *users;                 /* user -> htpasswd hash string */
     apr_hash_t *console_readers;       /* of ConsoleReaders, or NULL */
     apr_hash_t *console_operators;     /* of ConsoleOperators, or NULL */
+    wh_file_id secrets_id;             /* the versions read (wh_creds.h */
+    wh_file_id users_id;               /* re-reads them when they change) */
 
     /* Which keys were set (lower-case key -> line number as string). */
     apr_hash_t *seen;
@@ -114,12 +117,39 @@ const char *wh_config_set(apr_pool_t *p, wh_config *cfg, const char *key,
 const char *wh_config_parse_file(apr_pool_t *p, const char *path,
                                  wh_config **out);
 
-/* Checks required keys and cross-key rules, loads the secret file and the
- * htpasswd file. Returns NULL or the errors joined with '\n'. */
+/* What a program needs of a configuration file. Each process reads only
+ * the files it uses: the forwarder (run as the web server's user) never
+ * needs the bank's signing secret or the htpasswd file, which may be
+ * readable by root alone. Finalize requires the keys and loads the files
+ * of the parts asked for, and neither requires nor reads the others'. */
+enum {
+    WH_PART_SECRETS = 1,     /* SigningSecretFile: required, loaded */
+    WH_PART_USERS = 2,       /* BasicAuthFile: required, loaded */
+    WH_PART_INBOX = 4,       /* InboxParams: required */
+    WH_PART_FORWARD = 8      /* ForwardUrl (with ForwardSecretFile): required */
+};
+/* Verifying notifications: the module, the CGI, wirehook configtest. */
+#define WH_PART_VERIFY (WH_PART_SECRETS | WH_PART_USERS)
+
+/* Checks the required keys of parts and the cross-key rules, loads the
+ * files of parts. Returns NULL or the errors joined with '\n', each
+ * "path:line: Key: ..." for a key of the file. */
+const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
+                                     unsigned parts);
+/* finalize_parts with WH_PART_VERIFY. */
 const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg);
 
 /* Parse + finalize in one call. */
+const char *wh_config_load_parts(apr_pool_t *p, const char *path,
+                                 unsigned parts, wh_config **out);
+/* load_parts with WH_PART_VERIFY. */
 const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out);
+
+/* Where a key was set, to start a message about it: "path:line: " for a
+ * line of the file, "path: " for a key set otherwise (the CGI's
+ * environment), "" without a file. key in any case. */
+const char *wh_config_where(apr_pool_t *p, const wh_config *cfg,
+                            const char *key);
 
 /* Permission hygiene: returns the warnings, one a line (secret or htpasswd
  * file readable or writable by others; inbox files others can read or

@@ -128,6 +128,12 @@ const char *wh_htpasswd_decoy(apr_hash_t *users)
 const char *wh_htpasswd_load(apr_pool_t *p, const char *path,
                              apr_hash_t **users)
 {
+    return wh_htpasswd_load_ex(p, path, users, NULL);
+}
+
+const char *wh_htpasswd_load_ex(apr_pool_t *p, const char *path,
+                                apr_hash_t **users, wh_file_id *id)
+{
     htpasswd_ctx ctx;
     const char *err;
 
@@ -135,7 +141,8 @@ const char *wh_htpasswd_load(apr_pool_t *p, const char *path,
     ctx.path = path;
     ctx.users = apr_hash_make(p);
     ctx.errors = apr_array_make(p, 1, sizeof(const char *));
-    err = wh_parse_lines(p, path, WH_HTPASSWD_FILE_MAX, htpasswd_line, &ctx);
+    err = wh_parse_lines_ex(p, path, WH_HTPASSWD_FILE_MAX, htpasswd_line, &ctx,
+                            id);
     if (err)
         return err;
     if (ctx.errors->nelts)

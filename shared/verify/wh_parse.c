@@ -304,7 +304,7 @@ static const char *io_error(apr_pool_t *p, const char *path, const char *what,
 {
     char buf[256];
 
-    return apr_psprintf(p, "%s: %s: %s", path, what,
+    return apr_psprintf(p, "%s %s: %s", what, path,
                         apr_strerror(rv, buf, sizeof buf));
 }
 
@@ -314,7 +314,7 @@ static const char *io_error(apr_pool_t *p, const char *path, const char *what,
  * caller can wipe it even when this fails. */
 static const char *read_whole(apr_pool_t *p, apr_pool_t *tmp, const char *path,
                               apr_size_t max_bytes, char **buf,
-                              apr_size_t *cap, apr_size_t *len)
+                              apr_size_t *cap, apr_size_t *len, wh_file_id *id)
 {
     apr_file_t *f;
     apr_finfo_t fi;
@@ -328,9 +328,11 @@ static const char *read_whole(apr_pool_t *p, apr_pool_t *tmp, const char *path,
                        | APR_FOPEN_NONBLOCK, APR_OS_DEFAULT, tmp);
     if (rv != APR_SUCCESS)
         return io_error(p, path, "cannot open", rv);
-    rv = apr_file_info_get(&fi, APR_FINFO_SIZE | APR_FINFO_TYPE, f);
-    if (rv != APR_SUCCESS)
+    rv = apr_file_info_get(&fi, WH_FILE_ID_WANTED | APR_FINFO_TYPE, f);
+    if (rv != APR_SUCCESS && rv != APR_INCOMPLETE)
         return io_error(p, path, "cannot stat", rv);
+    if (id)
+        wh_file_id_from_finfo(&fi, id);
     if (fi.filetype != APR_REG)
         return apr_psprintf(p, "%s: not a regular file", path);
     if (fi.size < 0 || (apr_uint64_t)fi.size > (apr_uint64_t)max_bytes)
@@ -370,6 +372,13 @@ const char *wh_parse_lines(apr_pool_t *p, const char *path,
                            apr_size_t max_bytes, wh_parse_line_fn fn,
                            void *ctx)
 {
+    return wh_parse_lines_ex(p, path, max_bytes, fn, ctx, NULL);
+}
+
+const char *wh_parse_lines_ex(apr_pool_t *p, const char *path,
+                              apr_size_t max_bytes, wh_parse_line_fn fn,
+                              void *ctx, wh_file_id *id)
+{
     apr_pool_t *tmp;
     char *buf = NULL;
     apr_size_t cap = 0, len = 0;
@@ -381,7 +390,9 @@ const char *wh_parse_lines(apr_pool_t *p, const char *path,
         max_bytes = APR_SIZE_MAX - 2;
     if (apr_pool_create(&tmp, p) != APR_SUCCESS)
         return apr_psprintf(p, "%s: out of memory", path);
-    err = read_whole(p, tmp, path, max_bytes, &buf, &cap, &len);
+    if (id)
+        memset(id, 0, sizeof(*id));
+    err = read_whole(p, tmp, path, max_bytes, &buf, &cap, &len, id);
     if (!err)
         split_lines(buf, len, fn, ctx);
     /* Pools do not clear freed memory and this buffer may hold secrets. */

@@ -2,6 +2,7 @@
 #define WH_PARSE_H
 #include <apr_pools.h>
 #include "wh_config.h"
+#include "wh_file_id.h"
 
 /* Value parsers shared by the config file reader, the module and the CGI.
  * Each takes (pool, arg, &out) and returns NULL or an error string. */
@@ -39,4 +40,10 @@ const char *wh_parse_lines(apr_pool_t *p, const char *path,
                            apr_size_t max_bytes, wh_parse_line_fn fn,
                            void *ctx);
 
+/* wh_parse_lines, also giving the identity of the file it read (taken
+ * from the open file, so it is the version read); *id is zeroed when the
+ * file could not be opened. */
+const char *wh_parse_lines_ex(apr_pool_t *p, const char *path,
+                              apr_size_t max_bytes, wh_parse_line_fn fn,
+                              void *ctx, wh_file_id *id);
 #endif

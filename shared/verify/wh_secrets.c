@@ -51,6 +51,12 @@ static void secret_line(void *vctx, unsigned lineno, char *line,
 const char *wh_secrets_load(apr_pool_t *p, const char *path,
                             apr_array_header_t **secrets)
 {
+    return wh_secrets_load_ex(p, path, secrets, NULL);
+}
+
+const char *wh_secrets_load_ex(apr_pool_t *p, const char *path,
+                               apr_array_header_t **secrets, wh_file_id *id)
+{
     secrets_ctx ctx;
     const char *err;
 
@@ -58,7 +64,7 @@ const char *wh_secrets_load(apr_pool_t *p, const char *path,
     ctx.path = path;
     ctx.secrets = apr_array_make(p, 2, sizeof(wh_secret));
     ctx.errors = apr_array_make(p, 1, sizeof(const char *));
-    err = wh_parse_lines(p, path, WH_SECRET_FILE_MAX, secret_line, &ctx);
+    err = wh_parse_lines_ex(p, path, WH_SECRET_FILE_MAX, secret_line, &ctx, id);
     if (err)
         return err;
     if (ctx.errors->nelts)

@@ -3,6 +3,7 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include "wh_config.h"   /* wh_secret */
+#include "wh_file_id.h"
 
 #define WH_SIG_HEX_LEN 64
 #define WH_SIG_RAW_LEN 32
@@ -52,5 +53,8 @@ void wh_secret_prepare(apr_pool_t *p, wh_secret *s);
  * secret bytes. */
 const char *wh_secrets_load(apr_pool_t *p, const char *path,
                             apr_array_header_t **secrets);
+/* The same, giving the identity of the file read (id may be NULL). */
+const char *wh_secrets_load_ex(apr_pool_t *p, const char *path,
+                               apr_array_header_t **secrets, wh_file_id *id);
 
 #endif

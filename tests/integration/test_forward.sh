@@ -22,10 +22,10 @@ fws_run sqlite
 assert_eq 2 $? "forward without --config is a usage error"
 "$WIREHOOK" forward --config "$WH_CONF" >/dev/null 2>"$T/err"
 assert_eq 1 $? "forward without ForwardUrl exits 1"
-assert_contains "$(cat "$T/err")" "ForwardUrl is not set" "... and says why"
+assert_contains "$(cat "$T/err")" "missing required key ForwardUrl" "... and says why"
 wh_write_config "$T/etc/noinbox.conf" "ForwardUrl http://127.0.0.1:1/x" "ForwardSecretFile $FW_SECRET_FILE"
 "$WIREHOOK" forward --config "$T/etc/noinbox.conf" >/dev/null 2>"$T/err"
-assert_contains "$(cat "$T/err")" "InboxParams is not set" "forward without an inbox says so"
+assert_contains "$(cat "$T/err")" "missing required key InboxParams" "forward without an inbox says so"
 "$WIREHOOK" forward --help >"$T/help" 2>&1
 assert_eq 0 $? "forward --help exits 0"
 "$WIREHOOK" inbox --config "$WH_CONF" >/dev/null 2>&1
