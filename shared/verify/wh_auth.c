@@ -22,6 +22,10 @@
 typedef struct {
     unsigned char key[SHA256_DIGEST_LENGTH];
     apr_time_t expires;              /* 0: empty slot */
+    /* the version of the user table the check ran against (wh_creds.h):
+     * a lookup against another version misses, so a user removed or a
+     * password changed in a re-read file is never let in from here */
+    unsigned generation;
     char user[WH_AUTH_MAX_USER + 1];
 } cache_slot;
 
@@ -149,19 +153,21 @@ static cache_slot *slot_for(wh_auth_cache *c, const unsigned char *key)
 }
 
 static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
-                        apr_time_t now, apr_pool_t *p, const char **user)
+                        unsigned generation, apr_time_t now, apr_pool_t *p,
+                        const char **user)
 {
     int hit = 0;
     apr_thread_mutex_lock(c->lock);
     cache_slot *s = slot_for(c, key);
-    if (s->expires > now && CRYPTO_memcmp(s->key, key, sizeof(s->key)) == 0) {
+    if (s->expires > now && s->generation == generation
+        && CRYPTO_memcmp(s->key, key, sizeof(s->key)) == 0) {
         *user = apr_pstrdup(p, s->user);
         hit = 1;
         /* Sliding expiry: a credential in steady use never expires all at
          * once under load, which would send every request in flight
-         * through bcrypt together. The user table is fixed for the life
-         * of the cache (a reload builds a new one), so nothing is kept
-         * valid that the server would now refuse. */
+         * through bcrypt together. The entry is for this version of the
+         * user table only, so nothing is kept valid that the server
+         * would now refuse. */
         s->expires = now + c->ttl;
         c->hits++;
     } else {
@@ -172,11 +178,12 @@ static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
 }
 
 static void cache_store(wh_auth_cache *c, const unsigned char *key,
-                        apr_time_t now, const char *user)
+                        unsigned generation, apr_time_t now, const char *user)
 {
     apr_thread_mutex_lock(c->lock);
     cache_slot *s = slot_for(c, key);
     memcpy(s->key, key, sizeof(s->key));
+    s->generation = generation;
     apr_cpystrn(s->user, user, sizeof(s->user));
     s->expires = now + c->ttl;
     apr_thread_mutex_unlock(c->lock);
@@ -243,6 +250,7 @@ const char *wh_auth_parse_basic(apr_pool_t *p, const char *header,
  * this returns. key: the header's digest, already looked up in the cache
  * and missed; NULL when the cache is off. */
 static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
+                                        unsigned generation,
                                         wh_auth_cache *cache, const char *header,
                                         const unsigned char *key,
                                         const char *user, const char *password,
@@ -265,7 +273,7 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
                                 &stored)
             && stored && strcmp(stored, user) == 0) {
             count(cache, &cache->store_hits);
-            cache_store(cache, key, now, user);
+            cache_store(cache, key, generation, now, user);
             *user_out = user;
             return WH_AUTH_OK;
         }
@@ -287,7 +295,7 @@ static wh_auth_result check_credentials(apr_pool_t *p, apr_hash_t *users,
     if (apr_password_validate(password, hash) != APR_SUCCESS)
         return WH_AUTH_FAILED;
     if (use_cache)
-        cache_store(cache, key, now, user);
+        cache_store(cache, key, generation, now, user);
     if (use_store)
         cache->store.store(cache->store.ctx, p, skey, user, now, now + cache->ttl);
     *user_out = user;
@@ -298,6 +306,15 @@ wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
                                 wh_auth_cache *cache, const char *header,
                                 apr_time_t now, const char **user_out,
                                 int *password_checked)
+{
+    return wh_auth_check_gen(p, users, 0, cache, header, now, user_out,
+                             password_checked);
+}
+
+wh_auth_result wh_auth_check_gen(apr_pool_t *p, apr_hash_t *users,
+                                 unsigned generation, wh_auth_cache *cache,
+                                 const char *header, apr_time_t now,
+                                 const char **user_out, int *password_checked)
 {
     const char *user = NULL, *password = NULL;
     unsigned char key[SHA256_DIGEST_LENGTH];
@@ -310,12 +327,12 @@ wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
     /* The cache holds only headers that were parsed and checked when they
      * were stored, keyed by their digest byte for byte: a hit needs no
      * decoding (and leaves no decoded password in the pool to wipe). */
-    if (use_cache && cache_lookup(cache, key, now, p, user_out)) {
+    if (use_cache && cache_lookup(cache, key, generation, now, p, user_out)) {
         result = WH_AUTH_OK;
     } else if (wh_auth_parse_basic(p, header, &user, &password) != NULL) {
         result = WH_AUTH_MISSING;
     } else {
-        result = check_credentials(p, users, cache, header,
+        result = check_credentials(p, users, generation, cache, header,
                                    use_cache ? key : NULL, user, password,
                                    now, user_out, &checked);
         /* The decoded password lives in the pool; do not leave it readable. */

@@ -77,6 +77,14 @@ wh_auth_result wh_auth_check_ex(apr_pool_t *p, apr_hash_t *users,
                                 apr_time_t now, const char **user_out,
                                 int *password_checked);
 
+/* The same against one version of a user table that is re-read when its
+ * file changes (wh_creds.h): the cache's entries are kept per generation,
+ * and only an entry made against this generation is a hit. */
+wh_auth_result wh_auth_check_gen(apr_pool_t *p, apr_hash_t *users,
+                                 unsigned generation, wh_auth_cache *cache,
+                                 const char *header, apr_time_t now,
+                                 const char **user_out, int *password_checked);
+
 /* The costliest hash of the table (bcrypt of the highest cost first):
  * an unknown user's password is checked against it, and the result
  * ignored, so that a failed login costs the same whether or not the name

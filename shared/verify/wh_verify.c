@@ -1,4 +1,5 @@
 #include "wh_verify.h"
+#include "wh_creds.h"
 #include "wh_json.h"
 #include "wh_schema.h"
 #include "wh_signature.h"
@@ -14,6 +15,7 @@
 struct wh_verifier {
     const wh_config *cfg;
     wh_logger log;
+    wh_creds *creds;          /* the secrets and users, re-read on change */
     wh_auth_cache *auth_cache;
     const char *www_authenticate;
 };
@@ -31,6 +33,7 @@ wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
     vf->cfg = cfg;
     if (log)
         vf->log = *log;
+    vf->creds = wh_creds_create(p, cfg);
     vf->auth_cache = wh_auth_cache_create(p, cfg->auth_cache_ttl, auth_slots);
     vf->www_authenticate = apr_psprintf(p, "Basic realm=\"%s\", charset=\"UTF-8\"",
                                         cfg->auth_realm ? cfg->auth_realm : "wirehook");
@@ -61,17 +64,29 @@ static int check_method(const wh_request *req, wh_verdict *v)
                            "only POST is allowed here");
 }
 
+wh_creds *wh_verifier_creds(wh_verifier *vf)
+{
+    return vf->creds;
+}
+
 int wh_verify_auth(wh_verifier *vf, const wh_request *req, wh_verdict *v,
                    apr_pool_t *p)
 {
+    const wh_logger *log = req->log ? req->log : &vf->log;
     const char *user = NULL;
     int checked = 0;
-    wh_auth_result r = wh_auth_check_ex(p, vf->cfg->users, vf->auth_cache,
-                                        header(req, "Authorization"), req->now,
-                                        &user, &checked);
+    unsigned generation = 0;
+    wh_creds_version *held = NULL;
+    apr_hash_t *users = vf->creds ? wh_creds_users(vf->creds, req->now, log,
+                                                   &held, &generation)
+                                  : vf->cfg->users;
+    wh_auth_result r = wh_auth_check_gen(p, users, generation, vf->auth_cache,
+                                         header(req, "Authorization"), req->now,
+                                         &user, &checked);
+    wh_creds_release(vf->creds, held);
     if (checked && r == WH_AUTH_OK)
         /* once per credential per AuthCacheTTL in steady use */
-        wh_logf(req->log ? req->log : &vf->log, WH_LOG_DEBUG,
+        wh_logf(log, WH_LOG_DEBUG,
                 "auth: password of user %s checked against BasicAuthFile", user);
     if (r == WH_AUTH_OK) {
         v->facts.user = user;
@@ -231,6 +246,10 @@ static int check_signature(wh_verifier *vf, const wh_request *req,
     const wh_config *cfg = vf->cfg;
     const char *sig = header(req, cfg->signature_header);
     unsigned char given[WH_SIG_RAW_LEN];
+    const wh_logger *log = req->log ? req->log : &vf->log;
+    wh_creds_version *held = NULL;
+    const apr_array_header_t *secrets;
+    int matched;
 
     if (!sig)
         return wh_verdict_fail(v, 401, WH_CODE_SIG_MISSING,
@@ -241,15 +260,20 @@ static int check_signature(wh_verifier *vf, const wh_request *req,
                                apr_psprintf(v->details->pool,
                                             "the %s header must be exactly 64 hex digits",
                                             cfg->signature_header));
-    if (wh_signature_match(cfg->secrets, req->method, req->url ? req->url : "",
-                           req->body ? req->body : "", req->body_len, ts, given) < 0) {
+    secrets = vf->creds ? wh_creds_secrets(vf->creds, req->now, log, &held)
+                        : cfg->secrets;
+    matched = wh_signature_match(secrets, req->method, req->url ? req->url : "",
+                                 req->body ? req->body : "", req->body_len, ts,
+                                 given);
+    int tried = secrets ? secrets->nelts : 0;
+    wh_creds_release(vf->creds, held);
+    if (matched < 0) {
         /* Enough to debug URL form, clock or proxy problems; nothing that
          * helps forge a signature. */
-        wh_logf(req->log ? req->log : &vf->log, WH_LOG_DEBUG,
+        wh_logf(log, WH_LOG_DEBUG,
                 "signature mismatch: signed text was method=%s url=%s timestamp=%s "
                 "body_length=%" APR_SIZE_T_FMT "; %d secret(s) tried",
-                req->method, req->url ? req->url : "", ts, req->body_len,
-                cfg->secrets ? cfg->secrets->nelts : 0);
+                req->method, req->url ? req->url : "", ts, req->body_len, tried);
         return wh_verdict_fail(v, 401, WH_CODE_SIG_MISMATCH,
                                "the signature does not match the request");
     }

@@ -46,6 +46,10 @@ wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
 wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
                                    const wh_logger *log, unsigned auth_slots);
 const wh_config *wh_verifier_config(const wh_verifier *vf);
+/* The secrets and users it checks against, re-read when their files
+ * change (wh_creds.h); NULL when they could not be set up (then the
+ * configuration's are used, never re-read). */
+struct wh_creds *wh_verifier_creds(wh_verifier *vf);
 wh_auth_cache *wh_verifier_auth_cache(wh_verifier *vf);
 
 /* Checks 1-4 (method, Basic auth, Content-Type and Content-Encoding,
