@@ -78,6 +78,12 @@ $(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The version, written once: the first line of debian/changelog
+# (shared/verify/wh_version.h). Only wh_version.o is compiled with it.
+WH_VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
+$(BUILD)/obj/shared/verify/wh_version.o: ALL_CFLAGS += -DWH_VERSION='"$(WH_VERSION)"'
+$(BUILD)/obj/shared/verify/wh_version.o: $(wildcard debian/changelog)
+
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@

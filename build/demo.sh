@@ -92,7 +92,15 @@ send --user "$CRED" --method GET --sample Complete | show
 
 say "The app ran $(wh_app_calls) time(s): only for the verified, first-time notifications."
 say "From the error log (LogLevel wirehook:debug):"
-grep -o 'AH109[0-9][0-9]: .*' "$T/logs/error.log" | cut -c1-150 | head -n 14 | show
+# the module's own tags (mod_wirehook/wh_mod_logtags.h); an empty section
+# means the demo no longer matches what the module logs: it fails
+logged=$(grep -oE 'WH[0-9]{5}: .*' "$T/logs/error.log" | cut -c1-150 | head -n 14)
+printf '%s\n' "$logged" | show
+demo_rc=0
+if [ -z "$logged" ]; then
+    echo "demo: the error log has no wirehook line (WHnnnnn): the section above is empty" >&2
+    demo_rc=1
+fi
 
 I="$WH_URL/inbox"
 say "12. The built-in inbox (<Location /inbox> SetHandler wirehook, SQLite $WH_INBOX_DB):"
@@ -197,3 +205,4 @@ for h in d["history"]:
 wh_httpd_stop
 echo
 echo "httpd stopped."
+exit "$demo_rc"

@@ -1,6 +1,7 @@
 /* wirehook: sign, check, send and pull wire-status webhooks, test a
  * configuration file, forward what an inbox stores and look after it. */
 #include "commands.h"
+#include "verify/wh_version.h"
 #include <apr_general.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +25,8 @@ static const command commands[] = {
 
 static int usage(FILE *out, int rc)
 {
-    fprintf(out, "usage: wirehook <command> [options]   (wirehook <command> --help)\n\ncommands:\n");
+    fprintf(out, "usage: wirehook <command> [options]   (wirehook <command> --help)\n"
+                 "       wirehook --version\n\ncommands:\n");
     for (const command *c = commands; c->name; c++)
         fprintf(out, "  %-11s %s\n", c->name, c->summary);
     return rc;
@@ -40,6 +42,10 @@ int main(int argc, const char *const *argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0)
         return usage(stdout, 0);
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("wirehook %s\n", wh_version());
+        return 0;
+    }
     if (apr_app_initialize(&argc, &argv, NULL) != APR_SUCCESS)
         return 1;
     apr_pool_create(&pool, NULL);

@@ -22,7 +22,9 @@
 #include "wh_mod_verify.h"
 #include "wh_mod_console.h"
 #include "console/wh_console.h"
+#include "wh_mod_replay_lmdb.h"
 #include "inbox/wh_inbox_files.h"
+#include "verify/wh_version.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -190,6 +192,44 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+/* What a site stores where, in a few words: the replay store's spec (with
+ * the default store's file), and the inbox (an SQLite file by name; a
+ * PostgreSQL conninfo never, it may hold a password). */
+static const char *site_summary(apr_pool_t *p, const wh_config *cfg)
+{
+    const char *store = cfg->replay_cache ? cfg->replay_cache : "lmdb";
+    const char *file = wh_inbox_sqlite_file(cfg);
+
+    if (strcmp(store, "lmdb") == 0)
+        store = apr_pstrcat(p, "lmdb (", wh_mod_lmdb_default_path(p), ")",
+                            NULL);
+    return apr_psprintf(p, "replay store %s; inbox %s%s%s", store,
+                        !cfg->inbox_params ? "none" : cfg->inbox_driver_name,
+                        file ? " " : "", file ? file : "");
+}
+
+/* One short line per start with the version, and one per site. The
+ * replay store's guarantees are the docs' (and WH00962's, at debug). */
+static int wh_post_config_last(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *s)
+{
+    (void)plog;
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return OK;
+    apr_hash_t *sites = wh_mod_sites(pconf);
+    ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00992)
+                 "mod_wirehook %s: %u WirehookConfig file%s", wh_version(),
+                 apr_hash_count(sites), apr_hash_count(sites) == 1 ? "" : "s");
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+         hi = apr_hash_next(hi)) {
+        const wh_mod_site *site = apr_hash_this_val(hi);
+        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00993)
+                     "WirehookConfig %s: %s", site->path,
+                     site_summary(ptemp, site->cfg));
+    }
+    return OK;
+}
+
 static void wh_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_hash_t *sites = wh_mod_sites(s->process->pconf);
@@ -213,6 +253,7 @@ static void register_hooks(apr_pool_t *p)
 {
     (void)p;
     ap_hook_post_config(wh_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(wh_post_config_last, NULL, NULL, APR_HOOK_LAST);
     ap_hook_child_init(wh_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     wh_mod_verify_register();
     wh_mod_body_register();

@@ -54,7 +54,7 @@
     X(00959, "post-config: the dbm replay store cannot be written")          \
     X(00960, "startup: a dbm replay store without a marker (new or lost)")   \
     X(00961, "startup: the dbm replay store is in a RAM file system")        \
-    X(00962, "startup: what a replay store guarantees")                      \
+    X(00962, "startup (debug): what a replay store guarantees")              \
     X(00963, "the replay store's epoch marker cannot be read or written")    \
     X(00964, "refused: signed before the replay store's memory began")       \
     X(00965, "refused: the fixed-size replay store is full")                  \
@@ -83,8 +83,10 @@
     X(00988, "startup: the console's actions are not protected apart")       \
     X(00989, "startup: no readers: the bank's credentials read the inbox")   \
     X(00990, "console: SetHandler wirehook-console is not configured")      \
-    X(00991, "an id recorded after its timestamp's tolerance: taken back, 503")
+    X(00991, "an id recorded after its timestamp's tolerance: taken back, 503") \
+    X(00992, "startup: the module's version and how many sites it loaded")  \
+    X(00993, "startup: one line per site: its replay store and inbox")
 
-#define WH_LOGTAG_NEXT 00992
+#define WH_LOGTAG_NEXT 00994
 
 #endif

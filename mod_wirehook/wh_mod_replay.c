@@ -436,7 +436,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rc = create_store(pconf, ptemp, s, rp, site->path);
         if (rc != OK)
             return rc;
-        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00962)
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s, WHLOGNO(00962)
                      "ReplayCache %s (WirehookConfig %s): %s", rp->spec,
                      site->path,
                      wh_replay_model_describe(ptemp, &rp->model, rp->window,

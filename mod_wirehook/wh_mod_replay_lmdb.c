@@ -16,6 +16,8 @@
 #include <apr_strings.h>
 #include <unistd.h>
 
+#include "wh_mod_build.h"   /* WH_REPLAY_DEFAULT_PATH (apxs.mk) */
+
 #define WH_LMDB_DEFAULT_FILE "wirehook-replay.mdb"
 
 struct wh_mod_lmdb {
@@ -67,6 +69,17 @@ static apr_status_t mark_clean(void *data)
     return APR_SUCCESS;
 }
 
+/* A build-time setting (make REPLAY_DEFAULT=PATH): the Debian package's
+ * is /var/lib/wirehook/replay, a directory it makes, on disk. Without one,
+ * DefaultRuntimeDir, which is a RAM file system on many systems (the
+ * module then warns at start, WH00982). */
+const char *wh_mod_lmdb_default_path(apr_pool_t *p)
+{
+    if (WH_REPLAY_DEFAULT_PATH[0])
+        return ap_server_root_relative(p, WH_REPLAY_DEFAULT_PATH);
+    return ap_runtime_dir_relative(p, WH_LMDB_DEFAULT_FILE);
+}
+
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *site_path, apr_int64_t tolerance,
@@ -78,8 +91,7 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
 
     l->spec = spec;
     l->path = m->path && *m->path ? ap_server_root_relative(pconf, m->path)
-                                  : ap_runtime_dir_relative(pconf,
-                                                            WH_LMDB_DEFAULT_FILE);
+                                  : wh_mod_lmdb_default_path(pconf);
     l->map_size = m->map_size;
     l->tolerance = tolerance;
     l->parent = getpid();

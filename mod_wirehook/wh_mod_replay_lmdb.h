@@ -7,6 +7,9 @@
 #include "replay/wh_replay_lmdb.h"
 
 typedef struct wh_mod_lmdb wh_mod_lmdb;
+
+/* The file of ReplayCache lmdb without a path (the default store). */
+const char *wh_mod_lmdb_default_path(apr_pool_t *p);
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *site_path, apr_int64_t tolerance,

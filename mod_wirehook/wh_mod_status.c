@@ -52,6 +52,7 @@
  *     ForwardDead / ForwardUnqueued      (a site with ForwardUrl, once
  *                                         wirehook forward has run)
  */
+#include "verify/wh_version.h"
 #include "wh_mod_status.h"
 #include "wh_mod_replay.h"
 #include "wh_mod_site_inbox.h"
@@ -575,6 +576,7 @@ static int wh_status_hook(request_rec *r, int flags)
     for (int i = 0; i < status_nrows; i++)
         shown += status_rows[i].index >= 0;
     if (flags & AP_STATUS_SHORT) {
+        ap_rprintf(r, "WirehookVersion: %s\n", wh_version());
         if (stats_shm)
             ap_rprintf(r, "WirehookCountersSince: %" APR_TIME_T_FMT "\n",
                        apr_time_sec(stats_shm->started));
@@ -584,7 +586,8 @@ static int wh_status_hook(request_rec *r, int flags)
                 status_short(r, &status_rows[i]);
         return OK;
     }
-    ap_rputs("<hr />\n<h2>wirehook</h2>\n", r);
+    ap_rprintf(r, "<hr />\n<h2>wirehook</h2>\n<p>mod_wirehook %s</p>\n",
+               ap_escape_html(r->pool, wh_version()));
     if (stats_shm) {
         char since[APR_RFC822_DATE_LEN];
         apr_rfc822_date(since, stats_shm->started);
