@@ -10,8 +10,16 @@
 #include "verify/wh_verify.h"
 
 /* The CGI's log sink: one line per message on stderr, which httpd copies
- * into its error log. Debug messages are dropped. */
+ * into its error log, at CGILogLevel and above (warn until the
+ * configuration is read). */
 extern const wh_logger wh_cgi_logger;
+void wh_cgi_set_log_level(wh_log_level level);
+
+/* After the answer: a 401 for want of credentials on a request that
+ * brought no Authorization logs why httpd may have withheld it
+ * (CGIPassAuth). */
+void wh_cgi_auth_hint(const wh_config *cfg, const wh_request *req,
+                      const wh_response *res);
 
 /* Builds the configuration from the environment: WIREHOOK_CONFIG names a
  * config file (optional); every other WIREHOOK_<KEY> overrides that key.

@@ -7,6 +7,16 @@
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
+/* httpd logs every line a CGI writes to stderr at its error level,
+ * whatever the line says: info lines there read as errors and fill the
+ * log. Warnings and errors only, unless CGILogLevel asks for more. */
+static wh_log_level threshold = WH_LOG_WARN;
+
+void wh_cgi_set_log_level(wh_log_level level)
+{
+    threshold = level;
+}
+
 /* One line per message: httpd turns each stderr line into an error-log
  * entry, so embedded newlines would split or forge entries. Multi-line
  * messages (a list of config errors) become one line each. */
@@ -14,7 +24,7 @@ static void cgi_log(void *baton, wh_log_level level, const char *msg)
 {
     const char *s = msg;
     (void)baton;
-    if (level > WH_LOG_INFO || !msg)
+    if (level > threshold || !msg)
         return;
     do {
         const char *nl = strchr(s, '\n');

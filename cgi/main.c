@@ -278,6 +278,7 @@ int main(int argc, const char *const *argv)
         wh_cgi_drain_stdin();
         return 0;
     }
+    wh_cgi_set_log_level(cfg->cgi_log_level);
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
@@ -338,6 +339,7 @@ int main(int argc, const char *const *argv)
     }
     if (wh_cgi_write(&res) != 0)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
+    wh_cgi_auth_hint(cfg, &req, &res);
     wh_cgi_drain_stdin();
     flush_auth_write(&ci, &res);
     /* Every commit is already durable: SQLite's close-time checkpoint is

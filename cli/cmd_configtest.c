@@ -1,38 +1,91 @@
 #include "commands.h"
 #include "cli_util.h"
+#include "configtest_as.h"
 #include "inbox/wh_inbox_files.h"
 #include "verify/wh_config.h"
 #include <apr_strings.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-#define CONFIGTEST_USAGE "configtest CONFIG"
+#define CONFIGTEST_USAGE "configtest [--as USER] CONFIG"
+
+static void print_lines(const char *prefix, const char *text)
+{
+    char *lines = strdup(text), *state = NULL;
+
+    for (char *l = lines ? strtok_r(lines, "\n", &state) : NULL; l;
+         l = strtok_r(NULL, "\n", &state))
+        fprintf(stderr, "%s%s\n", prefix, l);
+    free(lines);
+}
 
 int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
 {
+    static const apr_getopt_option_t opts[] = {
+        { "as", 'a', 1, "the user the server reads the files as" },
+        { NULL, 0, 0, NULL }
+    };
     wh_config *cfg = NULL;
-    const char *err, *warn, *files;
+    const char *err, *warn, *files, *arg, *as = NULL, *config, *why = NULL;
+    apr_array_header_t *warnings = apr_array_make(p, 4, sizeof(const char *));
+    apr_array_header_t *errors = apr_array_make(p, 4, sizeof(const char *));
+    apr_getopt_t *os;
+    apr_status_t rv;
+    int ch;
 
     if (wh_cli_wants_help(argc, argv)) {
         printf("usage: wirehook " CONFIGTEST_USAGE "\n\n"
                "Reads CONFIG as mod_wirehook and wirehook.cgi would (including the secret\n"
                "and htpasswd files) and prints `Syntax OK`, or each error as file:line and\n"
-               "exits 1. Warns about secret files that others can read.\n");
+               "exits 1. Warns about secret files that others can read.\n\n"
+               "Then checks, as the user the server runs as, what that user will read\n"
+               "and write: the configuration file, the secret and htpasswd files (a\n"
+               "warning: the module reads them as root at start, but as that user after\n"
+               "a change, and the CGI at each request) and the inbox (an error: every\n"
+               "writer opens it as that user).\n"
+               "  --as USER   that user; run as root, the default is $APACHE_RUN_USER\n"
+               "              (apache2's envvars), else www-data when it exists; run as\n"
+               "              anyone else, that user alone can be checked\n");
         return 0;
     }
-    if (argc != 2)
+    if (!(os = wh_cli_getopt(p, argc, argv, opts)))
+        return 1;
+    while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS)
+        if (ch == 'a')
+            as = arg;
+    if (rv != APR_EOF || os->argc - os->ind != 1)
         return wh_cli_usage(CONFIGTEST_USAGE);
-    if ((err = wh_config_load(p, argv[1], &cfg))) {
+    config = os->argv[os->ind];
+    if ((err = wh_config_load(p, config, &cfg))) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)))
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
-    if (warn) {
-        char *lines = apr_pstrdup(p, warn), *state = NULL;
-        for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
-            fprintf(stderr, "warning: %s\n", l);
+    if (warn)
+        print_lines("warning: ", warn);
+
+    if (as && geteuid() != 0) {
+        fprintf(stderr, "wirehook configtest: --as needs root (to take on that "
+                "user's ids)\n");
+        return 2;
     }
+    if (!as)
+        as = wh_configtest_default_user();
+    if (!as && geteuid() == 0)
+        fprintf(stderr, "note: not checked as the web server's user (no www-data "
+                "here): give --as USER\n");
+    else if (wh_configtest_as(p, cfg, config, as, warnings, errors, &why) != 0)
+        fprintf(stderr, "warning: not checked as user %s: %s\n", as ? as : "-", why);
+    for (int i = 0; i < warnings->nelts; i++)
+        fprintf(stderr, "warning: %s\n", APR_ARRAY_IDX(warnings, i, const char *));
+    for (int i = 0; i < errors->nelts; i++)
+        fprintf(stderr, "%s\n", APR_ARRAY_IDX(errors, i, const char *));
+    if (errors->nelts)
+        return 1;
     printf("Syntax OK\n");
     return 0;
 }

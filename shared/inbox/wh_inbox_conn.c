@@ -9,8 +9,10 @@
 #include "wh_inbox_files.h"
 #include "wh_inbox_sql.h"
 #include "wh_sqlite_wal.h"
+#include "verify/wh_account.h"
 #include <apr_escape.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <apr_strings.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,6 +183,51 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
  * (WH_INBOX_READ_ONLY) opens an existing file only, through a read-only
  * URI: nothing is created for it, and the database is never opened for
  * writing. */
+/* An SQLite inbox's file is a path, never a secret: the message names
+ * it, the configuration line that set it, the user the process runs as
+ * and, for a permission, what that user needs (the module's children,
+ * the CGI and the forwarder run as the web server's user, not as the
+ * root who made the directory or ran a first command). */
+static const char *file_problem(wh_inbox *ib, apr_pool_t *p, const char *what,
+                                int err)
+{
+    char buf[120], who[64];
+    const char *msg, *slash = strrchr(ib->db_file, '/');
+    const char *dir = !slash ? "." : slash == ib->db_file ? "/"
+                      : apr_pstrmemdup(p, ib->db_file,
+                                       (apr_size_t)(slash - ib->db_file));
+
+    msg = apr_psprintf(p, "%sInboxParams %s: %s as user %s: %s",
+                       ib->where ? ib->where : "", ib->db_file, what,
+                       wh_user_name(who, sizeof(who), geteuid()),
+                       apr_strerror(APR_FROM_OS_ERROR(err), buf, sizeof(buf)));
+    if (err == EACCES || err == EPERM)
+        msg = apr_psprintf(p, "%s (that user must be able to read and write the "
+                           "database and create files beside it in %s: its "
+                           "-wal, -shm, -lock and -auth files)", msg, dir);
+    return msg;
+}
+
+/* After the file exists: what SQLite would otherwise report as "unable to
+ * open database file" without a name. */
+static int writable(wh_inbox *ib, apr_pool_t *p, const char **why)
+{
+    const char *slash = strrchr(ib->db_file, '/');
+    const char *dir = !slash ? "." : slash == ib->db_file ? "/"
+                      : apr_pstrmemdup(p, ib->db_file,
+                                       (apr_size_t)(slash - ib->db_file));
+
+    if (access(ib->db_file, R_OK | W_OK) != 0) {
+        *why = file_problem(ib, p, "cannot write the file", errno);
+        return 0;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        *why = file_problem(ib, p, "cannot create files in its directory", errno);
+        return 0;
+    }
+    return 1;
+}
+
 static wh_conn_status prepare_file(wh_inbox *ib, apr_pool_t *p, const char **params,
                                    const char **why)
 {
@@ -205,16 +252,19 @@ static wh_conn_status prepare_file(wh_inbox *ib, apr_pool_t *p, const char **par
     if (!ib->db_file)
         return WH_CONN_OK;
     if ((rv = wh_inbox_file_create(ib->db_file, ib->file_mode, ib->gid, &created)) != 0) {
-        /* Like the driver's own messages, without InboxParams. */
-        char buf[120];
-        *why = apr_psprintf(p, "cannot create the file: %s",
-                            apr_strerror(APR_FROM_OS_ERROR(rv), buf, sizeof(buf)));
-        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: cannot open the sqlite3 database: %s", *why);
+        *why = file_problem(ib, p, "cannot create the file", rv);
+        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: cannot open the sqlite3 database: %s",
+                *why);
         return WH_CONN_DOWN;
     }
     if (created)
         wh_logf(&ib->log, WH_LOG_INFO, "inbox: created the sqlite3 database file "
                 "(mode %04o)", (unsigned)ib->file_mode);
+    else if (!writable(ib, p, why)) {
+        wh_logf(&ib->log, WH_LOG_ERROR, "inbox: cannot open the sqlite3 database: %s",
+                *why);
+        return WH_CONN_DOWN;
+    }
     return WH_CONN_OK;
 }
 

@@ -27,6 +27,8 @@ struct wh_inbox {
     int lock_wait_ms;
     int readonly;                /* WH_INBOX_READ_ONLY */
     const char *db_file;         /* SQLite: the database file, or NULL */
+    const char *where;           /* "config:line: " of InboxParams, for
+                                    messages about the file */
     mode_t file_mode;            /* of the files it creates */
     gid_t gid;                   /* InboxGroup, or (gid_t)-1 */
     wh_inbox_lock *wlock;        /* SQLite writers' queue, or NULL */

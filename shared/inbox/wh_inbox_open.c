@@ -38,6 +38,7 @@ const char *wh_inbox_open_ex(apr_pool_t *p, const wh_config *cfg,
     ib->retry_interval = apr_time_from_msec(WH_INBOX_RETRY_MS);
     ib->readonly = (flags & WH_INBOX_READ_ONLY) != 0;
     ib->db_file = wh_inbox_sqlite_file(cfg);
+    ib->where = wh_config_where(p, cfg, "InboxParams");
     ib->file_mode = wh_inbox_file_mode(cfg->inbox_group);
     ib->gid = (gid_t)-1;
     if (cfg->inbox_group && wh_group_gid(cfg->inbox_group, &ib->gid) != 0)

@@ -268,6 +268,12 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     return wh_parse_duration(p, v, &r, &cfg->replay_window);
 }
 
+static const char *set_cgi_log_level(apr_pool_t *p, wh_config *cfg,
+                                     const char *v)
+{
+    return wh_parse_log_level(p, v, &cfg->cgi_log_level);
+}
+
 static const char *set_forward_url(apr_pool_t *p, wh_config *cfg,
                                    const char *v)
 {
@@ -389,6 +395,8 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
       "SPEC: provider[:args] of the replay store (lmdb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
       "DURATION: how long nonces are kept, >= 2*TimestampTolerance")         \
+    X("CGILogLevel", set_cgi_log_level,                                      \
+      "error|warn|info|debug: what wirehook.cgi logs (warn)")                \
     X("ForwardUrl", set_forward_url,                                         \
       "URL: where wirehook forward POSTs stored events (unset)")             \
     X("ForwardSecretFile", set_forward_secret_file,                          \
@@ -579,6 +587,7 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->replay_cache_provider = "lmdb";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
+    cfg->cgi_log_level = WH_LOG_WARN;
     cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;
     cfg->forward_max_age = WH_DEF_FWD_MAX_AGE;
     cfg->forward_timeout = WH_DEF_FWD_TIMEOUT;

@@ -4,6 +4,7 @@
 #include <apr_tables.h>
 #include <apr_hash.h>
 #include "wh_file_id.h"
+#include "wh_log.h"
 
 /* One configuration file format, shared by mod_wirehook and wirehook.cgi:
  *   Key value        keys case-insensitive, values optionally "quoted"
@@ -67,6 +68,9 @@ typedef struct {
     const char *replay_cache_args;     /* text after "provider:", or NULL */
     apr_int64_t replay_window;         /* ReplayWindow seconds; default and
                                           minimum 2 * timestamp_tolerance */
+
+    wh_log_level cgi_log_level;        /* CGILogLevel: what wirehook.cgi
+                                          writes to httpd's error log, warn */
 
     /* wirehook forward (docs/forwarding.md); durations in milliseconds. */
     const char *forward_url;           /* ForwardUrl; NULL: no forwarding */

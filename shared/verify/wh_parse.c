@@ -182,6 +182,19 @@ const char *wh_parse_unknown_status(apr_pool_t *p, const char *arg, int *reject)
     return NULL;
 }
 
+const char *wh_parse_log_level(apr_pool_t *p, const char *arg, wh_log_level *out)
+{
+    static const char *const names[] = { "error", "warn", "info", "debug" };
+
+    (void)p;
+    for (int i = 0; arg && i < 4; i++)
+        if (!strcasecmp(arg, names[i])) {
+            *out = (wh_log_level)i;
+            return NULL;
+        }
+    return "must be error, warn, info or debug";
+}
+
 const char *wh_parse_inbox_driver(apr_pool_t *p, const char *arg,
                                   wh_inbox_driver *out, const char **name)
 {

@@ -3,6 +3,7 @@
 #include <apr_pools.h>
 #include "wh_config.h"
 #include "wh_file_id.h"
+#include "wh_log.h"
 
 /* Value parsers shared by the config file reader, the module and the CGI.
  * Each takes (pool, arg, &out) and returns NULL or an error string. */
@@ -27,6 +28,8 @@ const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
 const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
 /* on|off (either case), as httpd's flags: 1 or 0. */
 const char *wh_parse_on_off(apr_pool_t *p, const char *arg, int *out);
+/* error|warn|info|debug */
+const char *wh_parse_log_level(apr_pool_t *p, const char *arg, wh_log_level *out);
 
 /* Line-oriented files (config, secrets, htpasswd). Reads the whole file
  * (at most max_bytes) and calls fn once per line, numbered from 1. The line

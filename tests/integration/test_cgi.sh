@@ -35,7 +35,7 @@ ib_cgi_location /cgi/unknownenv "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHO
 ib_cgi_location /cgi/configcase "SetEnv WIREHOOK_Config $WH_CONF"
 ib_cgi_location /cgi/badvalue "SetEnv WIREHOOK_CONFIG $WH_CONF" "SetEnv WIREHOOK_MAXBODYSIZE lots"
 ib_cgi_location /cgi/authcache "SetEnv WIREHOOK_CONFIG $WH_CONF" \
-    "SetEnv WIREHOOK_INBOXPARAMS $T/data/authcache.db"
+    "SetEnv WIREHOOK_INBOXPARAMS $T/data/authcache.db" "SetEnv WIREHOOK_CGILogLevel info"
 ib_cgi_location /cgi/walcap "SetEnv WIREHOOK_CONFIG $WH_CONF" \
     "SetEnv WIREHOOK_INBOXPARAMS $T/data/walcap.db"
 wh_write_config "$T/etc/noinbox.conf"

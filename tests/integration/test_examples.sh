@@ -46,14 +46,16 @@ ex_put() {
     chmod "${3:-644}" "$dst"
 }
 # ex_credentials DIR [GROUP]: the secret and htpasswd files next to a
-# wirehook.conf, as the example READMEs create them (600, or 640 with GROUP)
+# wirehook.conf, 640 in the server's group (GROUP, or www-data as root: the
+# module re-reads them as that user after a change; 600 when neither)
 ex_credentials() {
+    local g=${2:-$www}
     mkdir -p "$1"
     cp "$WH_SECRETS" "$1/secrets"
     cp "$WH_HTPASSWD" "$1/htpasswd"
     chmod 600 "$1/secrets" "$1/htpasswd"
-    if [ -n "${2:-}" ]; then
-        chgrp "$2" "$1/secrets" "$1/htpasswd" && chmod 640 "$1/secrets" "$1/htpasswd"
+    if [ -n "$g" ]; then
+        chgrp "$g" "$1/secrets" "$1/htpasswd" && chmod 640 "$1/secrets" "$1/htpasswd"
     fi
 }
 # ex_writable DIR: a directory the httpd user writes to
@@ -497,11 +499,11 @@ assert_contains "$log" "[wirehook:warn]" "hygiene: logged as a warning"
     ex_send "$CONF" "$WH_URL/v1/wires" --user "$CRED" --sample Complete
     assert_status 200 "hygiene: a warning does not stop the service"
 fi
-chmod 600 "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd"
+chmod 640 "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd"
 ct=$("$WIREHOOK" configtest "$CONF" 2>&1)
-assert_eq "Syntax OK" "$ct" "hygiene: mode 600: configtest has no warning"
+assert_eq "Syntax OK" "$ct" "hygiene: mode 640: configtest has no warning"
 if ex_start "actions" "$R/etc/apache2/conf-available/wirehook-app.conf"; then
-    assert_not_contains "$(wh_errlog)" "by others" "hygiene: mode 600: no startup warning"
+    assert_not_contains "$(wh_errlog)" "by others" "hygiene: mode 640: no startup warning"
 fi
 
 wh_done

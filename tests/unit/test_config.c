@@ -176,7 +176,7 @@ static void test_keys_table(void)
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
                           "InboxGroup", "InboxBatchMax", "InboxBatchWait",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
-                          "ReplayWindow", "ForwardUrl", "ForwardSecretFile",
+                          "ReplayWindow", "CGILogLevel", "ForwardUrl", "ForwardSecretFile",
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
                           "ForwardConcurrency", "ForwardCAFile",
                           "ForwardBackoffMin", "ForwardBackoffMax",
@@ -558,6 +558,16 @@ static void test_replay_window_bounds(void)
 {
     check_int_key("ReplayWindow", "1", "604800", "0", "604801");
     CU_ASSERT_EQUAL(set_ok("ReplayWindow", "604800")->replay_window, 604800);
+}
+
+static void test_cgi_log_level_key(void)
+{
+    CU_ASSERT_EQUAL(wh_config_create(P())->cgi_log_level, WH_LOG_WARN);
+    CU_ASSERT_EQUAL(set_ok("CGILogLevel", "info")->cgi_log_level, WH_LOG_INFO);
+    CU_ASSERT_EQUAL(set_ok("CGILogLevel", "DEBUG")->cgi_log_level, WH_LOG_DEBUG);
+    CU_ASSERT_EQUAL(set_ok("CGILogLevel", "error")->cgi_log_level, WH_LOG_ERROR);
+    CU_ASSERT(contains(set1("CGILogLevel", "notice"),
+                       "must be error, warn, info or debug"));
 }
 
 static void test_header_keys(void)
@@ -966,6 +976,7 @@ static const wh_test_case cases[] = {
     {"AuthCacheTTL bounds", test_auth_cache_ttl_bounds},
     {"list limit bounds", test_list_limit_bounds},
     {"ReplayWindow bounds", test_replay_window_bounds},
+    {"CGILogLevel", test_cgi_log_level_key},
     {"header keys", test_header_keys},
     {"enum keys", test_enum_keys},
     {"AuthRealm", test_realm_key},

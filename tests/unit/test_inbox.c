@@ -348,7 +348,14 @@ static void test_never_logs_params(void)
     f->ib = ib;
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "cannot open"));
-    CU_ASSERT_PTR_NULL(strstr(f->log, "secretpath"));
+    /* a conninfo may hold a password; an SQLite file is a path, named so
+     * that the administrator knows which directory to fix */
+    if (ix_use_pg) {
+        CU_ASSERT_PTR_NULL(strstr(f->log, "secretpath"));
+    }
+    else {
+        CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "InboxParams /nonexistent-wh-secretpath/x.db"));
+    }
 }
 
 /* Runs fn in a child process (as nobody when we are root, since root
