@@ -68,11 +68,16 @@ CLI        := $(BUILD)/wirehook
 CGI        := $(BUILD)/wirehook.cgi
 UNIT       := $(BUILD)/unit_tests
 
-.PHONY: all deps check unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
+.PHONY: all deps test-deps check unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
 all: $(LIB) $(CLI) $(if $(CGI_SRC),$(CGI)) module
 
+# What building needs (make all, make deb); test-deps: what make check's
+# suites need besides (httpd, databases, valgrind, ...).
 deps:
 	@build/deps.sh
+
+test-deps:
+	@build/deps.sh --test
 
 $(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -129,7 +134,7 @@ integration: all
 # a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
 # ends with the summed "N passed, N failed".
 CHECK_BUILD_JOBS ?= -j2
-check: deps
+check: deps test-deps
 	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
 	  tests/integration/run.sh
@@ -149,7 +154,7 @@ cppcheck:
 
 # The README's main command: a live httpd on loopback with the module in
 # front of a sample app, good and bad events sent, answers shown.
-demo: deps
+demo: deps test-deps
 	$(MAKE) all
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) build/demo.sh
 

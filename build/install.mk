@@ -8,10 +8,12 @@
 #   $(MODULEDIR)/mod_wirehook.so        /usr/lib/apache2/modules  (apxs -q LIBEXECDIR)
 #   $(BINDIR)/wirehook                  $(PREFIX)/bin
 #   $(PKGDATADIR)/wirehook.cgi          $(PREFIX)/share/wirehook
-#   $(PKGDATADIR)/examples/NAME/...     every file under examples/
 #   $(MANDIR)/man1/wirehook.1           $(PREFIX)/share/man
 #   $(MANDIR)/man8/mod_wirehook.8
-#   $(DOCDIR)/*.md                      $(PREFIX)/share/doc/wirehook
+#   $(DOCDIR)/README.md, CONTRIBUTING.md   $(PREFIX)/share/doc/wirehook
+#   $(DOCDIR)/docs/...                 every file under docs/ (pages, images)
+#   $(DOCDIR)/examples/NAME/...         every file under examples/
+#     (the source tree's layout, so every link between them works)
 #   $(SYSTEMDUNITDIR)/wirehook-forward@.service   $(PREFIX)/lib/systemd/system
 #                                       (examples/forward's, naming $(BINDIR))
 #   Debian layout only:
@@ -56,7 +58,8 @@ APACHE_CONFDIR ?= $(eval APACHE_CONFDIR := $(call wh_apxs_q,SYSCONFDIR))$(APACHE
 wh_apxs_q       = $(if $(APXS),$(shell $(APXS) -q $(1) 2>/dev/null))
 
 WH_INST_EXAMPLES = $(shell find examples -type f ! -name '*~' ! -name '.*.swp' 2>/dev/null | LC_ALL=C sort)
-WH_INST_DOCS     = $(wildcard docs/*.md)
+WH_INST_DOCS     = $(shell find docs -type f ! -name '*~' ! -name '.*.swp' 2>/dev/null | LC_ALL=C sort)
+WH_INST_TOPDOCS  = $(wildcard README.md CONTRIBUTING.md)
 WH_INST_MAN1     = $(wildcard man/*.1)
 WH_INST_MAN8     = $(wildcard man/*.8)
 WH_INST_CGI      = $(if $(CGI_SRC),$(CGI))
@@ -87,10 +90,10 @@ ifneq ($(CGI_SRC),)
 	$(INSTALL) -m 755 $(CGI) '$(DESTDIR)$(PKGDATADIR)/wirehook.cgi'
 endif
 	@set -e; for f in $(WH_INST_EXAMPLES); do \
-	  d='$(DESTDIR)$(PKGDATADIR)'/"$$(dirname "$$f")"; \
+	  d='$(DESTDIR)$(DOCDIR)'/"$$(dirname "$$f")"; \
 	  mode=644; [ -x "$$f" ] && mode=755; \
 	  $(INSTALL) -d "$$d"; $(INSTALL) -m $$mode "$$f" "$$d/"; \
-	  echo "  $(PKGDATADIR)/$$f"; \
+	  echo "  $(DOCDIR)/$$f"; \
 	done
 ifneq ($(strip $(WH_INST_MAN1)),)
 	$(INSTALL) -d '$(DESTDIR)$(MANDIR)/man1'
@@ -100,10 +103,14 @@ ifneq ($(strip $(WH_INST_MAN8)),)
 	$(INSTALL) -d '$(DESTDIR)$(MANDIR)/man8'
 	$(INSTALL) -m 644 $(WH_INST_MAN8) '$(DESTDIR)$(MANDIR)/man8/'
 endif
-ifneq ($(strip $(WH_INST_DOCS)),)
 	$(INSTALL) -d '$(DESTDIR)$(DOCDIR)'
-	$(INSTALL) -m 644 $(WH_INST_DOCS) '$(DESTDIR)$(DOCDIR)/'
+ifneq ($(strip $(WH_INST_TOPDOCS)),)
+	$(INSTALL) -m 644 $(WH_INST_TOPDOCS) '$(DESTDIR)$(DOCDIR)/'
 endif
+	@set -e; for f in $(WH_INST_DOCS); do \
+	  d='$(DESTDIR)$(DOCDIR)'/"$$(dirname "$$f")"; \
+	  $(INSTALL) -d "$$d"; $(INSTALL) -m 644 "$$f" "$$d/"; \
+	done
 	@set -e; $(INSTALL) -d '$(DESTDIR)$(SYSTEMDUNITDIR)'; \
 	tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
 	sed 's|/usr/local/bin/wirehook |$(BINDIR)/wirehook |' 'examples/forward/$(WH_UNIT)' >"$$tmp"; \
@@ -135,13 +142,16 @@ uninstall: install-check-dirs
 	rm -f '$(DESTDIR)$(SYSTEMDUNITDIR)/$(WH_UNIT)'
 	rm -f '$(DESTDIR)$(MODULEDIR)/mod_wirehook.so'
 	rm -f '$(DESTDIR)$(PKGDATADIR)/wirehook.cgi'
-	@set -e; for f in $(WH_INST_EXAMPLES); do rm -f '$(DESTDIR)$(PKGDATADIR)'/"$$f"; done; \
+	@set -e; for f in $(WH_INST_EXAMPLES); do rm -f '$(DESTDIR)$(DOCDIR)'/"$$f"; done; \
 	for d in $$(for f in $(WH_INST_EXAMPLES); do dirname "$$f"; done | sort -ru); do \
-	  while [ "$$d" != . ] && rmdir '$(DESTDIR)$(PKGDATADIR)'/"$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; \
+	  while [ "$$d" != . ] && rmdir '$(DESTDIR)$(DOCDIR)'/"$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; \
 	done
 	rm -f $(foreach f,$(WH_INST_MAN1),'$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))') \
 	      $(foreach f,$(WH_INST_MAN8),'$(DESTDIR)$(MANDIR)/man8/$(notdir $(f))') \
-	      $(foreach f,$(WH_INST_DOCS),'$(DESTDIR)$(DOCDIR)/$(notdir $(f))')
+	      $(foreach f,$(WH_INST_DOCS),'$(DESTDIR)$(DOCDIR)/$(f)') \
+	      $(foreach f,$(WH_INST_TOPDOCS),'$(DESTDIR)$(DOCDIR)/$(f)')
+	-@for d in $$(for f in $(WH_INST_DOCS); do dirname "$$f"; done | sort -ru); do \
+	  rmdir '$(DESTDIR)$(DOCDIR)'/"$$d" 2>/dev/null || true; done
 	-@rmdir '$(DESTDIR)$(PKGDATADIR)' '$(DESTDIR)$(DOCDIR)' 2>/dev/null || true
 	@set -e; if [ "$(WH_DEBIAN)" = yes ]; then \
 	  if [ -L '$(DESTDIR)$(APACHE_CONFDIR)/mods-enabled/wirehook.load' ]; then \
@@ -176,5 +186,5 @@ WH_CONF_LINES = \
   '\# A location can also be the inbox itself (SetHandler wirehook).' \
   '\# ReplayCache memcache:HOST:PORT or redis:HOST:PORT needs' \
   '\# a2enmod socache_memcache or socache_redis.' \
-  '\# Examples: $(PKGDATADIR)/examples/' \
+  '\# Examples: $(DOCDIR)/examples/' \
   '\# Reference: man mod_wirehook, man wirehook, $(DOCDIR)/'

@@ -108,18 +108,20 @@ for f in /usr/lib/apache2/modules/mod_wirehook.so /etc/apache2/mods-available/wi
 done
 for f in /usr/bin/wirehook /usr/lib/cgi-bin/wirehook.cgi /usr/share/man/man1/wirehook.1.gz \
          /usr/share/doc/$CLIPKG/copyright /usr/share/doc/$CLIPKG/README.Debian \
-         /usr/share/doc/$CLIPKG/README.md.gz; do
+         /usr/share/doc/$CLIPKG/README.md; do
     assert_true "$CLIPKG ships $f" grep -qxF "$f" <<<"$clilist"
 done
 missing=""
 for f in "$WH_TOP"/docs/*.md; do
-    b=$(basename "$f"); grep -qE "^/usr/share/doc/$CLIPKG/$b(\.gz)?\$" <<<"$clilist" || missing="$missing $b"
+    b=$(basename "$f"); grep -qE "^/usr/share/doc/$CLIPKG/docs/$b\$" <<<"$clilist" || missing="$missing $b"
 done
 (cd "$WH_TOP" && find examples -type f) >"$T/examples.list"
 while read -r f; do
     grep -qE "^/usr/share/doc/$CLIPKG/$f(\.gz)?\$" <<<"$clilist" || missing="$missing $f"
 done <"$T/examples.list"
 assert_eq "" "$missing" "$CLIPKG ships every docs/*.md and every example under /usr/share/doc/$CLIPKG"
+links=$("$WH_PYTHON" "$WH_TOP/tests/integration/doc_links.py" "$X/cli/usr/share/doc/$CLIPKG" 2>&1)
+assert_eq "" "$links" "every link between the packaged documents points at a packaged file"
 assert_eq "" "$(grep -E '^/usr/local|^/usr/share/wirehook' <<<"$modlist$clilist")" "nothing under /usr/local or /usr/share/wirehook"
 unit=$(grep -E '^(/usr)?/lib/systemd/system/wirehook-forward@\.service$' <<<"$clilist")
 assert_true "$CLIPKG ships the forwarder's unit template wirehook-forward@.service" test -n "$unit"
@@ -155,6 +157,9 @@ cp -a "$ETC" "$SNAP/etc-apache2"
 snapshot_sum >"$SNAP/sum"
 sys_before=$(sys_apache)
 dbm_before=no; [ -e "$ETC/mods-enabled/socache_dbm.load" ] && dbm_before=yes
+# the default replay store's directory, made by the module's package
+VARLIB=/var/lib/wirehook
+varlib_before=no; [ -e "$VARLIB" ] && varlib_before=yes
 
 # restore_tree SNAPSHOT DIR: DIR becomes exactly SNAPSHOT again
 restore_tree() {
@@ -204,6 +209,10 @@ conffiles=$(dpkg-query -W -f='${Conffiles}\n' $MODPKG | awk 'NF {print $1}' | LC
 assert_eq "/etc/apache2/mods-available/wirehook.conf /etc/apache2/mods-available/wirehook.load " "$conffiles" \
     "the a2enmod pair are conffiles"
 assert_false "installing does not enable the module" test -e "$ETC/mods-enabled/wirehook.load"
+if [ $varlib_before = no ]; then
+    assert_eq "root:root 755" "$(stat -c '%U:%G %a' "$VARLIB" 2>&1)" \
+        "the package made $VARLIB, root's (httpd's parent writes there as root)"
+fi
 assert_eq "$sys_before" "$(sys_apache)" "installing did not start or restart the system's apache2"
 assert_contains "$(/usr/bin/wirehook --help 2>&1)" "configtest" "/usr/bin/wirehook runs"
 assert_true "man wirehook finds the installed page" test "$(man -w wirehook 2>/dev/null)" = /usr/share/man/man1/wirehook.1.gz
@@ -305,6 +314,15 @@ WH_HTTPD="$T/apache2"
 wh_httpd_configtest
 assert_eq 0 $? "apache2 -t with the system modules and the test locations"
 if wh_httpd_start; then
+    startlog=$(wh_errlog)
+    # (WH00989: the console's advice for an inbox without one, docs/console.md)
+    assert_eq "" "$(grep -E '\[[a-z_]+:(warn|error|crit|alert|emerg)\]' <<<"$startlog" | grep -v 'WH00989: ')" \
+        "the packaged module starts without a warning (no edit after install)"
+    assert_contains "$startlog" "replay store lmdb ($VARLIB/replay)" \
+        "its default replay store is $VARLIB/replay (WH00993)"
+    assert_contains "$startlog" "WH00992: mod_wirehook $(dpkg-deb -f "$MODDEB" Version):" \
+        "its start-up line gives the package's version"
+    assert_eq "www-data" "$(stat -c %U "$VARLIB/replay" 2>&1)" "the store's file is given to www-data"
     listen=$(ss -Hltnp 2>/dev/null | grep "pid=$WH_HTTPD_PID," | awk '{print $4}' | sort -u | tr '\n' ' ')
     assert_eq "127.0.0.1:$WH_PORT " "$listen" "httpd listens on 127.0.0.1:$WH_PORT only"
 
@@ -359,8 +377,15 @@ if [ $dbm_before = no ]; then
     assert_false "socache_dbm disabled again (it was not enabled before)" test -e "$ETC/mods-enabled/socache_dbm.load"
 fi
 
+# a configuration that still uses the module: removal names it
+USES="$ETC/conf-enabled/zz-wirehook-test-uses.conf"
+printf '<Location /wh-test-uses>\n    WirehookConfig %s\n</Location>\n' "$WH_CONF" >"$USES"
 dpkg_w -r $MODPKG $CLIPKG
 assert_eq 0 $? "dpkg -r both packages"
+assert_contains "$(cat "$T/dpkg.log")" "these apache2 files still use the module:" \
+    "removal warns about the configuration that still uses the module"
+assert_contains "$(cat "$T/dpkg.log")" "$USES" "... naming it"
+rm -f "$USES"
 left=""
 for f in $(cat "$T/mod.files" "$T/cli.files"); do
     # (a directory stays; with merged /usr, /lib is the system's own link)
@@ -385,6 +410,10 @@ for f in $(cat "$T/mod.files" "$T/cli.files"); do
 done
 assert_eq "" "$left" "nothing the packages installed is left after purge"
 for f in $conffiles; do assert_file_absent "$f" "purge removed the conffile $f"; done
+assert_eq "" "$(ls "$VARLIB"/replay* 2>/dev/null)" "purge removed the default replay store"
+if [ $varlib_before = no ]; then
+    assert_file_absent "$VARLIB" "purge removed $VARLIB, which the package made"
+fi
 assert_eq "" "$(pkg_status $MODPKG | grep -v not-installed)" "$MODPKG is gone from dpkg's database"
 assert_eq "" "$(pkg_status $CLIPKG | grep -v not-installed)" "$CLIPKG is gone from dpkg's database"
 

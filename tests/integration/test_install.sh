@@ -20,7 +20,8 @@ assert_ne "" "$MODDIR" "apxs -q LIBEXECDIR answers"
 # What the source tree says must be installed (same rules as install.mk).
 cd "$WH_TOP" || exit 1
 mapfile -t EXAMPLES < <(find examples -type f ! -name '*~' ! -name '.*.swp' | LC_ALL=C sort)
-mapfile -t DOCS < <(ls docs/*.md 2>/dev/null)
+mapfile -t DOCS < <(find docs -type f ! -name '*~' ! -name '.*.swp' | LC_ALL=C sort)
+mapfile -t TOPDOCS < <(ls README.md CONTRIBUTING.md 2>/dev/null)
 mapfile -t MANS < <(ls man/*.1 man/*.8 2>/dev/null)
 have_cgi=""; compgen -G "cgi/*.c" >/dev/null && have_cgi=1
 cd - >/dev/null || exit 1
@@ -36,8 +37,8 @@ expected_files() {
         echo "$prefix/bin/wirehook"
         echo "$moddir/mod_wirehook.so"
         [ -n "$have_cgi" ] && echo "$prefix/share/wirehook/wirehook.cgi"
-        for f in "${EXAMPLES[@]}"; do echo "$prefix/share/wirehook/$f"; done
-        for f in "${DOCS[@]}"; do echo "$prefix/share/doc/wirehook/$(basename "$f")"; done
+        # the documentation keeps the source tree's layout: links work
+        for f in "${EXAMPLES[@]}" "${DOCS[@]}" "${TOPDOCS[@]}"; do echo "$prefix/share/doc/wirehook/$f"; done
         for f in "${MANS[@]}"; do echo "$prefix/share/man/man${f##*.}/$(basename "$f")"; done
         echo "$prefix/lib/systemd/system/wirehook-forward@.service"
         if [ -n "$confdir" ]; then
@@ -73,14 +74,17 @@ if [ -n "$have_cgi" ]; then
 fi
 bad=""
 for f in "${EXAMPLES[@]}"; do
-    cmp -s "$WH_TOP/$f" "$S/usr/local/share/wirehook/$f" || bad="$bad $f"
+    cmp -s "$WH_TOP/$f" "$S/usr/local/share/doc/wirehook/$f" || bad="$bad $f"
     if [ -x "$WH_TOP/$f" ]; then want=755; else want=644; fi
-    [ "$(mode_of "$S/usr/local/share/wirehook/$f")" = "$want" ] || bad="$bad $f(mode)"
+    [ "$(mode_of "$S/usr/local/share/doc/wirehook/$f")" = "$want" ] || bad="$bad $f(mode)"
 done
 assert_eq "" "$bad" "every example installed byte for byte, executables stay executable"
 assert_eq "ExecStart=/usr/local/bin/wirehook forward --config /etc/wirehook/%i.conf --interval 60" \
     "$(grep '^ExecStart=' "$S/usr/local/lib/systemd/system/wirehook-forward@.service")" \
     "the forwarder's systemd unit runs the installed wirehook"
+assert_file_exists "$S/usr/local/share/doc/wirehook/README.md" "make install installs README.md"
+links=$("$WH_PYTHON" "$WH_TOP/tests/integration/doc_links.py" "$S/usr/local/share/doc/wirehook" 2>&1)
+assert_eq "" "$links" "every link between the installed documents points at an installed file"
 for f in "${MANS[@]}"; do
     w=$(MANWIDTH=80 man -l --warnings "$S/usr/local/share/man/man${f##*.}/$(basename "$f")" 2>&1 >/dev/null)
     assert_eq "" "$w" "installed $(basename "$f") renders without warnings"
