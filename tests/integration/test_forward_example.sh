@@ -21,6 +21,13 @@ cp "$WH_SECRETS" "$R/etc/wirehook/secrets"
 cp "$WH_HTPASSWD" "$R/etc/wirehook/htpasswd"
 openssl rand -hex 32 >"$R/etc/wirehook/forward.secret"
 chmod 600 "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd" "$R/etc/wirehook/forward.secret"
+if [ "$(id -u)" -eq 0 ]; then
+    # as the README makes them: the forwarder's secret www-data's (its
+    # unit's user), the credentials 640 in its group (the re-reads)
+    chown www-data "$R/etc/wirehook/forward.secret"
+    chgrp www-data "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd"
+    chmod 640 "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd"
+fi
 CONF="$R/etc/wirehook/inbox.conf"
 
 out=$("$WIREHOOK" configtest "$CONF" 2>&1)
