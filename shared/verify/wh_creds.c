@@ -31,6 +31,7 @@ struct wh_creds {
     apr_thread_mutex_t *reloading; /* one look at the files at a time */
     apr_pool_t *stat_pool;         /* apr_stat's (it allocates nothing) */
     slot slots[WH_CREDS_KINDS];
+    int watching;                  /* a slot has a file to look at */
     _Atomic apr_time_t looked_at;
     apr_interval_time_t every;
     _Atomic unsigned long reloads;
@@ -79,6 +80,7 @@ wh_creds *wh_creds_create(apr_pool_t *p, const wh_config *cfg)
     init_slot(p, &c->slots[WH_CREDS_USERS], "BasicAuthFile",
               cfg->users ? cfg->basic_auth_file : NULL, cfg->users,
               &cfg->users_id);
+    c->watching = c->slots[WH_CREDS_SECRETS].path || c->slots[WH_CREDS_USERS].path;
     c->every = WH_CREDS_INTERVAL;
     atomic_init(&c->looked_at, apr_time_now());
     atomic_init(&c->reloads, 0);
@@ -172,7 +174,7 @@ static void look(wh_creds *c, apr_time_t now, const wh_logger *log)
     apr_time_t last = atomic_load_explicit(&c->looked_at, memory_order_relaxed);
     apr_interval_time_t since = now - last;
 
-    if (since < c->every && since > -c->every)
+    if (!c->watching || (since < c->every && since > -c->every))
         return;
     if (!atomic_compare_exchange_strong(&c->looked_at, &last, now))
         return;
