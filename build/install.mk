@@ -113,7 +113,7 @@ endif
 	done
 	@set -e; $(INSTALL) -d '$(DESTDIR)$(SYSTEMDUNITDIR)'; \
 	tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
-	sed 's|/usr/local/bin/wirehook |$(BINDIR)/wirehook |' 'examples/forward/$(WH_UNIT)' >"$$tmp"; \
+	sed 's|/usr/bin/wirehook |$(BINDIR)/wirehook |' 'examples/forward/$(WH_UNIT)' >"$$tmp"; \
 	$(INSTALL) -m 644 "$$tmp" '$(DESTDIR)$(SYSTEMDUNITDIR)/$(WH_UNIT)'; \
 	echo "  $(SYSTEMDUNITDIR)/$(WH_UNIT)"
 	@set -e; if [ "$(WH_DEBIAN)" = yes ]; then \

@@ -6,7 +6,7 @@ notificationId once (Idempotency-Key), and answers 2xx only once the event
 is safely handled: anything else makes the forwarder retry.
 
     FORWARD_SECRET_FILE=/etc/wirehook/forward.secret \
-    FORWARD_URL=http://127.0.0.1:8080/wires  python3 receiver.py
+    FORWARD_URL=http://127.0.0.1:8090/wires  python3 receiver.py
 
 FORWARD_URL must be ForwardUrl exactly as configured: it is part of the
 signed text; the receiver listens on its port, on 127.0.0.1."""

@@ -74,7 +74,10 @@ LoadModule ${m}_module $WH_MODDIR/mod_$m.so"
 }
 # ex_conf FILE PORT DIR MODULES INCLUDE...: a main httpd.conf as a Debian
 # apache2.conf would be, for one instance whose run/ and logs/ live in DIR,
-# including the example's files.
+# including the example's files. EX_PORTS: Listen lines that stand for
+# Debian's ports.conf (which listens on 443 once mod_ssl is on); Debian's
+# serve-cgi-bin.conf is there as Debian ships it, so that an example that
+# locks down /usr/lib/cgi-bin shows.
 ex_conf() {
     local f=$1 port=$2 dir=$3 mods=$4 i; shift 4
     mkdir -p "$dir/run" "$dir/logs"
@@ -111,6 +114,15 @@ MaxRequestWorkers 16
     Require all granted
 </Directory>
 PassEnv PATH
+${EX_PORTS:-}
+<IfModule mod_alias.c>
+    ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/
+    <Directory "/usr/lib/cgi-bin">
+        AllowOverride None
+        Options +ExecCGI -MultiViews +SymLinksIfOwnerMatch
+        Require all granted
+    </Directory>
+</IfModule>
 EOF
         for i in "$@"; do echo "Include $i"; done
     } >"$f"
@@ -197,6 +209,8 @@ if ex_start "actions" "$R/etc/apache2/conf-available/wirehook-app.conf"; then
     assert_eq "$n" "$(spool_count "$SPOOL")" "cgi-app: nothing refused reached the app"
     wh_curl -X POST -H 'Content-Type: application/json' --data-binary @"$b" "$WH_URL/wirehook-php-cgi/php"
     assert_status 403 "cgi-app: php-cgi cannot be called directly"
+    wh_curl "$WH_URL/cgi-bin/wirehook-no-such-program"
+    assert_status 404 "cgi-app: Debian's /cgi-bin/ is not locked down (a missing program is 404, not 403)"
 
     if need php-cgi php-cgi; then
         p=$(wh_body Exception)
@@ -245,8 +259,9 @@ SIGNED=$(sed -n 's/^SignedUrl[[:space:]]*//p' "$CONF")
 assert_eq "https://hooks.example.com/v1/wires" "$SIGNED" "tls-proxy: the example signs the public URL"
 out=$("$WIREHOOK" configtest "$CONF" 2>&1)
 assert_eq "Syntax OK" "$out" "tls-proxy: configtest passes"
-if ex_start "ssl proxy proxy_http" "$R/etc/apache2/sites-available/hooks-tls.conf" \
-        "$R/etc/apache2/sites-available/hooks-backend.conf"; then
+# front.conf has no Listen: Debian's ports.conf gives it, here on the test port
+if EX_PORTS="Listen 127.0.0.1:$TLS_PORT https" ex_start "ssl proxy proxy_http" \
+        "$R/etc/apache2/sites-available/hooks-tls.conf" "$R/etc/apache2/sites-available/hooks-backend.conf"; then
     TLS_URL="https://127.0.0.1:$TLS_PORT/v1/wires"
     b=$(wh_body Complete)
     id=$(json_id "$b")

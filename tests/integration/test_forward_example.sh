@@ -11,7 +11,7 @@ R="$T/root"
 RPORT=$(wh_free_port)
 ex() {
     sed -e "s|/etc/wirehook|$R/etc/wirehook|g" -e "s|/var/lib/wirehook|$R/var/lib/wirehook|g" \
-        -e "s|http://127.0.0.1:8080/wires|http://127.0.0.1:$RPORT/wires|g" "$1"
+        -e "s|http://127.0.0.1:8090/wires|http://127.0.0.1:$RPORT/wires|g" "$1"
 }
 mkdir -p "$R/etc/wirehook" "$R/var/lib/wirehook" "$R/etc/apache2/conf-available"
 chmod 1777 "$R/var/lib/wirehook"
@@ -50,7 +50,7 @@ assert_eq 3 "$(grep -c '^200 {"status":"accepted"' <<<"$out")" "forward example:
 
 # the unit's command line, with its instance name
 cmd=$(sed -n 's/^ExecStart=//p' "$EX/wirehook-forward@.service")
-assert_eq "/usr/local/bin/wirehook forward --config /etc/wirehook/%i.conf --interval 60" "$cmd" \
+assert_eq "/usr/bin/wirehook forward --config /etc/wirehook/%i.conf --interval 60" "$cmd" \
     "forward example: the unit runs wirehook forward on /etc/wirehook/NAME.conf"
 read -r -a argv <<<"${cmd//%i/inbox}"
 argv[0]=$WIREHOOK
