@@ -19,9 +19,9 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 
 # How wirehook.cgi links libcrypto and json-c (the module and the CLI are
 # always dynamic). static, the default: a CGI process starts once per
-# request, and resolving libcrypto.so's symbols at every start costs about
-# a fifth of it; the price is that an OpenSSL update reaches the CGI only
-# with a rebuild (README, "The CGI"). APR and APR-util go inside too:
+# request, and resolving libcrypto.so's symbols at every start is a large
+# part of it; the price is that an OpenSSL update reaches the CGI only
+# with a rebuild (docs/cgi.md, "Linking"). APR and APR-util go inside too:
 # five shared objects fewer to map and relocate at every start (with
 # libexpat, libuuid, libcrypt that APR-util pulls in); apr_dbd dlopens its
 # SQLite/PostgreSQL driver, which calls back into a few APR functions: the
@@ -47,9 +47,9 @@ endif
 CGI_LIBS    = $(CGI_APR_LIBS) $(CGI_CRYPTO_LIBS)
 # Compact relative relocations (DT_RELR, binutils 2.38 + glibc 2.36) for
 # the CGI and its bench floor: the CGI stays position-independent (ASLR),
-# and the loader reads a 6 KB table at each start instead of the 400 KB one
-# that the linked-in libcrypto's pointer tables need (measured: 0.5 ms less
-# CPU per request, 2.6%). Left out where the toolchain lacks it.
+# and the loader reads a much smaller table at each start than the one the
+# linked-in libcrypto's pointer tables need (bench/method.md). Left out
+# where the toolchain lacks it.
 CGI_RELR   := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null \
                 -Wl,--fatal-warnings -Wl,-z,pack-relative-relocs 2>/dev/null \
                 && echo -Wl,-z,pack-relative-relocs)
@@ -152,8 +152,9 @@ cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook bench tests/fuzz
 
-# The README's main command: a live httpd on loopback with the module in
-# front of a sample app, good and bad events sent, answers shown.
+# The demo (CONTRIBUTING.md, "Start here"): a live httpd on loopback with
+# the module in front of a sample app, good and bad events sent, answers
+# shown.
 demo: deps test-deps
 	$(MAKE) all
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) build/demo.sh
