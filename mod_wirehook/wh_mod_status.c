@@ -33,7 +33,7 @@
  * The request path pays one relaxed atomic add on a 64-bit counter: no
  * lock, no system call. The status hook reads the counters without a lock
  * too (each read is atomic; a page is not a snapshot across counters).
- * The CGI has no shared memory and counts nothing (README, "The CGI").
+ * The CGI has no shared memory and counts nothing (docs/monitoring.md).
  *
  * ?auto format (one "Key: value" line each, as mod_status's own and
  * mod_proxy_balancer's lines; apache_exporter ignores keys it does not

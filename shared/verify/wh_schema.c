@@ -8,7 +8,7 @@
  * Each member gets at most one problem (the first rule it breaks), so the
  * list stays readable and its size predictable.
  *
- * Decisions the spec leaves open (see README):
+ * Decisions the spec leaves open (see docs/spec-decisions.md):
  * - JSON null on an optional member means absent: senders emit null for
  *   values not yet known (OMAD before the wire is sent), and rejecting it
  *   would bounce authentic notifications. On a required member it is

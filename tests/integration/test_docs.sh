@@ -56,6 +56,11 @@ done
 extra=$(grep -oE '^\| `[A-Za-z]+` \|' docs/configuration.md | sed 's/^| `\(.*\)` |/\1/' |
     grep -vxF -f <(printf '%s\n' "${KEYS[@]}") | grep -E '^[A-Z][a-z]+[A-Z]' || true)
 assert_eq "" "$extra" "docs/configuration.md's key table has no key the code lacks"
+# docs/configuration.md is the one key table: no other page has a row that
+# starts with a key
+keyre=$(IFS='|'; echo "${KEYS[*]}")
+dup=$(grep -lE "^\| \`($keyre)( [^\`]*)?\` \|" README.md CONTRIBUTING.md docs/*.md | grep -vx docs/configuration.md || true)
+assert_eq "" "$dup" "no page but docs/configuration.md has a key table"
 
 # ------------------------------------------------ variables and directive ---
 mapfile -t VARS < <(grep -ohE '"WIREHOOK_[A-Z_]+"' mod_wirehook/*.c | tr -d '"' | sort -u)
@@ -77,6 +82,10 @@ errmd=$(cat docs/errors.md)
 for c in "${CODES[@]}"; do
     assert_true "docs/errors.md has a row for $c" grep -qE "\| \`$c\`( / \`[a-z_]+\`)? \|" <<<"$errmd"
 done
+# docs/errors.md is the one table of checks and statuses: no README row
+# has an HTTP status in a cell
+assert_false "README.md has no table of checks or statuses (docs/errors.md has it)" \
+    grep -qE '^\|.*\| *[1-5][0-9]{2}[ ,(|]' README.md
 
 # every log tag the docs quote is one the module logs
 missing=""
@@ -86,11 +95,11 @@ done
 assert_eq "" "$missing" "every WH log tag in docs/ and man/ is logged by mod_wirehook"
 
 # ------------------------------------------------------------ docs, links ---
-for f in configuration errors spec-decisions troubleshooting architecture; do
+for f in configuration errors spec-decisions troubleshooting architecture install deploy security inbox cgi; do
     assert_file_exists "docs/$f.md" "docs/$f.md exists"
 done
 broken=""
-for md in docs/*.md examples/README.md examples/*/README.md; do
+for md in README.md CONTRIBUTING.md docs/*.md examples/README.md examples/*/README.md; do
     d=$(dirname "$md")
     while IFS= read -r link; do
         target=${link%%#*}
@@ -98,7 +107,10 @@ for md in docs/*.md examples/README.md examples/*/README.md; do
         [ -e "$d/$target" ] || broken="$broken $md->$link"
     done < <(grep -oE '\]\([^)]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^(https?:|mailto:)')
 done
-assert_eq "" "$broken" "every relative link in docs/ and examples/ resolves"
+assert_eq "" "$broken" "every relative link in the README, CONTRIBUTING, docs/ and examples/ resolves"
+# the README stays a short page for users (the project's hook warns above 200)
+assert_true "README.md is at most 200 lines" test "$(wc -l <README.md)" -le 200
+assert_contains "$(cat README.md)" "make check" "README.md gives the test command CI runs"
 for d in examples/*/; do
     n=$(basename "$d")
     assert_contains "$(cat examples/README.md)" "($n/)" "examples/README.md lists $n"
