@@ -242,7 +242,7 @@ U="http://127.0.0.1:$WH_PORT/v1/wires"
 if [ "$rc" -eq 0 ]; then
     listen=$(ss -Hltn "sport = :$WH_PORT" 2>/dev/null | awk '{print $4}' | sort -u | tr '\n' ' ')
     assert_eq "127.0.0.1:$WH_PORT " "$listen" "apache2 listens on 127.0.0.1:$WH_PORT only"
-    assert_eq "600 root" "$(stat -c '%a %U' /etc/wirehook/secrets)" "the signing secret is root's alone"
+    assert_eq "640 root www-data" "$(stat -c '%a %U %G' /etc/wirehook/secrets)" "the signing secret is root's, readable by the server's group alone"
     assert_eq "Syntax OK" "$(/usr/bin/wirehook configtest "$CONF" 2>&1 | tail -n 1)" "the configuration passes configtest"
     pulled=$(/usr/bin/wirehook pull "$U" --user "bank:$PASSWORD" 2>&1)
     assert_eq 2 "$(grep -c '"notificationId"' <<<"$pulled")" "the inbox holds the walkthrough's two notifications"
