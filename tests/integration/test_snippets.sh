@@ -98,7 +98,7 @@ make_cert() {
 }
 
 # Modules a snippet may use, loaded unless the snippet loads one itself.
-MODS="mpm_event authz_core authz_host authn_core authn_file auth_basic alias dir mime env
+MODS="mpm_event authz_core authz_host authz_user authz_groupfile authn_core authn_file auth_basic alias dir mime env
       setenvif headers log_config cgid actions rewrite status ssl proxy proxy_http
       socache_shmcb socache_dbm socache_memcache socache_redis negotiation include filter"
 
