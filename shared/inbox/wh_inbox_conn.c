@@ -8,10 +8,10 @@
 #include "wh_inbox_conn.h"
 #include "wh_inbox_files.h"
 #include "wh_inbox_sql.h"
+#include "wh_sqlite_api.h"
 #include "wh_sqlite_wal.h"
 #include "verify/wh_account.h"
 #include <apr_escape.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <apr_strings.h>
 #include <string.h>
@@ -72,10 +72,6 @@ static void rollback(wh_inbox *ib)
     (void)wh_inbox_db_sql(ib, "ROLLBACK");
 }
 
-/* sqlite3_busy_handler, looked up in the SQLite library the driver
- * loaded (the core links no SQLite of its own). */
-typedef int (*wh_sqlite_busy_fn)(void *db, int (*)(void *, int), void *);
-
 static int busy_until_deadline(void *arg, int count)
 {
     wh_inbox *ib = arg;
@@ -91,17 +87,12 @@ static int busy_until_deadline(void *arg, int count)
 /* 1 when the inbox's own busy handler is installed on the connection. */
 static int install_busy_handler(wh_inbox *ib)
 {
-    static wh_sqlite_busy_fn set_handler;
-    static int looked;
-    void *db;
+    const wh_sqlite_api *api = wh_sqlite_api_get();
+    sqlite3 *db = api->busy_handler
+                      ? apr_dbd_native_handle(ib->driver, ib->conn->handle)
+                      : NULL;
 
-    if (!looked) {
-        /* benign race: every thread finds the same address */
-        set_handler = (wh_sqlite_busy_fn)dlsym(RTLD_DEFAULT, "sqlite3_busy_handler");
-        looked = 1;
-    }
-    db = set_handler ? apr_dbd_native_handle(ib->driver, ib->conn->handle) : NULL;
-    return db && set_handler(db, busy_until_deadline, ib) == 0;
+    return db && api->busy_handler(db, busy_until_deadline, ib) == SQLITE_OK;
 }
 
 /* The deadline of the busy handler for the use starting now (mutex held). */

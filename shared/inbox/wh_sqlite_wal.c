@@ -46,12 +46,12 @@
  * inbox opens its own connection (a connection keeps the VFS it was
  * opened with), under a mutex, and the previous default is put back.
  *
- * The core links no SQLite of its own: the functions come from the
- * library apr_dbd's driver loaded, and without them (an SQLite older
- * than 3.32) the connection opens as before. */
+ * The functions come from wh_sqlite_api.h (the library apr_dbd's driver
+ * loaded, or the one linked in), and without them (an SQLite older than
+ * 3.32) the connection opens as before. */
 #include "wh_sqlite_wal.h"
+#include "wh_sqlite_api.h"
 #include <sqlite3.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -451,11 +451,12 @@ static const char *v_nextcall(sqlite3_vfs *vfs, const char *name)
 static void setup(void)
 {
     sqlite3_vfs *v = &g.vfs;
+    const wh_sqlite_api *api = wh_sqlite_api_get();
 
-    g.find = (vfs_find_fn)dlsym(RTLD_DEFAULT, "sqlite3_vfs_find");
-    g.reg = (vfs_register_fn)dlsym(RTLD_DEFAULT, "sqlite3_vfs_register");
-    g.db_object = (db_object_fn)dlsym(RTLD_DEFAULT, "sqlite3_database_file_object");
-    g.file_control = (file_control_fn)dlsym(RTLD_DEFAULT, "sqlite3_file_control");
+    g.find = api->vfs_find;
+    g.reg = api->vfs_register;
+    g.db_object = api->database_file_object;
+    g.file_control = api->file_control;
     if (!g.find || !g.reg || !g.db_object || !g.file_control || !(g.under = g.find(NULL)))
         return;
     /* Layering over ourselves (a default left behind) would recurse. */

@@ -4,14 +4,10 @@
 #include "wh_account.h"
 #include <apr_lib.h>
 #include <apr_strings.h>
-#include <grp.h>
 #include <string.h>
 
 /* Longest group name accepted (useradd's limit). */
 #define WH_GROUP_NAME_MAX 32
-/* getgrnam_r's buffer: a group with very many members needs more, and
- * is then refused rather than truncated. */
-#define WH_GROUP_BUF 16384
 
 const char *wh_parse_group(apr_pool_t *p, const char *arg, const char **out)
 {
@@ -30,18 +26,4 @@ const char *wh_parse_group(apr_pool_t *p, const char *arg, const char **out)
         return "no such group on this system";
     *out = apr_pstrdup(p, arg);
     return NULL;
-}
-
-int wh_group_gid(const char *name, gid_t *gid)
-{
-    struct group gr, *found = NULL;
-    char buf[WH_GROUP_BUF];
-
-    *gid = (gid_t)-1;
-    if (!name)
-        return 0;
-    if (getgrnam_r(name, &gr, buf, sizeof(buf), &found) != 0 || !found)
-        return -1;
-    *gid = found->gr_gid;
-    return 0;
 }

@@ -1,0 +1,28 @@
+#ifndef WH_SQLITE_API_H
+#define WH_SQLITE_API_H
+/* The few SQLite functions the inbox calls itself, beside apr_dbd: its
+ * busy handler (wh_inbox_conn.c) and the WAL-gathering VFS layer
+ * (wh_sqlite_wal.c). */
+#include <sqlite3.h>
+
+typedef struct {
+    int (*busy_handler)(sqlite3 *, int (*)(void *, int), void *);
+    sqlite3_vfs *(*vfs_find)(const char *);
+    int (*vfs_register)(sqlite3_vfs *, int);
+    sqlite3_file *(*database_file_object)(const char *);
+    int (*file_control)(sqlite3 *, const char *, int, void *);
+    const char *(*libversion)(void);
+} wh_sqlite_api;
+
+/* The functions of the SQLite library apr_dbd's sqlite3 driver brought
+ * into the process (the core links no SQLite of its own), looked up once,
+ * so only once a driver is loaded (apr_dbd_get_driver). A member is NULL
+ * when the library lacks it (SQLite before 3.32 has no
+ * sqlite3_database_file_object): its user then does without.
+ *
+ * This is the only function in wh_sqlite_api.c: a program with SQLite
+ * linked in (the self-contained CGI) defines it with the functions
+ * themselves, and libwirehook.a's lookup is never linked into it. */
+const wh_sqlite_api *wh_sqlite_api_get(void);
+
+#endif
