@@ -17,42 +17,72 @@ LDFLAGS    ?=
 # libldap/liblber): fewer objects to map is a cheaper CGI process start.
 ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 
-# How wirehook.cgi links libcrypto and json-c (the module and the CLI are
-# always dynamic). static, the default: a CGI process starts once per
-# request, and resolving libcrypto.so's symbols at every start is a large
-# part of it; the price is that an OpenSSL update reaches the CGI only
-# with a rebuild (docs/cgi.md, "Linking"). APR and APR-util go inside too:
-# five shared objects fewer to map and relocate at every start (with
-# libexpat, libuuid, libcrypt that APR-util pulls in); apr_dbd dlopens its
-# SQLite/PostgreSQL driver, which calls back into a few APR functions: the
-# CGI exports exactly those (cgi/dbd-exports.list) and nothing else.
-# dynamic: everything shared. CGI_CRYPTO_LIBS is the mode's libcrypto +
-# json-c part (bench/floor_cgi.c links it too, so the CGI floor starts as
-# the CGI does).
+# How wirehook.cgi is linked (the module and the CLI are always dynamic).
+# static, the default: one self-contained file with no shared library at
+# all (ldd: "not a dynamic executable"), which shared hosting can copy
+# anywhere, and nothing to load or resolve at the start of a process that
+# serves one request. It is static glibc, not musl: the SQLite inbox's
+# writers' queue is a glibc pthread mutex in a file shared with the
+# dynamic module and CLI. What it carries comes from Debian: libc.a,
+# libcrypto.a, libjson-c.a, libapr-1.a, libsqlite3.a, libcrypt.a, and
+# APR-util rebuilt from Debian's source package with its SQLite driver
+# built in (build/static-deps.sh, once per version, into STATIC_PREFIX;
+# `make clean` leaves it). Nothing in it loads a shared object or asks
+# NSS: the functions that would are mapped to failing ones
+# (cgi/static/no_nss_dl.c, ld --wrap), the link stops on glibc's warning
+# for any new one (--fatal-warnings), and cgi/static/ gives the core its
+# SQLite functions and /etc/passwd and /etc/group lookups directly. No
+# PostgreSQL inbox (libpq needs NSS and shared libraries). Not PIE:
+# -static-pie would keep the code's address random, but ldd could not
+# tell such a file from a broken one; stack, heap and mmap stay random.
+# The price of carrying libraries: their security updates reach the CGI
+# only by rebuilding it (`wirehook.cgi --version` names what it carries).
+# dynamic: everything shared, apr_dbd loads its drivers (PostgreSQL
+# too); the Debian package builds this (Policy 4.13).
 CGI_LINK   ?= static
+STATIC_PREFIX ?= $(BUILD)/static
+CGI_DYN_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 json-c libcrypto 2>/dev/null)
+# Compact relative relocations (DT_RELR, binutils 2.38 + glibc 2.36) for a
+# dynamic CGI: the loader reads a small table at each start instead of a
+# large one. Left out where the toolchain lacks it.
+CGI_DYN_RELR := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null \
+                -Wl,--fatal-warnings -Wl,-z,pack-relative-relocs 2>/dev/null \
+                && echo -Wl,-z,pack-relative-relocs)
 ifeq ($(CGI_LINK),static)
-CGI_CRYPTO_LIBS = $(shell pkg-config --libs-only-L json-c libcrypto 2>/dev/null) \
-              -Wl,-Bstatic -ljson-c -lcrypto -Wl,-Bdynamic -ldl -pthread
-CGI_DEFS    = -DWH_CGI_PRIVATE_LIBCRYPTO
-CGI_EXPORTS = $(shell sed -n 's/^ *\(apr_[a-z0-9_]*\);.*/\1/p' cgi/dbd-exports.list)
-CGI_APR_LIBS = -Wl,--dynamic-list=cgi/dbd-exports.list $(CGI_EXPORTS:%=-Wl,-u,%) \
-              -Wl,-Bstatic -laprutil-1 -lapr-1 -lcrypt -luuid -Wl,-Bdynamic
+CGI_DEFS    = -DWH_CGI_SELF_CONTAINED
+CGI_MODE_SRC := $(wildcard cgi/static/*.c)
+CGI_NO_NSS_DL := $(patsubst __wrap_%,%,$(shell grep -o '__wrap_[a-z_]*' cgi/static/no_nss_dl.c | sort -u))
+CGI_STATIC_LDFLAGS = -static -L$(STATIC_PREFIX)/lib $(CGI_NO_NSS_DL:%=-Wl,--wrap=%) -Wl,--fatal-warnings
+# build/static-deps.sh's stamp, named after the Debian version of
+# APR-util: an update of libaprutil1-dev rebuilds it, then the CGI.
+CGI_STATIC_DEP := $(STATIC_PREFIX)/.apr-util-$(shell dpkg-query -W -f='$${source:Version}' \
+                    libaprutil1-dev 2>/dev/null | tr : _)
+CGI_LIBS    = $(CGI_STATIC_LDFLAGS) -laprutil-1 -lapr-1 -lsqlite3 -lcrypt -ljson-c -lcrypto -lm -pthread
+# The Debian packages whose .a files (and APR-util's source) go into the
+# CGI: `wirehook.cgi --version` names them, and a change of one rebuilds
+# the CGI at the next make (through $(BUILD)/obj/cgi-link).
+CGI_BUILT_FROM := $(shell dpkg-query -W -f='$${Package}=$${Version} ' libssl-dev libjson-c-dev \
+                    libapr1-dev libaprutil1-dev libsqlite3-dev libcrypt-dev libc6-dev 2>/dev/null)
+# bench/floor_cgi.c, linked the same way (build/bench.mk)
+CGI_FLOOR_LIBS = $(CGI_STATIC_LDFLAGS) $(BUILD)/obj/cgi/static/no_nss_dl.o \
+              -lsqlite3 -ljson-c -lcrypto -lm -pthread
+CGI_RELR    =
+# The same CGI linked dynamically, beside the self-contained one: what
+# `make check` runs against PostgreSQL. Only the CGI's own objects are
+# compiled again; the core library is the same.
+CGI_TWIN    = $(BUILD)/cgi-dynamic/wirehook.cgi
 else ifeq ($(CGI_LINK),dynamic)
-CGI_CRYPTO_LIBS = $(shell pkg-config --libs json-c libcrypto 2>/dev/null)
 CGI_DEFS    =
-CGI_APR_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 2>/dev/null)
+CGI_BUILT_FROM =
+CGI_MODE_SRC :=
+CGI_STATIC_DEP =
+CGI_LIBS    = $(CGI_DYN_LIBS)
+CGI_FLOOR_LIBS = $(shell pkg-config --libs json-c libcrypto 2>/dev/null) -lsqlite3
+CGI_RELR    = $(CGI_DYN_RELR)
+CGI_TWIN    =
 else
 $(error CGI_LINK must be static or dynamic, not '$(CGI_LINK)')
 endif
-CGI_LIBS    = $(CGI_APR_LIBS) $(CGI_CRYPTO_LIBS)
-# Compact relative relocations (DT_RELR, binutils 2.38 + glibc 2.36) for
-# the CGI and its bench floor: the CGI stays position-independent (ASLR),
-# and the loader reads a much smaller table at each start than the one the
-# linked-in libcrypto's pointer tables need (bench/method.md). Left out
-# where the toolchain lacks it.
-CGI_RELR   := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null \
-                -Wl,--fatal-warnings -Wl,-z,pack-relative-relocs 2>/dev/null \
-                && echo -Wl,-z,pack-relative-relocs)
 
 CORE_SRC   := $(wildcard shared/*/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
@@ -60,6 +90,7 @@ CLI_SRC    := $(wildcard cli/*.c)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CGI_SRC    := $(wildcard cgi/*.c)
 CGI_OBJ    := $(CGI_SRC:%.c=$(BUILD)/obj/%.o)
+CGI_MODE_OBJ := $(CGI_MODE_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 
@@ -97,23 +128,42 @@ $(LIB): $(CORE_OBJ)
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS) $(CURL_LIBS)
 
-# Holds the last CGI_LINK (and whether DT_RELR is used), rewritten only when
+# Holds the last CGI_LINK (whether DT_RELR is used, the packages the
+# self-contained CGI is built from), rewritten only when
 # it changes: switching modes relinks the CGI, an unchanged mode leaves it
 # alone.
 $(BUILD)/obj/cgi-link: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(CGI_LINK) $(CGI_RELR)' | cmp -s - $@ || echo '$(CGI_LINK) $(CGI_RELR)' >$@
+	@echo '$(CGI_LINK) $(CGI_RELR) $(CGI_BUILT_FROM)' | cmp -s - $@ || \
+	  echo '$(CGI_LINK) $(CGI_RELR) $(CGI_BUILT_FROM)' >$@
 FORCE:
 
-$(CGI_OBJ): ALL_CFLAGS += $(CGI_DEFS)
-$(CGI_OBJ): $(BUILD)/obj/cgi-link
+$(CGI_OBJ) $(CGI_MODE_OBJ): ALL_CFLAGS += $(CGI_DEFS)
+$(BUILD)/obj/cgi/cgi_version.o: ALL_CFLAGS += -DWH_CGI_BUILT_FROM='"$(strip $(CGI_BUILT_FROM))"'
+$(CGI_OBJ) $(CGI_MODE_OBJ): $(BUILD)/obj/cgi-link
 
-$(CGI): $(CGI_OBJ) $(LIB) $(BUILD)/obj/cgi-link cgi/dbd-exports.list
-	$(CC) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $(CGI_OBJ) $(LIB) $(CGI_LIBS) || { \
-	  echo "wirehook.cgi: linking with CGI_LINK=$(CGI_LINK) failed; static needs" \
-	       "libcrypto.a, libjson-c.a, libapr-1.a, libaprutil-1.a, libcrypt.a and libuuid.a" \
-	       "(Debian: libssl-dev, libjson-c-dev, libapr1-dev, libaprutil1-dev, libcrypt-dev, uuid-dev)," \
-	       "or build with CGI_LINK=dynamic" >&2; exit 1; }
+# APR-util with its SQLite driver built in, for CGI_LINK=static: built
+# once per Debian version of it, and never removed by make clean.
+$(STATIC_PREFIX)/.apr-util-%:
+	@build/static-deps.sh '$(STATIC_PREFIX)'
+
+# The CGI's own objects come first: cgi/static/ defines functions the core
+# otherwise takes from libwirehook.a (whose versions ask NSS or dlsym).
+$(CGI): $(CGI_OBJ) $(CGI_MODE_OBJ) $(LIB) $(BUILD)/obj/cgi-link $(CGI_STATIC_DEP)
+	$(CC) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $(CGI_OBJ) $(CGI_MODE_OBJ) $(LIB) $(CGI_LIBS) || { \
+	  echo "wirehook.cgi: linking with CGI_LINK=$(CGI_LINK) failed; static needs libc.a, libcrypto.a," \
+	       "libjson-c.a, libapr-1.a, libsqlite3.a, libcrypt.a (Debian: libc6-dev, libssl-dev," \
+	       "libjson-c-dev, libapr1-dev, libsqlite3-dev, libcrypt-dev) and $(STATIC_PREFIX)" \
+	       "(build/static-deps.sh); a glibc warning above names a function that needs NSS or" \
+	       "dlopen (map it in cgi/static/no_nss_dl.c); or build with CGI_LINK=dynamic" >&2; exit 1; }
+
+CGI_TWIN_OBJ := $(CGI_SRC:cgi/%.c=$(BUILD)/obj/cgi-dynamic/%.o)
+$(BUILD)/obj/cgi-dynamic/%.o: cgi/%.c $(wildcard shared/*/*.h cgi/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(BUILD)/cgi-dynamic/wirehook.cgi: $(CGI_TWIN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(CGI_DYN_RELR) -o $@ $(CGI_TWIN_OBJ) $(LIB) $(CGI_DYN_LIBS)
 
 $(UNIT): $(UNIT_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit
@@ -126,8 +176,9 @@ include $(wildcard build/*.mk)
 unit: $(UNIT)
 	WH_SHARED_DIR=$(SHARED_DIR) $(UNIT)
 
-integration: all
-	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) tests/integration/run.sh; fi
+integration: all $(CGI_TWIN)
+	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) \
+	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh; fi
 
 # The README's test command: installs what is missing, builds, then runs
 # the unit suites, the fuzz regressions and every integration suite against
@@ -135,9 +186,9 @@ integration: all
 # ends with the summed "N passed, N failed".
 CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
-	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT)
+	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
-	  tests/integration/run.sh
+	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
 # Unit suites under AddressSanitizer + UBSan in a separate build tree.
 asan:
@@ -160,4 +211,5 @@ demo: deps test-deps
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) build/demo.sh
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/asan $(LIB) $(CLI) $(CGI) $(UNIT) $(BUILD)/mod_wirehook.so $(BUILD)/mod
+	rm -rf $(BUILD)/obj $(BUILD)/asan $(LIB) $(CLI) $(CGI) $(UNIT) $(BUILD)/mod_wirehook.so $(BUILD)/mod \
+	  $(BUILD)/cgi-dynamic

@@ -18,9 +18,9 @@ $(BENCH_DIR)/min.cgi: bench/min_cgi.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
-$(BENCH_DIR)/floor.cgi: bench/floor_cgi.c bench/floor_mac.h $(BUILD)/obj/cgi-link
+$(BENCH_DIR)/floor.cgi: bench/floor_cgi.c bench/floor_mac.h $(BUILD)/obj/cgi-link $(CGI_MODE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $< $(CGI_CRYPTO_LIBS) -lsqlite3
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(ALL_LDFLAGS) $(CGI_RELR) -o $@ $< $(CGI_FLOOR_LIBS)
 
 # apxs builds in place: compile a copy in the bench dir
 $(BENCH_DIR)/mod_benchok.so: bench/mod_benchok.c bench/floor_mac.h bench/floor_json.h

@@ -5,6 +5,7 @@
  * as the module's `SetHandler wirehook` (both call wh_endpoint.c). */
 #include <apr_pools.h>
 #include "verify/wh_config.h"
+#include "verify/wh_config_locate.h"
 #include "verify/wh_log.h"
 #include "verify/wh_response.h"
 #include "verify/wh_verify.h"
@@ -21,10 +22,37 @@ void wh_cgi_set_log_level(wh_log_level level);
 void wh_cgi_auth_hint(const wh_config *cfg, const wh_request *req,
                       const wh_response *res);
 
-/* Builds the configuration from the environment: WIREHOOK_CONFIG names a
- * config file (optional); every other WIREHOOK_<KEY> overrides that key.
- * Returns NULL or all problems joined with '\n' (for the log only). */
-const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out);
+/* The script's path, which names its configuration file
+ * (verify/wh_config_locate.h): SCRIPT_FILENAME, the file httpd mapped the
+ * request to, else argv0; relative to the working directory made
+ * absolute. Never from PATH_INFO, the query string or a header. NULL when
+ * neither is known. */
+const char *wh_cgi_script_path(apr_pool_t *p, const char *argv0);
+
+/* Builds the configuration: the file the locating rule finds (*found says
+ * where it looked), or none, then every WIREHOOK_<KEY> of the environment
+ * overriding its key. Returns NULL or all problems joined with '\n' (for
+ * the log only). The self-contained build refuses InboxDriver pgsql. */
+const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
+                               wh_config **out, wh_config_found *found);
+
+/* A warning when others than its owner can write the configuration file
+ * (it names the secret files and the inbox), or with read_too others can
+ * read it (where the configuration is the account's own: --configtest),
+ * or NULL. */
+const char *wh_cgi_config_file_warning(apr_pool_t *p, const char *path,
+                                       int read_too);
+
+/* From a shell, never under httpd: --version, --configtest, --help
+ * (argv[1]). Returns the exit status. */
+int wh_cgi_shell(apr_pool_t *p, int argc, const char *const *argv);
+
+/* What the program carries or links, one line each ("OpenSSL 3.0.x ..."),
+ * for --version. */
+const char *wh_cgi_versions(apr_pool_t *p);
+/* The Debian packages the self-contained build was made from
+ * ("libssl-dev=3.0.x ..."), or NULL (dynamic). */
+const char *wh_cgi_built_from(void);
 
 /* Fills req (method, url, headers, now) from the CGI environment; the body
  * is read separately. */

@@ -1,10 +1,19 @@
-/* Configuration of wirehook.cgi from its environment. httpd builds a CGI's
- * environment from SetEnv/PassEnv and the request headers; headers always
- * arrive prefixed HTTP_, so a client cannot forge a WIREHOOK_ variable. */
+/* Configuration of wirehook.cgi: the file found by the rule of
+ * verify/wh_config_locate.h, then WIREHOOK_<Key> overrides from the
+ * environment. httpd builds a CGI's environment from SetEnv/PassEnv and
+ * the request headers; headers always arrive prefixed HTTP_, so a client
+ * cannot forge a WIREHOOK_ variable. suEXEC passes no WIREHOOK_ variable
+ * at all, which is why the file is also looked for where no environment
+ * is needed. */
 #include "cgi.h"
+#include "verify/wh_account.h"
+#include <apr_file_info.h>
 #include <apr_hash.h>
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define WH_ENV_PREFIX "WIREHOOK_"
 #define WH_ENV_PREFIX_LEN (sizeof(WH_ENV_PREFIX) - 1)
@@ -17,27 +26,55 @@ static const char *canonical_key(const char *name)
     return NULL;
 }
 
-const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out)
+/* The environment as the locating rule asks it (WIREHOOK_CONFIG only); the
+ * last of two settings wins, as getenv's first would not tell apart. */
+static const char *env_lookup(void *ctx, const char *name)
 {
-    const char *path = NULL, *err;
-    apr_array_header_t *errs = apr_array_make(p, 4, sizeof(const char *));
-    apr_hash_t *from_env = apr_hash_make(p);
-    wh_config *cfg;
+    char **envp = ctx;
+    apr_size_t n = strlen(name);
+    const char *v = NULL;
 
     for (char **e = envp; e && *e; e++)
-        if (strncmp(*e, WH_ENV_PREFIX "CONFIG=", WH_ENV_PREFIX_LEN + 7) == 0)
-            path = *e + WH_ENV_PREFIX_LEN + 7;
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            v = *e + n + 1;
+    return v;
+}
 
-    if (path && *path) {
-        if ((err = wh_config_parse_file(p, path, &cfg)) != NULL)
-            APR_ARRAY_PUSH(errs, const char *) = err;
-    } else {
-        /* Everything from SetEnv: allowed, finalize says what is missing. */
-        cfg = wh_config_create(p);
-    }
+/* The running user's home directory from the account database, by uid:
+ * $HOME is whatever the environment says (suEXEC removes it). */
+static const char *home_lookup(void *ctx, apr_pool_t *p, const char **why)
+{
+    const char *home;
+    (void)ctx;
+    *why = wh_user_home(p, getuid(), &home);
+    return home;
+}
 
+const char *wh_cgi_script_path(apr_pool_t *p, const char *argv0)
+{
+    const char *s = getenv("SCRIPT_FILENAME");
+    char *cwd, *abs;
+
+    if (!s || !*s)
+        s = argv0;
+    if (!s || !*s || s[0] == '/')
+        return s && *s ? s : NULL;
+    if (apr_filepath_get(&cwd, APR_FILEPATH_NATIVE, p) != APR_SUCCESS
+        || apr_filepath_merge(&abs, cwd, s, APR_FILEPATH_NATIVE, p)
+               != APR_SUCCESS)
+        return s;
+    return abs;
+}
+
+/* WIREHOOK_<Key> overrides; *any says whether there was one. */
+static void apply_env(apr_pool_t *p, char **envp, wh_config *cfg,
+                      apr_array_header_t *errs, int *any)
+{
+    apr_hash_t *from_env = apr_hash_make(p);
+
+    *any = 0;
     for (char **e = envp; e && *e; e++) {
-        const char *eq, *key;
+        const char *eq, *key, *err;
         char *name;
 
         if (strncmp(*e, WH_ENV_PREFIX, WH_ENV_PREFIX_LEN) != 0)
@@ -57,6 +94,7 @@ const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out)
                                  WH_ENV_PREFIX "CONFIG", name);
             continue;
         }
+        *any = 1;
         key = canonical_key(name);
         if (!key) {
             APR_ARRAY_PUSH(errs, const char *) =
@@ -76,12 +114,73 @@ const char *wh_cgi_load_config(apr_pool_t *p, char **envp, wh_config **out)
             APR_ARRAY_PUSH(errs, const char *) =
                 apr_psprintf(p, "environment: " WH_ENV_PREFIX "%s: %s", name, err);
     }
+}
 
+const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
+                               wh_config **out, wh_config_found *found)
+{
+    apr_array_header_t *errs = apr_array_make(p, 4, sizeof(const char *));
+    const char *err;
+    wh_config *cfg;
+    int any_env;
+
+    wh_config_locate(p, env_lookup, envp, script, home_lookup, NULL, found);
+    if (found->path) {
+        if ((err = wh_config_parse_file(p, found->path, &cfg)) != NULL)
+            APR_ARRAY_PUSH(errs, const char *) = err;
+    }
+    else {
+        /* Everything from SetEnv is allowed, finalize says what is missing. */
+        cfg = wh_config_create(p);
+    }
+    *out = cfg;
+    apply_env(p, envp, cfg, errs, &any_env);
+
+    if (!found->path && !any_env && errs->nelts == 0)
+        /* "missing required key" would only mislead: nothing was read */
+        return apr_psprintf(
+            p,
+            "no configuration file found; looked at: %s. suEXEC passes "
+            "no SetEnv variable (WIREHOOK_CONFIG, WIREHOOK_<Key>) to the "
+            "program: put the configuration in one of these files "
+            "(docs/configuration.md, \"The CGI: where it finds "
+            "its configuration\")",
+            wh_config_locate_report(p, found));
+#ifdef WH_CGI_SELF_CONTAINED
+    if (cfg->inbox_driver == WH_INBOX_PGSQL)
+        APR_ARRAY_PUSH(errs, const char *) =
+            "InboxDriver pgsql needs the dynamic build: make CGI_LINK=dynamic (this "
+            "wirehook.cgi is self-contained and has no PostgreSQL client)";
+#endif
     if (errs->nelts == 0 && (err = wh_config_finalize(p, cfg)) != NULL)
         APR_ARRAY_PUSH(errs, const char *) = err;
     if (errs->nelts == 0 && (!cfg->inbox_params || !*cfg->inbox_params))
         APR_ARRAY_PUSH(errs, const char *) =
             "InboxParams is required: wirehook.cgi stores into the inbox";
-    *out = cfg;
+    if (errs->nelts && !found->path)
+        APR_ARRAY_PUSH(errs, const char *) = apr_psprintf(
+            p,
+            "(configured by the environment alone: no configuration file "
+            "found; looked at: %s)",
+            wh_config_locate_report(p, found));
     return errs->nelts ? apr_array_pstrcat(p, errs, '\n') : NULL;
+}
+
+const char *wh_cgi_config_file_warning(apr_pool_t *p, const char *path,
+                                       int read_too)
+{
+    struct stat st;
+
+    if (!path || stat(path, &st) != 0)
+        return NULL;
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return apr_psprintf(
+            p, "the configuration file %s is writable by %s (chmod 600)", path,
+            st.st_mode & S_IWOTH ? "others" : "its group");
+    if (read_too && (st.st_mode & S_IROTH))
+        return apr_psprintf(p,
+                            "the configuration file %s is readable by others "
+                            "(chmod o-rw)",
+                            path);
+    return NULL;
 }

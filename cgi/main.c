@@ -23,15 +23,14 @@
 extern char **environ;
 
 /* With libcrypto linked into this program (CGI_LINK=static), nothing but
- * wirehook's own code uses this copy of OpenSSL (a PostgreSQL driver
- * loaded later brings its own libcrypto.so), and that code only fetches
+ * wirehook's own code uses this copy of OpenSSL, and that code only fetches
  * algorithms from the providers by name (EVP_MAC_fetch, EVP_MD_fetch).
  * The legacy tables of every cipher and digest, which the first fetch
  * would otherwise build and copy into the name map, are then never
  * consulted: skipping them is about a seventh of a request. Legacy lookups
  * (EVP_get_digestbyname) would find nothing. With a shared libcrypto,
  * libpq's TLS may need them, so they stay. */
-#ifdef WH_CGI_PRIVATE_LIBCRYPTO
+#ifdef WH_CGI_SELF_CONTAINED
 #define WH_CGI_NO_LEGACY_NAMES \
     (OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS)
 #else
@@ -239,6 +238,7 @@ int main(int argc, const char *const *argv)
     wh_response res;
     cgi_inbox ci;
     wh_route route;
+    wh_config_found found;
     const char *err, *warn, *files, *method, *sub_path;
 
     /* Before anything touches OpenSSL, whose first use would otherwise
@@ -246,7 +246,10 @@ int main(int argc, const char *const *argv)
      * so what the defaults set up for a long life is measurable per
      * request: the error strings (nothing here prints OpenSSL's errors)
      * and the exit-time cleanup (exit frees it all at once). openssl.cnf
-     * is still loaded: sites select providers (FIPS) there. */
+     * is still loaded: sites restrict algorithms there (fips=yes). The
+     * self-contained build cannot load a provider module (it has no
+     * dlopen, cgi/static/no_nss_dl.c): a configuration that needs one
+     * loads without it, and one that asks for FIPS then verifies nothing. */
     int crypto_ok = OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG
                                         | OPENSSL_INIT_NO_ATEXIT
                                         | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS
@@ -255,6 +258,18 @@ int main(int argc, const char *const *argv)
     if (apr_app_initialize(&argc, &argv, NULL) != APR_SUCCESS)
         return 1;
     apr_pool_create(&p, NULL);
+    /* From a shell only: under httpd the environment describes a request
+     * (RFC 3875), and arguments are then a query string without '='
+     * (?--configtest), never options. */
+    method = getenv("REQUEST_METHOD");
+    if (argc > 1 && !method && !getenv("GATEWAY_INTERFACE")) {
+        if (!crypto_ok) {
+            fprintf(stderr,
+                    "OpenSSL could not be initialized (check openssl.cnf)\n");
+            return 1;
+        }
+        return wh_cgi_shell(p, argc, argv);
+    }
     if (!crypto_ok) {
         wh_logf(&wh_cgi_logger, WH_LOG_ERROR,
                 "OpenSSL could not be initialized (check openssl.cnf)");
@@ -263,7 +278,6 @@ int main(int argc, const char *const *argv)
         return 0;
     }
 
-    method = getenv("REQUEST_METHOD");
     if (!method || !*method) {
         wh_logf(&wh_cgi_logger, WH_LOG_ERROR,
                 "REQUEST_METHOD is not set: run me as a CGI program under httpd");
@@ -271,7 +285,9 @@ int main(int argc, const char *const *argv)
         return 0;   /* no request, so no body to drain */
     }
 
-    if ((err = wh_cgi_load_config(p, environ, &cfg)) != NULL) {
+    if ((err = wh_cgi_load_config(p, environ, wh_cgi_script_path(p, argv[0]),
+                                  &cfg, &found))
+        != NULL) {
         /* The details are for the operator's log, not for the client. */
         wh_logf(&wh_cgi_logger, WH_LOG_ERROR, "configuration error:\n%s", err);
         answer_error(p, 500, WH_CODE_INTERNAL, "server misconfigured");
@@ -281,6 +297,8 @@ int main(int argc, const char *const *argv)
     wh_cgi_set_log_level(cfg->cgi_log_level);
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)) != NULL)
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if ((files = wh_cgi_config_file_warning(p, found.path, 0)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
     if (warn)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "%s", warn);

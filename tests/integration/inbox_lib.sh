@@ -4,6 +4,7 @@
 #
 #   ib_cgi_install                      copy wirehook.cgi into $T/cgi-bin
 #   ib_cgi_location PATH [DIRECTIVE...] ScriptAlias PATH to it, CGIPassAuth On
+#   ib_cgi_pg_location PATH [DIRECTIVE...]  the same, the CGI for PostgreSQL
 #   ib_load_run NAME URL WRITERS EVENTS [KILL_AFTER_S]
 #                                       signed writers, 10% duplicates
 #   ib_load_verify NAME URL LIMIT       the listing against what was acked
@@ -17,26 +18,47 @@
 
 IB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IB_CGI="$T/cgi-bin/wirehook.cgi"
+# The CGI that reaches PostgreSQL: the self-contained one (CGI_LINK=static)
+# has no PostgreSQL client; its dynamic twin, built beside it for make
+# check, does.
+IB_CGI_PG="$IB_CGI"
+IB_CGI_PG_SRC="$WH_BUILD/wirehook.cgi"
+if [ "${CGI_LINK:-static}" = static ]; then
+    IB_CGI_PG="$T/cgi-bin/wirehook-dynamic.cgi"
+    IB_CGI_PG_SRC="$WH_BUILD/cgi-dynamic/wirehook.cgi"
+fi
 
 ib_cgi_install() {
     cp "$WH_BUILD/wirehook.cgi" "$IB_CGI" && chmod 755 "$IB_CGI" || return 1
+    if [ "$IB_CGI_PG" != "$IB_CGI" ] && [ -x "$IB_CGI_PG_SRC" ]; then
+        cp "$IB_CGI_PG_SRC" "$IB_CGI_PG" && chmod 755 "$IB_CGI_PG"
+    fi
     if [ "$(id -u)" -eq 0 ]; then
         chgrp www-data "$WH_SECRETS" "$WH_HTPASSWD" && chmod 640 "$WH_SECRETS" "$WH_HTPASSWD"
     fi
 }
 
 # ib_cgi_location PATH [DIRECTIVE...] -- directives go inside <Location>;
-# without any, the standard config $WH_CONF is used.
+# without any, the standard config $WH_CONF is used. IB_CGI_BIN (when set)
+# is the program served instead of $IB_CGI.
 ib_cgi_location() {
     local path=$1; shift
     local d body=""
     [ $# -eq 0 ] && set -- "SetEnv WIREHOOK_CONFIG $WH_CONF"
     for d in "$@"; do body="$body    $d
 "; done
-    wh_httpd_extra "ScriptAlias $path \"$IB_CGI\"
+    wh_httpd_extra "ScriptAlias $path \"${IB_CGI_BIN:-$IB_CGI}\"
 <Location $path>
     CGIPassAuth On
 $body</Location>"
+}
+
+# ib_cgi_pg_location PATH [DIRECTIVE...] -- the same with the CGI that
+# reaches PostgreSQL ($IB_CGI_PG).
+ib_cgi_pg_location() {
+    [ -x "$IB_CGI_PG" ] || _wh_bad "the PostgreSQL-capable CGI is built" \
+        "no $IB_CGI_PG_SRC (make $WH_BUILD/cgi-dynamic/wirehook.cgi)"
+    IB_CGI_BIN="$IB_CGI_PG" ib_cgi_location "$@"
 }
 
 # The load driver: one process per writer (so a test can kill -9 some),

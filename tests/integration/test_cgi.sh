@@ -40,6 +40,21 @@ ib_cgi_location /cgi/walcap "SetEnv WIREHOOK_CONFIG $WH_CONF" \
     "SetEnv WIREHOOK_INBOXPARAMS $T/data/walcap.db"
 wh_write_config "$T/etc/noinbox.conf"
 ib_cgi_location /cgi/noinbox "SetEnv WIREHOOK_CONFIG $T/etc/noinbox.conf"
+# No SetEnv: beside.cgi reads .htbeside.conf beside it (as under suEXEC,
+# test_cgi_suexec.sh); with SetEnv WIREHOOK_CONFIG, that file.
+cp "$IB_CGI" "$T/cgi-bin/beside.cgi"
+wh_write_config "$T/cgi-bin/.htbeside.conf" "InboxParams $T/data/beside.db"
+IB_CGI_BIN="$T/cgi-bin/beside.cgi" ib_cgi_location /cgi/beside "SetEnv WH_UNRELATED 1"
+IB_CGI_BIN="$T/cgi-bin/beside.cgi" ib_cgi_location /cgi/beside-env "SetEnv WIREHOOK_CONFIG $WH_CONF"
+# what a query without '=' becomes for a CGI program: its arguments
+printf '#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n%%s" "$*"\n' >"$T/cgi-bin/argv.cgi"
+chmod 755 "$T/cgi-bin/argv.cgi"
+wh_httpd_extra "ScriptAlias /cgi/argv \"$T/cgi-bin/argv.cgi\""
+# a configuration a client would like the CGI to read instead
+wh_write_config "$T/etc/evil.conf" "InboxParams $T/data/evil.db"
+# the self-contained CGI has no PostgreSQL client
+wh_write_config "$T/etc/pgsql.conf" "InboxDriver pgsql" "InboxParams \"host=127.0.0.1 dbname=none\""
+ib_cgi_location /cgi/pgsql "SetEnv WIREHOOK_CONFIG $T/etc/pgsql.conf"
 # no CGIPassAuth: httpd withholds Authorization from the script
 wh_httpd_extra "ScriptAlias /cgi/noauth \"$IB_CGI\"
 <Location /cgi/noauth>
@@ -247,6 +262,45 @@ assert_contains "$(wh_errlog)" "WIREHOOK_NOSUCHKEY" "[$MPM] unknown WIREHOOK_ va
 assert_contains "$(wh_errlog)" "InboxParams is required" "[$MPM] missing InboxParams named in the log"
 assert_contains "$(wh_errlog)" "WIREHOOK_Config: the configuration file is named by WIREHOOK_CONFIG" \
     "[$MPM] WIREHOOK_Config (another spelling of WIREHOOK_CONFIG) is refused, not ignored"
+
+# ------------------------------------- where the configuration is found ---
+wh_post "$WH_URL/cgi/beside" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] no SetEnv: beside.cgi reads .htbeside.conf beside it"
+assert_eq 1 "$(sqlite3 "$T/data/beside.db" 'SELECT count(*) FROM wh_events')" \
+    "[$MPM] .htbeside.conf: stored in its inbox"
+n=$(inbox_count wh_events)
+wh_post "$WH_URL/cgi/beside-env" "$(wh_body Complete)"
+assert_json_code accepted "[$MPM] SetEnv WIREHOOK_CONFIG: accepted"
+assert_eq $((n + 1)) "$(inbox_count wh_events)" \
+    "[$MPM] SetEnv WIREHOOK_CONFIG, where it reaches the program, wins over .htbeside.conf"
+# a request header arrives as HTTP_WIREHOOK_CONFIG, which nothing reads
+wh_post "$WH_URL/cgi/beside" "$(wh_body Review)" -H "Wirehook-Config: $T/etc/evil.conf"
+assert_json_code accepted "[$MPM] a Wirehook-Config header: stored as before"
+assert_eq 2 "$(sqlite3 "$T/data/beside.db" 'SELECT count(*) FROM wh_events')" \
+    "[$MPM] a Wirehook-Config header: into the script's own inbox"
+wh_curl -u "$WH_USER:$WH_PASSWD" -H "Wirehook-Config: $T/etc/evil.conf" "$WH_URL/cgi/beside?limit=5"
+assert_eq 2 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "[$MPM] a Wirehook-Config header: the listing is the script's"
+assert_false "[$MPM] a Wirehook-Config header: its configuration is never read" test -e "$T/data/evil.db"
+# a query without '=' reaches a CGI program as its arguments: never options
+wh_curl "$WH_URL/cgi/argv?--configtest"
+assert_eq "--configtest" "$WH_BODY" "[$MPM] httpd hands ?--configtest to a CGI program as its argument"
+wh_curl "$WH_URL/cgi/beside?--configtest"
+assert_status 401 "[$MPM] ?--configtest without credentials: 401, a request like any other"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/cgi/beside?--configtest"
+assert_json_code invalid_pagination "[$MPM] ?--configtest: an invalid query (400), not --configtest"
+assert_not_contains "$WH_BODY" "looked for" "[$MPM] ?--configtest: nothing of --configtest answered"
+wh_curl "$WH_URL/cgi/beside?--version"
+assert_status 401 "[$MPM] ?--version: 401, a request like any other"
+if [ "${CGI_LINK:-static}" = static ]; then
+    wh_post "$WH_URL/cgi/pgsql" "$(wh_body Complete)"
+    assert_status 500 "[$MPM] self-contained CGI, InboxDriver pgsql: 500"
+    assert_json_code internal_error "[$MPM] self-contained CGI, InboxDriver pgsql: internal_error"
+    assert_contains "$(wh_errlog)" "InboxDriver pgsql needs the dynamic build: make CGI_LINK=dynamic" \
+        "[$MPM] self-contained CGI, InboxDriver pgsql: the error log says why"
+    out=$(WIREHOOK_CONFIG="$T/etc/pgsql.conf" "$IB_CGI" --configtest 2>&1)
+    assert_contains "$out" "error: InboxDriver pgsql needs the dynamic build: make CGI_LINK=dynamic" \
+        "[$MPM] self-contained CGI, InboxDriver pgsql: --configtest says why"
+fi
 
 # ------------------------------------------ auth cache beside the inbox ---
 # One process per request: the bcrypt check of the first is remembered in

@@ -3,13 +3,13 @@
 # are put where its README says (under a temp root $R instead of /), with
 # only the paths (and in tls-proxy the Define'd ports) changed, httpd runs
 # them on 127.0.0.1, and signed requests from `wirehook send` (curl for the
-# TLS hop) check the answers.
+# TLS hop) check the answers. shared-hosting-cgi, whose layout is suEXEC's,
+# is test_cgi_suexec.sh's.
 . "$(dirname "$0")/lib.sh"
 wh_init
 
 EX="$WH_TOP/examples"
 R="$T/root"
-WH_CGI="$WH_BUILD/wirehook.cgi"
 mkdir -p "$R"
 www=""
 [ "$(id -u)" -eq 0 ] && www=www-data
@@ -343,59 +343,10 @@ else
 fi
 
 # ============================================ 4. shared-hosting-cgi ===
-echo "-- shared-hosting-cgi"
-E="$EX/shared-hosting-cgi"
-if [ -x "$WH_CGI" ]; then
-    ex_put "$E/server.conf" /etc/apache2/sites-available/alice.conf
-    # the one change: the vhost's port
-    sed -i "s|<VirtualHost \*:80>|<VirtualHost *:$WH_PORT>|" "$R/etc/apache2/sites-available/alice.conf"
-    ex_put "$E/htaccess" /home/alice/public_html/hooks/.htaccess
-    ex_put "$E/wirehook.conf" /home/alice/wirehook/wirehook.conf
-    cp "$WH_CGI" "$R/home/alice/public_html/hooks/wirehook.cgi"
-    chmod 755 "$R/home/alice/public_html/hooks/wirehook.cgi"
-    chmod 755 "$R/home" "$R/home/alice" "$R/home/alice/public_html" "$R/home/alice/public_html/hooks"
-    CONF="$R/home/alice/wirehook/wirehook.conf"
-    ex_credentials "$R/home/alice/wirehook" "$www"
-    ex_writable "$R/home/alice/wirehook/inbox"
-    out=$("$WIREHOOK" configtest "$CONF" 2>&1)
-    assert_eq "Syntax OK" "$out" "shared-hosting: configtest passes (secrets 640, not world-readable)"
-    if EX_NO_MODULE=1 ex_start "rewrite" "$R/etc/apache2/sites-available/alice.conf"; then
-        assert_false "shared-hosting: mod_wirehook is not loaded" grep -q wirehook_module "$T/httpd.conf"
-        U="$WH_URL/hooks/v1/wires"
-        b=$(wh_body Complete)
-        id=$(json_id "$b")
-        ex_send "$CONF" "$U" --user "$CRED" "$b"
-        assert_eq "200 accepted" "$WH_STATUS $(wh_json_code "$WH_BODY")" "shared-hosting: wirehook.cgi verified and stored it"
-        ex_send "$CONF" "$U" --user "$CRED" "$b"
-        assert_eq "200 duplicate" "$WH_STATUS $(wh_json_code "$WH_BODY")" "shared-hosting: the same one again is a duplicate"
-        ex_send "$CONF" "$U" --user "$WH_USER:nope" --sample Complete
-        assert_eq "401 auth_failed" "$WH_STATUS $(wh_json_code "$WH_BODY")" "shared-hosting: wrong password refused"
-        ex_send "$CONF" "$U" --user "$CRED" --sample Complete --timestamp $(( $(date +%s) - 200 ))
-        assert_eq "401 timestamp_expired" "$WH_STATUS $(wh_json_code "$WH_BODY")" \
-            "shared-hosting: SetEnv WIREHOOK_TimestampTolerance 120 overrides the default 300"
-        assert_contains "$WH_BODY" "at most 120 s" "shared-hosting: the override is the one applied"
-        out=$("$WIREHOOK" pull "$U" --user "$CRED" 2>"$T/pull.err")
-        assert_eq 1 "$(grep -c . <<<"$out")" "shared-hosting: GET lists the one stored notification"
-        assert_contains "$out" "$id" "shared-hosting: it is the one sent"
-        # without CGIPassAuth the CGI never sees Authorization
-        sed -i 's/^CGIPassAuth On/# CGIPassAuth On/' "$R/home/alice/public_html/hooks/.htaccess"
-        ex_send "$CONF" "$U" --user "$CRED" --sample Complete
-        assert_eq "401 auth_required" "$WH_STATUS $(wh_json_code "$WH_BODY")" "shared-hosting: without CGIPassAuth On: auth_required"
-        sed -i 's/^# CGIPassAuth On/CGIPassAuth On/' "$R/home/alice/public_html/hooks/.htaccess"
-        # a world-readable secret is reported in the error log
-        chmod 644 "$R/home/alice/wirehook/secrets"
-        ex_send "$CONF" "$U" --user "$CRED" --sample Complete
-        assert_status 200 "shared-hosting: a world-readable secret still works"
-        sleep 0.2
-        assert_contains "$(wh_errlog)" "SigningSecretFile $R/home/alice/wirehook/secrets is readable by others (chmod o-rw)" \
-            "shared-hosting: wirehook.cgi warns about it in the error log"
-        chmod 640 "$R/home/alice/wirehook/secrets"
-    else
-        _wh_bad "shared-hosting: httpd starts with server.conf"
-    fi
-else
-    _wh_bad "shared-hosting: $WH_CGI is built"
-fi
+# Its layout is suEXEC's (files owned by an account under /var/www and in
+# its home directory): tests/integration/test_cgi_suexec.sh runs it as
+# written, with an account of its own.
+echo "-- shared-hosting-cgi: see test_cgi_suexec.sh"
 
 # ============================ 5. replay-cluster: two servers, one cache ===
 echo "-- replay-cluster"

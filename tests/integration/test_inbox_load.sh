@@ -4,7 +4,9 @@
 # ones stored, each listed once, every writer's events in the order it
 # sent them; walking with limit 1 and limit 100 gives the same sequence;
 # kill -9 of writers mid-stream loses no acknowledged event and tears
-# nothing. Sizes: WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (100 x WH_SCALE).
+# nothing; the CGI and the module writing one file at once. Sizes:
+# WH_LOAD_WRITERS (8), WH_LOAD_EVENTS (100 x WH_SCALE),
+# WH_LOAD_MIX_EVENTS (25 x WH_SCALE, 4 writers per host).
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/inbox_lib.sh"
@@ -16,6 +18,12 @@ wh_write_config "$T/etc/cgi.conf" "InboxParams $T/data/cgi.db"
 wh_write_config "$T/etc/kill.conf" "InboxParams $T/data/kill.db"
 ib_cgi_location /cgi/inbox "SetEnv WIREHOOK_CONFIG $T/etc/cgi.conf"
 ib_cgi_location /cgi/kill "SetEnv WIREHOOK_CONFIG $T/etc/kill.conf"
+wh_write_config "$T/etc/mix.conf" "InboxParams $T/data/mix.db"
+ib_cgi_location /cgi/mix "SetEnv WIREHOOK_CONFIG $T/etc/mix.conf"
+wh_httpd_extra "<Location /mix>
+    SetHandler wirehook
+    WirehookConfig $T/etc/mix.conf
+</Location>"
 wh_httpd_conf
 wh_httpd_start || exit 1
 
@@ -67,6 +75,27 @@ if [ -f "$WH_MOD_SO" ]; then
     assert_ne 0 "$(wc -l <"$T/f7")" "module: the filter matched"
 else
     _wh_bad "module built" "no $WH_MOD_SO"
+fi
+
+# ------------------------------------- the CGI and the module at once ---
+# One SQLite file written by both hosts at the same time: the self-
+# contained CGI (static glibc) and the module's children (the system's
+# glibc) queue on the same robust pthread mutex in DATABASE-lock, whose
+# layout must be the same in both.
+if [ -f "$WH_MOD_SO" ]; then
+    MW=4 ME=${WH_LOAD_MIX_EVENTS:-$(wh_size 25)}
+    ( ib_load_run mixcgi "$WH_URL/cgi/mix" "$MW" "$ME" ) &
+    ( ib_load_run mixmod "$WH_URL/mix" "$MW" "$ME" ) &
+    wait
+    IB_LOAD_WRITERS=$MW IB_LOAD_EVENTS=$ME
+    ib_load_verify mixcgi "$WH_URL/mix" 100 complete
+    ib_check_verify "CGI and module at once, the CGI's ${MW}x${ME}"
+    [[ $IB_VERIFY_OUT =~ unique=([0-9]+) ]] && u1=${BASH_REMATCH[1]}
+    ib_load_verify mixmod "$WH_URL/cgi/mix" 100 complete
+    ib_check_verify "CGI and module at once, the module's ${MW}x${ME}"
+    [[ $IB_VERIFY_OUT =~ unique=([0-9]+) ]] && u2=${BASH_REMATCH[1]}
+    assert_eq "$((u1 + u2))" "$(sqlite3 "$T/data/mix.db" 'SELECT count(*) FROM wh_events')" \
+        "CGI and module at once: every unique event of both stored once"
 fi
 
 # ------------------------------------------------ kill -9 mid-stream ---

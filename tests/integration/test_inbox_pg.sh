@@ -53,7 +53,7 @@ wh_write_config "$PG_CONF" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\""
 chmod 640 "$PG_CONF"; [ "$(id -u)" -eq 0 ] && chgrp www-data "$PG_CONF"
 C="$WH_URL/cgi/pg"
 M="$WH_URL/pginbox"
-ib_cgi_location /cgi/pg "SetEnv WIREHOOK_CONFIG $PG_CONF" "SetEnv WIREHOOK_CGILogLevel info"
+ib_cgi_pg_location /cgi/pg "SetEnv WIREHOOK_CONFIG $PG_CONF" "SetEnv WIREHOOK_CGILogLevel info"
 wh_httpd_extra "<Location /pginbox>
     SetHandler wirehook
     WirehookConfig $PG_CONF

@@ -28,7 +28,7 @@ if pg_start; then
     PG_CONF="$T/etc/pg.conf"
     wh_write_config "$PG_CONF" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\""
     chmod 640 "$PG_CONF"; [ "$(id -u)" -eq 0 ] && chgrp www-data "$PG_CONF"
-    ib_cgi_location /cgi/pg "SetEnv WIREHOOK_CONFIG $PG_CONF"
+    ib_cgi_pg_location /cgi/pg "SetEnv WIREHOOK_CONFIG $PG_CONF"
 else
     _wh_bad "PostgreSQL starts" "see above"
 fi

@@ -13,7 +13,8 @@
 # /srv and /usr/local/share/wirehook move under the test's root; a
 # `WirehookConfig FILE` gets a valid wirehook configuration there and an
 # `SSLCertificateFile`/`SSLCertificateKeyFile` a test certificate; the
-# module's Debian path is the module just built. Every other path is used as
+# module's Debian path is the module just built; a `SuexecUserGroup`
+# account (alice) is one that exists, www-data. Every other path is used as
 # written. An htaccess file, and a block whose first line is a comment
 # naming `.htaccess`, is checked inside a <Directory> section, where httpd
 # reads such a file.
@@ -76,6 +77,7 @@ assert_true "examples/ holds Apache files to check" test "$((n - nblocks))" -ge 
 # ------------------------------------------------------ path mapping ---
 map_paths() {
     sed -e "s|/usr/lib/apache2/modules/mod_wirehook\.so|$WH_MOD_SO|g" \
+        -e "s/^\([[:space:]]*SuexecUserGroup[[:space:]]\{1,\}\)[^[:space:]]\{1,\}[[:space:]]\{1,\}[^[:space:]]\{1,\}/\1www-data www-data/" \
         -e "s#\(^\|[[:space:]\"':=]\)\(/etc/wirehook\|/etc/ssl\|/var/www\|/var/lib/wirehook\|/home\|/srv\|/usr/local/share/wirehook\)\([/[:space:]\"']\|\$\)#\1$R\2\3#g" "$1"
 }
 # a valid wirehook configuration at FILE, its credentials beside it
@@ -100,7 +102,7 @@ make_cert() {
 # Modules a snippet may use, loaded unless the snippet loads one itself.
 MODS="mpm_event authz_core authz_host authz_user authz_groupfile authn_core authn_file auth_basic alias dir mime env
       setenvif headers log_config cgid actions rewrite status ssl proxy proxy_http
-      socache_shmcb socache_dbm socache_memcache socache_redis negotiation include filter"
+      socache_shmcb socache_dbm socache_memcache socache_redis negotiation include filter suexec"
 
 # A miniature of Debian's apache2.conf: ports.conf, serve-cgi-bin.conf and
 # the 000-default site as Debian ships them, then the snippet.
