@@ -4,7 +4,7 @@
 BUILD      ?= build
 SHARED_DIR ?= ../shared
 CC         ?= cc
-PKGS        = apr-1 apr-util-1 json-c openssl lmdb
+PKGS        = apr-1 apr-util-1 json-c openssl lmdb hiredis libmemcached
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)

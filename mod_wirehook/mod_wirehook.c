@@ -25,6 +25,7 @@
 #include "wh_mod_replay_lmdb.h"
 #include "inbox/wh_inbox_files.h"
 #include "verify/wh_version.h"
+#include "replay/wh_replay.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -88,6 +89,32 @@ static const char *location_base(const cmd_parms *cmd)
     return cmd->path;
 }
 
+/* Is this WirehookConfig in a section of the inbox alone: SetHandler
+ * wirehook beside it, and no section inside that could hand a request to
+ * another handler? Only then does its site need no replay store (the
+ * inbox decides duplicates in its database). Anything less certain (the
+ * handler set by another section, or in .htaccess) keeps the store; a
+ * request that still reaches an application under a site judged
+ * inbox-only is refused (503), never delivered without one. */
+static int inbox_only_section(const cmd_parms *cmd)
+{
+    const ap_directive_t *sect = cmd->directive ? cmd->directive->parent : NULL;
+    int inbox = 0;
+
+    if (!sect)
+        return 0;
+    for (const ap_directive_t *d = sect->first_child; d; d = d->next) {
+        if (d->directive[0] == '<')
+            return 0;
+        if (strcasecmp(d->directive, "SetHandler") == 0) {
+            const char *args = d->args ? d->args : "";
+            const char *h = ap_getword_conf(cmd->temp_pool, &args);
+            inbox = strcasecmp(h, WH_MOD_HANDLER) == 0;
+        }
+    }
+    return inbox;
+}
+
 static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
                                        const char *arg)
 {
@@ -130,6 +157,8 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
                                ": cannot create the verifier", NULL);
         apr_hash_set(sites, path, APR_HASH_KEY_STRING, site);
     }
+    if (!inbox_only_section(cmd))
+        site->app_use = 1;
     conf->site = site;
     return NULL;
 }
@@ -195,11 +224,17 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* What a site stores where, in a few words: the replay store's spec (with
  * the default store's file), and the inbox (an SQLite file by name; a
  * PostgreSQL conninfo never, it may hold a password). */
-static const char *site_summary(apr_pool_t *p, const wh_config *cfg)
+static const char *site_summary(apr_pool_t *p, const wh_mod_site *site)
 {
+    const wh_config *cfg = site->cfg;
     const char *store = cfg->replay_cache ? cfg->replay_cache : "lmdb";
     const char *file = wh_inbox_sqlite_file(cfg);
 
+    if (!site->app_use)
+        store = "none (the inbox's and the console's alone)";
+    else if (cfg->replay_cache_args)    /* a conninfo's password masked */
+        store = wh_replay_spec_display(p, cfg->replay_cache_provider,
+                                       cfg->replay_cache_args);
     if (strcmp(store, "lmdb") == 0)
         store = apr_pstrcat(p, "lmdb (", wh_mod_lmdb_default_path(p), ")",
                             NULL);
@@ -225,7 +260,7 @@ static int wh_post_config_last(apr_pool_t *pconf, apr_pool_t *plog,
         const wh_mod_site *site = apr_hash_this_val(hi);
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00993)
                      "WirehookConfig %s: %s", site->path,
-                     site_summary(ptemp, site->cfg));
+                     site_summary(ptemp, site));
     }
     return OK;
 }

@@ -26,22 +26,22 @@
     X(00920, "reading the request body failed in a lower filter")            \
     X(00921, "the body passed MaxBodySize while it was read")                 \
     X(00930, "pre-config: the replay mutex type cannot be registered")       \
-    X(00931, "check-config: a ReplayCache provider module is not loaded")    \
+    X(00931, "check-config: a ReplayCache dbm/shmcb module is not loaded")    \
     X(00932, "post-config: a ReplayCache provider is not loaded")             \
     X(00933, "post-config: a ReplayCache provider refused its arguments")    \
     X(00934, "post-config: the replay mutex cannot be created")              \
     X(00935, "post-config: a ReplayCache cannot be initialised")             \
     X(00936, "child start: the replay mutex cannot be re-attached")          \
-    X(00937, "the replay store is not initialised")                           \
-    X(00938, "the replay mutex cannot be locked")                             \
-    X(00939, "storing a notificationId in the replay store failed")          \
-    X(00940, "looking a notificationId up in the replay store failed")       \
-    X(00941, "the replay mutex cannot be unlocked")                           \
+    X(00937, "the replay store is not usable in this process")                           \
+    X(00938, "retired: the replay mutex cannot be locked (now WH00940)")                             \
+    X(00939, "retired: storing an id in a mod_socache store failed (WH00940)")          \
+    X(00940, "claiming a notificationId in the replay store failed")       \
+    X(00941, "retired: the replay mutex cannot be unlocked")                           \
     X(00942, "a duplicate notification was answered, not delivered")         \
-    X(00943, "removing a notificationId from the replay store failed")       \
+    X(00943, "forgetting a claim after a 5xx failed")       \
     X(00944, "a copy arrived while another copy's delivery was under way: 503") \
-    X(00945, "marking a delivered notificationId in the replay store failed") \
-    X(00946, "ReplayCache lmdb: a delivered notificationId cannot be marked")  \
+    X(00945, "confirming a delivered notificationId in the replay store failed") \
+    X(00946, "retired: lmdb: a delivered id cannot be marked (now WH00945)")  \
     X(00950, "the inbox cannot be opened")                                    \
     X(00951, "SetHandler wirehook without a WirehookConfig")                  \
     X(00952, "a POST reached the inbox handler unverified")                   \
@@ -55,7 +55,7 @@
     X(00960, "startup: a dbm replay store without a marker (new or lost)")   \
     X(00961, "startup: the dbm replay store is in a RAM file system")        \
     X(00962, "startup (debug): what a replay store guarantees")              \
-    X(00963, "the replay store's epoch marker cannot be read or written")    \
+    X(00963, "retired: the epoch marker cannot be read or written (WH00940)") \
     X(00964, "refused: signed before the replay store's memory began")       \
     X(00965, "refused: the fixed-size replay store is full")                  \
     X(00966, "check-config: a ReplayCache that cannot keep the promise")      \
@@ -71,9 +71,9 @@
     X(00976, "ReplayCache lmdb: the file was gone; 503 for the tolerance")   \
     X(00977, "ReplayCache lmdb: an untrusted file was discarded; 503 ...")   \
     X(00978, "ReplayCache lmdb: a child cannot open the store")               \
-    X(00979, "ReplayCache lmdb: a notificationId cannot be removed")          \
+    X(00979, "retired: lmdb: an id cannot be removed (now WH00943)")          \
     X(00980, "ReplayCache lmdb: full; a new id is refused, nothing evicted") \
-    X(00981, "looking an id up in a mod_socache replay store failed")       \
+    X(00981, "retired: a mod_socache store's lookup failed (now WH00940)")   \
     X(00982, "ReplayCache lmdb: its file is in a RAM file system")           \
     X(00983, "console: an operator's action was taken")                      \
     X(00984, "console: an action was refused (token, origin, role)")          \
@@ -85,8 +85,14 @@
     X(00990, "console: SetHandler wirehook-console is not configured")      \
     X(00991, "an id recorded after its timestamp's tolerance: taken back, 503") \
     X(00992, "startup: the module's version and how many sites it loaded")  \
-    X(00993, "startup: one line per site: its replay store and inbox")
+    X(00993, "startup: one line per site: its replay store and inbox")       \
+    X(00994, "check-config: a replay store file on a network file system")  \
+    X(00995, "refused: an application reached under an inbox-only site")    \
+    X(00996, "child start: a shared replay store cannot be set up")          \
+    X(00997, "child start: no random bytes for the claims' holder tokens")   \
+    X(00998, "a running delivery's claim could not be renewed, or lapsed")   \
+    X(00999, "child start: the claims' renewal thread cannot start")
 
-#define WH_LOGTAG_NEXT 00994
+#define WH_LOGTAG_NEXT 01000
 
 #endif

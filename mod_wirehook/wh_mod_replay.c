@@ -1,89 +1,96 @@
-/* Replay protection across processes, restarts and (with memcache/redis)
- * servers: wirehook's own LMDB store (the default; its httpd lifecycle is
- * wh_mod_replay_lmdb.c) or the mod_socache providers httpd ships. The
- * promise: a
- * notificationId accepted once is answered "duplicate" for the whole
- * ReplayWindow; where the store cannot promise it, the answer is 503
- * replay_cache_unavailable, never a second delivery. What each provider
- * can promise, and the rules that keep the promise where it cannot, are
- * the core's (shared/replay/wh_replay.c); this file does the socache calls:
+/* Replay protection in httpd (ReplayCache): one store per distinct spec,
+ * picked by its provider and used through the core's store interface
+ * (shared/replay/wh_replay_store.h), so that the request path is the same
+ * for every store:
  *
- *   pre_config   register the "wirehook-replay" mutex type
- *   check_config every ReplayCache provider is loaded and usable, else
- *                startup (and apachectl -t) fails
- *   post_config  one socache instance, global mutex and ledger (shared
- *                memory) per distinct ReplayCache; the startup log says
- *                what each store guarantees
- *   child_init   re-attach the global mutexes
+ *   claim    after verification, before the handler: the id is looked up
+ *            and, unless it is held, claimed for this delivery in one
+ *            atomic step of the store (a copy that finds it delivered is
+ *            a duplicate; one that finds it claimed gets 503
+ *            delivery_in_progress: that delivery may still fail);
+ *   confirm  log_transaction, final status below 500: a duplicate for
+ *            the whole ReplayWindow;
+ *   forget   log_transaction, 5xx: the bank's retry is delivered.
  *
- * dbm persists: its file outlives restarts, so the instance
- * is never destroyed (mod_socache_dbm's destroy deletes the file). shmcb
- * lives in shared memory for one configuration generation: its ledger
- * refuses the id that would make it evict, and for TimestampTolerance
- * after each start it refuses notifications signed before then (it cannot
- * know whether the previous generation accepted them). memcache, redis and
- * dbm carry an epoch marker: a store found without one was emptied behind
- * httpd's back (a restarted memcached, a flushed redis, a deleted file)
- * and is treated the same way.
+ * Where the store cannot promise to remember, the answer is 503
+ * replay_cache_unavailable, never a second delivery.
  *
- * The id is recorded BEFORE the handler runs, under the global mutex (lmdb:
- * in one LMDB write transaction, which is its own lock)
- * (look up; absent: admit and store with expiry now + ReplayWindow), so
- * two copies arriving at once on different workers are delivered once.
- * When the application's final status is 5xx the id is removed again
- * (wh_mod_verify.c), so the bank's retry is delivered. */
+ * The stores: lmdb (the default: wirehook's own file, one machine; its
+ * httpd lifecycle is wh_mod_replay_lmdb.c), dbm and shmcb (httpd's
+ * mod_socache, one machine: wh_mod_replay_socache.c), and the stores
+ * several servers share, whose clients are the core's: redis (hiredis),
+ * memcache (libmemcached) and pgsql (apr_dbd). The mod_socache_redis and
+ * mod_socache_memcache modules are not used (a configuration that still
+ * loads them keeps working): mod_socache has no atomic "add unless
+ * present", so two servers could both find an id absent and both deliver.
+ *
+ * Claims of the shared stores and of dbm hold for a lease, renewed by a
+ * thread of each child while their deliveries run (wh_replay_renew.h): a
+ * lease ends only the claim of a holder that is gone. lmdb's claims hold
+ * while their process runs.
+ *
+ *   pre_config   register the "wirehook-replay" mutex type (mod_socache)
+ *   check_config every ReplayCache is usable, else startup (and
+ *                apachectl -t) fails: its provider known, its module
+ *                loaded (dbm, shmcb), its file not on a network file
+ *                system (lmdb, dbm)
+ *   post_config  one store per distinct ReplayCache of the sites in front
+ *                of an application; the startup log says what each
+ *                guarantees. A site used only by the inbox (SetHandler
+ *                wirehook) gets none: the inbox decides duplicates in its
+ *                database.
+ *   child_init   each store opened in the child; the renewal thread */
 #include "wh_mod_replay.h"
 #include "wh_mod_replay_lmdb.h"
+#include "wh_mod_replay_socache.h"
 #include "wh_mod_request.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
+#include "ap_mpm.h"
 #include "ap_provider.h"
 #include "ap_socache.h"
 #include "util_mutex.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
-#include <apr_dbm.h>
-#include <apr_global_mutex.h>
-#include <apr_shm.h>
+#include "replay/wh_replay_memcache.h"
+#include "replay/wh_replay_pgsql.h"
+#include "replay/wh_replay_redis.h"
+#include "replay/wh_replay_renew.h"
 #include <apr_strings.h>
-#include <sys/stat.h>
 
 #define WH_REPLAY_KEY "wirehook-replays"
-#define WH_REPLAY_NAMESPACE "wirehook-replay"
-/* mod_socache_dbm's expiry sweep (a scan of the whole file) at most this
- * often. */
-#define WH_REPLAY_EXPIRY_INTERVAL apr_time_from_sec(60)
-#define WH_MARKER_MAX 128
-/* An id's one-byte value: its delivery under way, or delivered. */
-#define WH_REPLAY_CLAIMED 'P'
-#define WH_REPLAY_DELIVERED '1'
+#define WH_REPLAY_DEFAULT_DBM "wirehook-replay"
 
 struct wh_mod_replay {
-    const char *spec;                   /* "dbm:/path", "shmcb:", ... */
+    const char *key;                    /* one per store: the provider and
+                                           its resolved arguments (a
+                                           conninfo: never logged) */
+    const char *spec;                   /* as logs show it */
     wh_replay_model model;
-    const ap_socache_provider_t *provider;
-    ap_socache_instance_t *instance;
-    apr_global_mutex_t *mutex;
-    /* Taken before mutex: threads of one child queue on this cheap
-     * process-local lock, so the global one (a priority-inheriting robust
-     * pthread mutex by default, whose every contended lock and unlock is a
-     * system call) only ever sees one waiter per child. Per child. */
-    apr_thread_mutex_t *local;
-    const char *lockfile;
-    wh_replay_ledger *ledger;           /* shared memory, under mutex */
-    /* dbm: the file as it was when its marker was last read, per child */
-    const char *dbm_file;
-    apr_time_t marker_since;
-    dev_t marker_dev;
-    ino_t marker_ino;
-    int marker_seen;
+    const char *conninfo;               /* pgsql */
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
     int index;                          /* mutex name suffix */
-    wh_mod_lmdb *lmdb;                  /* ReplayCache lmdb: all of the
-                                           above but model unused */
+    wh_mod_lmdb *lmdb;                  /* lmdb */
+    wh_mod_socache *sc;                 /* dbm, shmcb */
+    wh_replay_store *store;             /* per child; NULL: unusable */
 };
+
+/* One delivery's claim, from the check to its end. */
+struct wh_mod_claim {
+    wh_mod_replay *rp;
+    apr_pool_t *pool;                   /* the request's (its cleanup) */
+    const char *id;
+    const char *holder;                 /* NULL: the store needs none */
+    wh_replay_open *open;               /* in the renewer, while it runs */
+};
+
+/* Per child: the renewer of the claims of running deliveries, and the
+ * holder tokens. */
+static wh_replay_renewer *child_renewer;
+static wh_replay_holders child_holders;
+static int child_holders_ok;
 
 /* spec -> wh_mod_replay of this configuration generation */
 static apr_hash_t *replays(apr_pool_t *pconf)
@@ -93,10 +100,8 @@ static apr_hash_t *replays(apr_pool_t *pconf)
 
 static const char *spec_of(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *name = cfg->replay_cache_provider ? cfg->replay_cache_provider
-                                                  : "lmdb";
-    return apr_pstrcat(p, name, ":", cfg->replay_cache_args
-                                         ? cfg->replay_cache_args : "", NULL);
+    return wh_replay_spec_display(p, cfg->replay_cache_provider,
+                                  cfg->replay_cache_args);
 }
 
 static int replay_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
@@ -113,8 +118,22 @@ static int replay_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
-/* Fails startup (and `apachectl -t`) when a ReplayCache provider module is
- * not loaded, or the ReplayCache cannot keep wirehook's promise. */
+/* The file a one-machine store keeps (lmdb, dbm), or NULL. */
+static const char *store_file(apr_pool_t *p, const wh_replay_model *m)
+{
+    if (strcmp(m->provider, "lmdb") == 0)
+        return m->path && *m->path ? ap_server_root_relative(p, m->path)
+                                   : wh_mod_lmdb_default_path(p);
+    if (strcmp(m->provider, "dbm") == 0)
+        return wh_mod_socache_dbm_path(p, m->args);
+    return NULL;
+}
+
+/* Fails startup (and `apachectl -t`) when a ReplayCache cannot keep
+ * wirehook's promise: an unknown provider or bad arguments, a mod_socache
+ * provider whose module is not loaded, or a store file on a network file
+ * system (a store there is neither safe for several servers nor, with
+ * its locks, always for one). */
 static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
@@ -124,18 +143,23 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
     for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
          hi = apr_hash_next(hi)) {
         const wh_mod_site *site = apr_hash_this_val(hi);
+        const char *err, *file, *net;
         wh_replay_model m;
-        const char *err = wh_replay_model_make(
-            ptemp, site->cfg->replay_cache_provider,
-            site->cfg->replay_cache_args, &m);
+
+        if (!site->app_use)
+            continue;                   /* the inbox ignores ReplayCache */
+        err = wh_replay_model_make(ptemp, site->cfg->replay_cache_provider,
+                                   site->cfg->replay_cache_args, &m);
         if (err) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00966)
                          "WirehookConfig %s: ReplayCache %s: %s", site->path,
                          spec_of(ptemp, site->cfg), err);
             bad = 1;
-        } else if (strcmp(m.provider, "lmdb") != 0
-                   && ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, m.provider,
-                                      AP_SOCACHE_PROVIDER_VERSION) == NULL) {
+            continue;
+        }
+        if ((strcmp(m.provider, "dbm") == 0 || strcmp(m.provider, "shmcb") == 0)
+            && ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, m.provider,
+                                  AP_SOCACHE_PROVIDER_VERSION) == NULL) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00931)
                          "WirehookConfig %s: ReplayCache provider '%s' is not "
                          "available: load its module (LoadModule "
@@ -143,245 +167,22 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          site->path, m.provider, m.provider, m.provider);
             bad = 1;
         }
+        if ((file = store_file(ptemp, &m)) != NULL
+            && (net = wh_replay_network_fs(file)) != NULL) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00994)
+                         "WirehookConfig %s: ReplayCache %s: %s is on a "
+                         "network file system (%s), where its locks and its "
+                         "shared map hold for no one: a store several servers "
+                         "share is redis, memcache or pgsql; one server's "
+                         "lmdb or dbm file belongs on a local disk",
+                         site->path, spec_of(ptemp, site->cfg), file, net);
+            bad = 1;
+        }
     }
     return bad ? HTTP_INTERNAL_SERVER_ERROR : OK;
 }
 
-static apr_status_t replay_destroy(void *data)
-{
-    wh_mod_replay *rp = data;
-    if (rp->instance && rp->provider) {
-        rp->provider->destroy(rp->instance, NULL);
-        rp->instance = NULL;
-    }
-    return APR_SUCCESS;
-}
-
-/* ---- the dbm file ---------------------------------------------------- */
-
-/* The file mod_socache_dbm will use (the default one in the runtime
- * directory when ReplayCache names none). */
-static const char *dbm_path(apr_pool_t *pconf, const wh_replay_model *m)
-{
-    if (m->args && *m->args)
-        return ap_server_root_relative(pconf, m->args);
-    return ap_runtime_dir_relative(pconf, WH_REPLAY_NAMESPACE);
-}
-
-static int dbm_exists(apr_pool_t *p, const char *path)
-{
-    const char *f1 = NULL, *f2 = NULL;
-    apr_finfo_t fi;
-    apr_dbm_get_usednames(p, path, &f1, &f2);
-    return f1 && apr_stat(&fi, f1, APR_FINFO_TYPE, p) == APR_SUCCESS;
-}
-
-/* mod_socache_dbm answers a key that is not there with APR_EGENERAL when
- * apr-util's DBM driver reports absence as an empty value, as the Berkeley
- * DB driver (Debian's default) does; it opens the file first, so its real
- * failures come back as the open's own status. */
-static apr_status_t retrieve(wh_mod_replay *rp, server_rec *s,
-                             const unsigned char *key, unsigned int keylen,
-                             unsigned char *val, unsigned int *vallen,
-                             apr_pool_t *p)
-{
-    apr_status_t rv = rp->provider->retrieve(rp->instance, s, key, keylen,
-                                             val, vallen, p);
-    if (rv == APR_EGENERAL && strcmp(rp->model.provider, "dbm") == 0)
-        return APR_NOTFOUND;
-    return rv;
-}
-
-/* ---- the epoch marker ------------------------------------------------ */
-
-static apr_status_t marker_store(wh_mod_replay *rp, server_rec *s,
-                                 apr_time_t since, apr_time_t now,
-                                 apr_pool_t *p)
-{
-    const char *v = wh_replay_marker_encode(p, since, now);
-    return rp->provider->store(rp->instance, s,
-                               (const unsigned char *)WH_REPLAY_MARKER_KEY,
-                               sizeof(WH_REPLAY_MARKER_KEY) - 1,
-                               now + WH_REPLAY_MARKER_TTL,
-                               (unsigned char *)v, (unsigned int)strlen(v), p);
-}
-
-/* A dbm store is emptied only by losing its file (mod_socache_dbm
- * recreates a missing one empty): while the file is the one the marker was
- * last read from, the marker needs no new reading — a stat instead of
- * opening the database. Called under the replay mutex. */
-static int dbm_same_file(wh_mod_replay *rp, int remember)
-{
-    struct stat st;
-    if (rp->dbm_file == NULL || stat(rp->dbm_file, &st) != 0)
-        return 0;
-    if (remember) {
-        rp->marker_dev = st.st_dev;
-        rp->marker_ino = st.st_ino;
-        rp->marker_seen = 1;
-        return 1;
-    }
-    return rp->marker_seen && st.st_dev == rp->marker_dev
-           && st.st_ino == rp->marker_ino;
-}
-
-/* When the store's memory began, from its marker; a store without one was
- * emptied behind our back and begins now. 0, or -1 when the store fails. */
-static int marker_since(request_rec *r, wh_mod_replay *rp, apr_time_t now,
-                        apr_time_t *since)
-{
-    unsigned char val[WH_MARKER_MAX];
-    unsigned int len = sizeof(val) - 1;
-    apr_time_t set = 0;
-    apr_status_t rv = retrieve(
-        rp, r->server, (const unsigned char *)WH_REPLAY_MARKER_KEY,
-        sizeof(WH_REPLAY_MARKER_KEY) - 1, val, &len, r->pool);
-
-    if (rv == APR_SUCCESS
-        && wh_replay_marker_decode((const char *)val, len, since, &set) == 0) {
-        if (now - set > WH_REPLAY_MARKER_REFRESH)
-            (void)marker_store(rp, r->server, *since, now, r->pool);
-        rp->marker_since = *since;
-        (void)dbm_same_file(rp, 1);
-        return 0;
-    }
-    if (rv != APR_SUCCESS && rv != APR_NOTFOUND)
-        return -1;
-    *since = now;
-    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00957)
-                  "ReplayCache %s has no epoch marker: it was emptied (a "
-                  "restarted or flushed server, a lost file) and remembers "
-                  "nothing from before now; notifications signed in the next "
-                  "%" APR_INT64_T_FMT " s are answered 503", rp->spec,
-                  rp->tolerance);
-    if (marker_store(rp, r->server, now, now, r->pool) != APR_SUCCESS)
-        return -1;
-    rp->marker_since = now;
-    (void)dbm_same_file(rp, 1);
-    return 0;
-}
-
 /* ---- post_config ----------------------------------------------------- */
-
-static int create_store(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
-                        wh_mod_replay *rp, const char *site_path)
-{
-    struct ap_socache_hints hints = {0};
-    apr_shm_t *shm = NULL;
-    const char *err, *id, *dbm_file = NULL;
-    apr_time_t now = apr_time_now(), since = 0;
-    int fresh_file = 0;
-    apr_status_t rv;
-
-    rp->provider = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
-                                      rp->model.provider,
-                                      AP_SOCACHE_PROVIDER_VERSION);
-    if (rp->provider == NULL) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00932)
-                     "WirehookConfig %s: ReplayCache provider '%s' is not "
-                     "loaded", site_path, rp->model.provider);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    if (strcmp(rp->model.provider, "dbm") == 0) {
-        dbm_file = dbm_path(pconf, &rp->model);
-        fresh_file = !dbm_exists(ptemp, dbm_file);
-        rp->model.args = dbm_file;
-        {
-            const char *used1 = NULL, *used2 = NULL;
-            apr_dbm_get_usednames(pconf, dbm_file, &used1, &used2);
-            rp->dbm_file = used1;      /* the file the driver really opens */
-        }
-    }
-    err = rp->provider->create(&rp->instance, rp->model.args, ptemp, pconf);
-    if (err) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00933)
-                     "WirehookConfig %s: ReplayCache %s: %s", site_path,
-                     rp->spec, err);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    id = apr_psprintf(ptemp, "%d", rp->index);
-    rv = ap_global_mutex_create(&rp->mutex, &rp->lockfile, WH_MOD_MUTEX_TYPE,
-                                id, s, pconf, 0);
-    if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00934)
-                     "WirehookConfig %s: cannot create the replay mutex",
-                     site_path);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    hints.avg_id_len = rp->model.hint_id_len;
-    hints.avg_obj_size = rp->model.hint_obj_size;
-    hints.expiry_interval = WH_REPLAY_EXPIRY_INTERVAL;
-    /* One fixed namespace: memcache and redis prefix keys with it, so
-     * every server sharing a store derives the same one whatever order its
-     * own configuration lists its ReplayCache specs in. */
-    rv = rp->provider->init(rp->instance, WH_REPLAY_NAMESPACE, &hints, s, pconf);
-    if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00935)
-                     "WirehookConfig %s: cannot initialise ReplayCache %s",
-                     site_path, rp->spec);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    /* The dbm file is the store's memory across restarts: never let
-     * mod_socache_dbm delete it. */
-    if (dbm_file == NULL)
-        apr_pool_cleanup_register(pconf, rp, replay_destroy,
-                                  apr_pool_cleanup_null);
-
-    rv = apr_shm_create(&shm, wh_replay_ledger_size(rp->model.partitions),
-                        NULL, pconf);
-    if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00958)
-                     "WirehookConfig %s: cannot create the replay ledger's "
-                     "shared memory", site_path);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    /* shmcb's memory begins now, empty; the others' since is their marker */
-    if (!rp->model.uses_marker)
-        since = now;
-    rp->ledger = wh_replay_ledger_init(apr_shm_baseaddr_get(shm),
-                                       rp->model.partitions,
-                                       rp->model.per_partition, rp->window,
-                                       since);
-
-    /* A file store can be asked here, before the children exist (network
-     * stores cannot: their connections would be shared by every child). A
-     * file this start created is new — nothing was ever accepted before
-     * it — unless it lives in a RAM file system, which a reboot empties. */
-    if (dbm_file) {
-        unsigned char val[WH_MARKER_MAX];
-        unsigned int len = sizeof(val) - 1;
-        apr_time_t set;
-        rv = retrieve(rp, s, (const unsigned char *)WH_REPLAY_MARKER_KEY,
-                      sizeof(WH_REPLAY_MARKER_KEY) - 1, val, &len, ptemp);
-        if (rv != APR_SUCCESS
-            || wh_replay_marker_decode((const char *)val, len, &since, &set) != 0) {
-            int trusted = fresh_file && !wh_replay_on_ram_fs(dbm_file);
-            since = trusted ? 0 : now;
-            if (marker_store(rp, s, since, now, ptemp) != APR_SUCCESS) {
-                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00959)
-                             "WirehookConfig %s: ReplayCache %s: cannot write "
-                             "to %s", site_path, rp->spec, dbm_file);
-                return HTTP_INTERNAL_SERVER_ERROR;
-            }
-            ap_log_error(APLOG_MARK, trusted ? APLOG_NOTICE : APLOG_WARNING, 0,
-                         s, WHLOGNO(00960) "ReplayCache %s: %s", rp->spec,
-                         trusted ? "a new store: it remembers every "
-                                   "notificationId from now on"
-                                 : "the file was empty or unmarked (lost, or "
-                                   "in a RAM file system a reboot empties): "
-                                   "notifications signed before TimestampTolerance "
-                                   "from now are answered 503");
-        }
-        if (wh_replay_on_ram_fs(dbm_file))
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00961)
-                         "ReplayCache %s: %s is in a RAM file system: a reboot "
-                         "empties it (then notifications are answered 503 for "
-                         "TimestampTolerance); name a file on disk, as in "
-                         "ReplayCache dbm:/var/lib/wirehook/replay", rp->spec,
-                         dbm_file);
-    }
-    return OK;
-}
 
 static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                               apr_pool_t *ptemp, server_rec *s)
@@ -390,8 +191,8 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
     apr_hash_t *sites = wh_mod_sites(pconf);
-    apr_hash_t *by_spec = replays(pconf);
-    int index = (int)apr_hash_count(by_spec);
+    apr_hash_t *by_key = replays(pconf);
+    int index = (int)apr_hash_count(by_key);
     apr_hash_index_t *hi;
 
     /* One store per distinct ReplayCache, sized for the longest window and
@@ -399,17 +200,29 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     for (hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
         wh_mod_site *site = apr_hash_this_val(hi);
         const wh_config *cfg = site->cfg;
-        const char *spec = spec_of(pconf, cfg);
-        wh_mod_replay *rp = apr_hash_get(by_spec, spec, APR_HASH_KEY_STRING);
-        if (rp == NULL) {
+        const char *args = cfg->replay_cache_args, *key;
+        wh_mod_replay *rp;
+
+        site->replay = NULL;
+        if (!site->app_use)
+            continue;
+        if (cfg->replay_cache_provider
+            && strcmp(cfg->replay_cache_provider, "pgsql") == 0 && !args)
+            args = cfg->inbox_params;   /* the inbox's own database */
+        key = apr_pstrcat(pconf, cfg->replay_cache_provider
+                                 ? cfg->replay_cache_provider : "lmdb",
+                          ":", args ? args : "", NULL);
+        if ((rp = apr_hash_get(by_key, key, APR_HASH_KEY_STRING)) == NULL) {
             rp = apr_pcalloc(pconf, sizeof(*rp));
-            rp->spec = spec;
+            rp->key = key;
+            rp->spec = spec_of(pconf, cfg);
             rp->index = index++;
             if (wh_replay_model_make(pconf, cfg->replay_cache_provider,
                                      cfg->replay_cache_args, &rp->model)) {
                 rp->model.provider = "";   /* check_config reported it */
             }
-            apr_hash_set(by_spec, rp->spec, APR_HASH_KEY_STRING, rp);
+            rp->conninfo = args;
+            apr_hash_set(by_key, rp->key, APR_HASH_KEY_STRING, rp);
         }
         if (cfg->replay_window > rp->window)
             rp->window = cfg->replay_window;
@@ -420,8 +233,8 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     for (hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
         wh_mod_site *site = apr_hash_this_val(hi);
         wh_mod_replay *rp = site->replay;
-        int rc;
-        if (rp->instance || rp->lmdb)
+        int rc = OK;
+        if (rp == NULL || rp->lmdb || rp->sc || rp->store)
             continue;
         /* the default store before lmdb was dbm's default file: an lmdb
          * store replacing it knows none of its ids, so it is not new */
@@ -429,11 +242,16 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rc = wh_mod_lmdb_create(
                 pconf, ptemp, s, &rp->model, rp->spec, site->path,
                 rp->tolerance,
-                dbm_exists(ptemp,
-                           ap_runtime_dir_relative(ptemp, WH_REPLAY_NAMESPACE)),
+                wh_mod_socache_dbm_exists(
+                    ptemp, ap_runtime_dir_relative(ptemp, WH_REPLAY_DEFAULT_DBM)),
                 &rp->lmdb);
-        else
-            rc = create_store(pconf, ptemp, s, rp, site->path);
+        else if (strcmp(rp->model.provider, "dbm") == 0
+                 || strcmp(rp->model.provider, "shmcb") == 0)
+            rc = wh_mod_socache_create(pconf, ptemp, s, &rp->model, rp->spec,
+                                       site->path, rp->index, rp->window,
+                                       &rp->sc);
+        /* the shared stores connect in each child, never in the parent
+         * (a connection must not cross fork) */
         if (rc != OK)
             return rc;
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s, WHLOGNO(00962)
@@ -445,49 +263,89 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+/* ---- child_init ------------------------------------------------------ */
+
+/* The renewer's word on a claim it could not renew. */
+static void renewer_log(void *baton, wh_log_level level, const char *msg)
+{
+    ap_log_error(APLOG_MARK, level <= WH_LOG_ERROR ? APLOG_ERR
+                             : level == WH_LOG_WARN ? APLOG_WARNING
+                                                    : APLOG_INFO,
+                 0, (server_rec *)baton, WHLOGNO(00998) "%s", msg);
+}
+
+/* A shared store for this child: its connections are its own. */
+static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
+                                    server_rec *s)
+{
+    const char *err = NULL;
+    wh_replay_store *st = NULL;
+    int threads = 1;
+
+    /* a connection per thread busy with a claim at once, at most a few */
+    if (ap_mpm_query(AP_MPMQ_MAX_THREADS, &threads) != APR_SUCCESS || threads < 1)
+        threads = 1;
+    if (threads > WH_REPLAY_NET_CONNS_MAX)
+        threads = WH_REPLAY_NET_CONNS_MAX;
+    if (strcmp(rp->model.provider, "redis") == 0)
+        err = wh_replay_redis_open(pchild, rp->model.host, rp->model.port,
+                                   threads, WH_REPLAY_NET_TIMEOUT, &st);
+    else if (strcmp(rp->model.provider, "memcache") == 0)
+        err = wh_replay_memcache_open(pchild, rp->model.host, rp->model.port,
+                                      threads, WH_REPLAY_NET_TIMEOUT, &st);
+    else if (strcmp(rp->model.provider, "pgsql") == 0)
+        err = wh_replay_pgsql_open(pchild, rp->conninfo, threads,
+                                   WH_REPLAY_NET_TIMEOUT, &st);
+    else
+        err = "unknown provider";
+    if (err)
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00996)
+                     "ReplayCache %s: %s (every notification is answered 503)",
+                     rp->spec, err);
+    return err ? NULL : st;
+}
+
 static void replay_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    apr_hash_t *by_spec = replays(s->process->pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(pchild, by_spec); hi;
+    apr_hash_t *by_key = replays(s->process->pconf);
+    int renew = 0;
+    const char *err;
+
+    child_renewer = NULL;
+    child_holders_ok = (err = wh_replay_holders_init(&child_holders)) == NULL;
+    if (err)
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00997)
+                     "replay stores: %s (every notification is answered 503 "
+                     "by a store that needs them)", err);
+    for (apr_hash_index_t *hi = apr_hash_first(pchild, by_key); hi;
          hi = apr_hash_next(hi)) {
         wh_mod_replay *rp = apr_hash_this_val(hi);
+        rp->store = NULL;
         if (rp->lmdb)
-            wh_mod_lmdb_child_init(rp->lmdb, pchild, s);
-        if (rp->mutex == NULL)
-            continue;
-        apr_status_t rv = apr_global_mutex_child_init(
-            &rp->mutex, apr_global_mutex_lockfile(rp->mutex), pchild);
-        if (rv != APR_SUCCESS)
-            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00936)
-                         "cannot re-attach the replay mutex %s", rp->spec);
-        /* Without it (never in practice) the global mutex alone still
-         * serializes correctly, only with more contention. */
-        if (apr_thread_mutex_create(&rp->local, APR_THREAD_MUTEX_DEFAULT,
-                                    pchild) != APR_SUCCESS)
-            rp->local = NULL;
+            rp->store = wh_mod_lmdb_child_init(rp->lmdb, pchild, s);
+        else if (rp->sc)
+            rp->store = wh_mod_socache_child_init(rp->sc, pchild, s);
+        else if (rp->model.shared)
+            rp->store = open_shared(rp, pchild, s);
+        if (rp->store && rp->store->ops->renew)
+            renew = 1;
+    }
+    if (renew) {
+        wh_logger lg = { renewer_log, s };
+        err = wh_replay_renewer_create(pchild, WH_REPLAY_CLAIM_LEASE, &lg,
+                                       &child_renewer);
+        if (!err)
+            err = wh_replay_renewer_start(child_renewer,
+                                          WH_REPLAY_CLAIM_LEASE / 3);
+        if (err)
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00999)
+                         "replay stores: %s: a delivery longer than %"
+                         APR_TIME_T_FMT " s may lose its claim",
+                         err, apr_time_sec(WH_REPLAY_CLAIM_LEASE));
     }
 }
 
 /* ---- per request ----------------------------------------------------- */
-
-/* The process-local mutex, then the global one (see wh_mod_replay.local). */
-static apr_status_t replay_lock(wh_mod_replay *rp)
-{
-    if (rp->local && apr_thread_mutex_lock(rp->local) != APR_SUCCESS)
-        return APR_EGENERAL;
-    apr_status_t rv = apr_global_mutex_lock(rp->mutex);
-    if (rv != APR_SUCCESS && rp->local)
-        apr_thread_mutex_unlock(rp->local);
-    return rv;
-}
-
-static apr_status_t replay_unlock(wh_mod_replay *rp)
-{
-    apr_status_t rv = apr_global_mutex_unlock(rp->mutex);
-    if (rp->local)
-        apr_thread_mutex_unlock(rp->local);
-    return rv;
-}
 
 static void log_predates(request_rec *r, const wh_mod_replay *rp,
                          const wh_facts *f, apr_time_t since)
@@ -502,205 +360,149 @@ static void log_predates(request_rec *r, const wh_mod_replay *rp,
                   apr_time_sec(f->signed_at), rp->tolerance);
 }
 
-/* ReplayCache lmdb: one transaction records the id unless it is held. */
-static wh_replay_result lmdb_check(request_rec *r, wh_mod_replay *rp,
-                                   const wh_config *cfg, const wh_facts *f)
+/* The request is gone (its claim ended, or the request pool went first):
+ * its claim leaves the renewer. */
+static apr_status_t claim_cleanup(void *data)
 {
-    const char *err = NULL;
-    switch (wh_mod_lmdb_check(rp->lmdb, cfg, f, apr_time_now(), &err)) {
-    case WH_LMDB_FIRST:
-        return WH_REPLAY_FIRST;
-    case WH_LMDB_DUPLICATE:
-        return WH_REPLAY_DUPLICATE;
-    case WH_LMDB_IN_PROGRESS:
-        return WH_REPLAY_IN_PROGRESS;
-    case WH_LMDB_REFUSED:
-        log_predates(r, rp, f, wh_mod_lmdb_since(rp->lmdb));
-        return WH_REPLAY_UNAVAILABLE;
-    case WH_LMDB_FULL:
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00980)
-                      "refused notificationId=%s: ReplayCache %s is full "
-                      "(%s; recording one more would need evicting one "
-                      "inside ReplayWindow): give it a larger map, as in "
-                      "ReplayCache lmdb:/path(%" APR_SIZE_T_FMT ")",
-                      f->notification_id, rp->spec, err ? err : "-",
-                      wh_mod_lmdb_map_size(rp->lmdb) * 2);
-        return WH_REPLAY_UNAVAILABLE;
-    case WH_LMDB_ERROR:
-    default:
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
-                      "replay store %s: lookup failed for notificationId=%s: "
-                      "%s", rp->spec, f->notification_id, err ? err : "-");
-        return WH_REPLAY_UNAVAILABLE;
-    }
-}
-
-/* May a new id be stored without breaking the promise? Logs why not. */
-static int admit(request_rec *r, wh_mod_replay *rp, const wh_facts *f,
-                 unsigned partition, apr_time_t now)
-{
-    apr_time_t since = wh_replay_ledger_since(rp->ledger);
-
-    if (rp->model.uses_marker && dbm_same_file(rp, 0))
-        since = rp->marker_since;
-    else if (rp->model.uses_marker && marker_since(r, rp, now, &since) != 0) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00963)
-                      "ReplayCache %s: cannot read or write its epoch marker",
-                      rp->spec);
-        return 0;
-    }
-    if (wh_replay_predates(f->signed_at, since, rp->tolerance)) {
-        log_predates(r, rp, f, since);
-        return 0;
-    }
-    if (!wh_replay_ledger_admit(rp->ledger, partition, now)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00965)
-                      "refused notificationId=%s: ReplayCache %s is full "
-                      "(subcache %u holds %" APR_UINT64_T_FMT " live ids; "
-                      "storing one more would evict one inside ReplayWindow): "
-                      "give it more memory, or use dbm", f->notification_id,
-                      rp->spec, partition, rp->model.per_partition);
-        return 0;
-    }
-    return 1;
+    wh_mod_claim *cl = data;
+    if (cl->open && child_renewer)
+        wh_replay_renewer_remove(child_renewer, cl->open);
+    cl->open = NULL;
+    return APR_SUCCESS;
 }
 
 wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                      const wh_config *cfg,
-                                     const wh_facts *f)
+                                     const wh_facts *f, wh_mod_claim **out)
 {
     const char *id = f ? f->notification_id : NULL;
-    const unsigned char *key;
-    unsigned int keylen, partition;
-    unsigned char val[WH_MARKER_MAX];
-    unsigned int vallen = sizeof(val);
-    wh_replay_result res;
-    apr_time_t now;
-    apr_status_t rv;
+    wh_claim c;
+    wh_claim_info info;
+    wh_claim_result res;
+    wh_mod_claim *cl;
 
-    if (rp == NULL || (rp->instance == NULL && rp->lmdb == NULL) || id == NULL
-        || *id == '\0') {
+    *out = NULL;
+    if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00937)
-                      "replay store not initialised");
+                      "replay store %s not usable in this process (see the "
+                      "startup log)", rp ? rp->spec : "-");
         return WH_REPLAY_UNAVAILABLE;
     }
-    if (rp->lmdb) {
-        res = lmdb_check(r, rp, cfg, f);
-        goto done;
+    c.id = id;
+    c.holder = NULL;
+    if (rp->store->ops->renew) {
+        if (!child_holders_ok)
+            return WH_REPLAY_UNAVAILABLE;
+        c.holder = wh_replay_holder_next(r->pool, &child_holders);
     }
-    wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
+    c.signed_at = f->signed_at;
+    c.tolerance_sec = rp->tolerance;
+    c.window_sec = cfg->replay_window;
+    c.lease = WH_REPLAY_CLAIM_LEASE;
 
-    if ((rv = replay_lock(rp)) != APR_SUCCESS) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00938)
-                      "replay store: cannot lock the mutex");
-        return WH_REPLAY_UNAVAILABLE;
-    }
-    now = apr_time_now();
-    rv = retrieve(rp, r->server, key, keylen, val, &vallen, r->pool);
-    if (rv == APR_SUCCESS) {
-        /* a claim expires with its lease: a copy after it is delivered */
-        res = vallen >= 1 && val[0] == WH_REPLAY_CLAIMED ? WH_REPLAY_IN_PROGRESS
-                                                         : WH_REPLAY_DUPLICATE;
-    }
-    else if (rv != APR_NOTFOUND) {
-        res = WH_REPLAY_UNAVAILABLE;
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00981)
-                      "replay store %s: lookup failed for notificationId=%s",
-                      rp->spec, id);
-    }
-    else if (!admit(r, rp, f, partition, now)) {
-        res = WH_REPLAY_UNAVAILABLE;
-    }
-    else {
-        /* A store kept across restarts holds a claim for the delivery's
-         * lease, settled (overwritten in place) for the window when the
-         * delivery succeeds. shmcb is a ring: a second write of the same
-         * id would take a second place in it and break its capacity
-         * promise, and a full restart empties it anyway; it records the
-         * id as delivered at once. */
-        unsigned char claim[] = { WH_REPLAY_CLAIMED }, one[] = { WH_REPLAY_DELIVERED };
-        int claims = rp->model.survives_restart;
-        rv = rp->provider->store(rp->instance, r->server, key, keylen,
-                                 claims ? now + WH_REPLAY_CLAIM_LEASE
-                                        : now + apr_time_from_sec(cfg->replay_window),
-                                 claims ? claim : one, WH_REPLAY_VALUE_LEN, r->pool);
-        res = rv == APR_SUCCESS ? WH_REPLAY_FIRST : WH_REPLAY_UNAVAILABLE;
-        if (rv != APR_SUCCESS)
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00939)
-                          "replay store %s: store failed for "
-                          "notificationId=%s (a full memcached or redis "
-                          "refuses)", rp->spec, id);
-    }
-    if ((rv = replay_unlock(rp)) != APR_SUCCESS)
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, WHLOGNO(00941)
-                      "replay store: cannot unlock the mutex");
-done:
-    if (res == WH_REPLAY_DUPLICATE)
+    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
+    if (info.emptied)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00957)
+                      "ReplayCache %s has no epoch marker: it was emptied (a "
+                      "restarted or flushed server, a lost file) and "
+                      "remembers nothing from before now; notifications "
+                      "signed in the next %" APR_INT64_T_FMT " s are answered "
+                      "503 (a new store: wirehook replay init)", rp->spec,
+                      rp->tolerance);
+    switch (res) {
+    case WH_CLAIM_FIRST:
+        cl = apr_pcalloc(r->pool, sizeof(*cl));
+        cl->rp = rp;
+        cl->pool = r->pool;
+        cl->id = id;
+        cl->holder = c.holder;
+        if (c.holder && child_renewer) {
+            cl->open = wh_replay_renewer_add(child_renewer, rp->store, id,
+                                             c.holder);
+            if (cl->open)
+                apr_pool_cleanup_register(r->pool, cl, claim_cleanup,
+                                          apr_pool_cleanup_null);
+        }
+        *out = cl;
+        return WH_REPLAY_FIRST;
+    case WH_CLAIM_DUPLICATE:
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00942)
                       "duplicate: notificationId=%s code=duplicate "
                       "(seen within ReplayWindow, not delivered)", id);
-    return res;
+        return WH_REPLAY_DUPLICATE;
+    case WH_CLAIM_IN_PROGRESS:
+        return WH_REPLAY_IN_PROGRESS;
+    case WH_CLAIM_PREDATES:
+        log_predates(r, rp, f, info.since);
+        return WH_REPLAY_UNAVAILABLE;
+    case WH_CLAIM_FULL:
+        if (rp->lmdb)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00980)
+                          "refused notificationId=%s: ReplayCache %s is full "
+                          "(%s; recording one more would need evicting one "
+                          "inside ReplayWindow): give it a larger map, as in "
+                          "ReplayCache lmdb:/path(%" APR_SIZE_T_FMT ")",
+                          id, rp->spec, info.err ? info.err : "-",
+                          wh_mod_lmdb_map_size(rp->lmdb) * 2);
+        else
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00965)
+                          "refused notificationId=%s: ReplayCache %s is full "
+                          "(%s): give it more memory, or use lmdb", id,
+                          rp->spec, info.err ? info.err : "-");
+        return WH_REPLAY_UNAVAILABLE;
+    case WH_CLAIM_ERROR:
+    default:
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
+                      "replay store %s: lookup failed for notificationId=%s: "
+                      "%s", rp->spec, id, info.err ? info.err : "-");
+        return WH_REPLAY_UNAVAILABLE;
+    }
 }
 
-void wh_mod_replay_settle(request_rec *r, wh_mod_replay *rp, const char *id,
+/* The claim leaves the renewer first: once the store has its outcome, a
+ * renewal could only be refused. */
+static void end_claim(wh_mod_claim *cl)
+{
+    if (cl->open) {
+        apr_pool_cleanup_kill(cl->pool, cl, claim_cleanup);
+        (void)claim_cleanup(cl);
+    }
+}
+
+void wh_mod_replay_settle(request_rec *r, wh_mod_claim *cl,
                           const wh_config *cfg)
 {
-    const unsigned char *key;
-    unsigned int keylen, partition;
-    unsigned char done[] = { WH_REPLAY_DELIVERED };
-    apr_status_t rv;
+    const char *err = NULL;
+    wh_mod_replay *rp = cl ? cl->rp : NULL;
 
-    if (rp && rp->lmdb && id) {
-        wh_mod_lmdb_settle(r, rp->lmdb, id);
+    if (rp == NULL || rp->store == NULL)
         return;
-    }
-    if (rp == NULL || rp->instance == NULL || id == NULL
-        || !rp->model.survives_restart)   /* no claim was made (shmcb) */
-        return;
-    wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
-    if (replay_lock(rp) != APR_SUCCESS)
-        return;
-    /* A dbm file deleted since this child claimed the id took the claim
-     * with it. Writing now would make mod_socache_dbm create the file
-     * afresh, perhaps on the deleted one's inode, and the next check would
-     * take it for the file its marker was read from: the store's loss
-     * would go unnoticed. The next request finds it instead. */
-    if (rp->dbm_file && !dbm_same_file(rp, 0)) {
-        replay_unlock(rp);
-        return;
-    }
-    rv = rp->provider->store(rp->instance, r->server, key, keylen,
-                             apr_time_now() + apr_time_from_sec(cfg->replay_window),
-                             done, WH_REPLAY_VALUE_LEN, r->pool);
-    replay_unlock(rp);
-    if (rv != APR_SUCCESS)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, WHLOGNO(00945)
+    end_claim(cl);
+    if (rp->store->ops->confirm(rp->store, r->pool, cl->id, cl->holder,
+                                cfg->replay_window, &err) != 0)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00945)
                       "replay store %s: cannot mark notificationId=%s "
-                      "delivered (a copy after the claim's lease would be "
-                      "delivered again)", rp->spec, id);
+                      "delivered (%s): its claim stays, and lapses", rp->spec,
+                      cl->id, err ? err : "-");
 }
 
-void wh_mod_replay_forget(request_rec *r, wh_mod_replay *rp, const char *id)
+void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
 {
-    const unsigned char *key;
-    unsigned int keylen, partition;
+    const char *err = NULL;
+    wh_mod_replay *rp = cl ? cl->rp : NULL;
 
-    if (rp && rp->lmdb && id) {
-        wh_mod_lmdb_forget(r, rp->lmdb, id);
+    if (rp == NULL || rp->store == NULL)
         return;
-    }
-    if (rp == NULL || rp->instance == NULL || id == NULL)
-        return;
-    wh_replay_key(r->pool, &rp->model, id, &key, &keylen, &partition);
-    if (replay_lock(rp) != APR_SUCCESS)
-        return;
-    apr_status_t rv = rp->provider->remove(rp->instance, r->server, key,
-                                           keylen, r->pool);
-    replay_unlock(rp);
-    if (rv != APR_SUCCESS && rv != APR_NOTFOUND)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, rv, r, WHLOGNO(00943)
-                      "replay store %s: cannot remove notificationId=%s",
-                      rp->spec, id);
+    end_claim(cl);
+    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) != 0)
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00943)
+                      "replay store %s: cannot remove notificationId=%s (%s)",
+                      rp->spec, cl->id, err ? err : "-");
+}
+
+wh_mod_replay *wh_mod_replay_of_claim(const wh_mod_claim *cl)
+{
+    return cl ? cl->rp : NULL;
 }
 
 const char *wh_mod_replay_provider(const wh_mod_replay *rp)
@@ -712,20 +514,26 @@ const char *wh_mod_replay_provider(const wh_mod_replay *rp)
 int wh_mod_replay_fill(const wh_mod_replay *rp, apr_uint64_t *live,
                        apr_uint64_t *capacity)
 {
-    if (rp && rp->lmdb)
-        return wh_mod_lmdb_fill(rp->lmdb, live, capacity);
-    if (rp == NULL || rp->ledger == NULL)
+    if (rp == NULL || rp->store == NULL || rp->store->ops->fill == NULL)
         return -1;
-    /* read without the lock: a display, not a decision */
-    wh_replay_ledger_fill(rp->ledger, apr_time_now(), live, capacity, NULL);
-    return 0;
+    return rp->store->ops->fill(rp->store, live, capacity);
+}
+
+int wh_mod_replay_health(const wh_mod_replay *rp, apr_pool_t *p)
+{
+    const char *err = NULL;
+    if (rp == NULL || rp->store == NULL)
+        return -1;
+    if (rp->store->ops->health == NULL)
+        return 0;
+    return rp->store->ops->health(rp->store, p, &err);
 }
 
 void wh_mod_replay_register(void)
 {
+    /* mod_socache's providers register in their own pre_config */
     static const char *const after_socache[] = {
-        "mod_socache_shmcb.c", "mod_socache_dbm.c", "mod_socache_memcache.c",
-        "mod_socache_redis.c", NULL
+        "mod_socache_shmcb.c", "mod_socache_dbm.c", NULL
     };
     ap_hook_pre_config(replay_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(replay_check_config, NULL, NULL, APR_HOOK_MIDDLE);

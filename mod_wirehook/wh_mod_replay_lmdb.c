@@ -13,12 +13,11 @@
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_lmdb.h"
 #include "replay/wh_replay_fs.h"
+#include "replay/wh_replay_lmdb_store.h"
 #include <apr_strings.h>
 #include <unistd.h>
 
 #include "wh_mod_build.h"   /* WH_REPLAY_DEFAULT_PATH (apxs.mk) */
-
-#define WH_LMDB_DEFAULT_FILE "wirehook-replay.mdb"
 
 struct wh_mod_lmdb {
     const char *spec;
@@ -28,7 +27,6 @@ struct wh_mod_lmdb {
     apr_int64_t tolerance;
     pid_t parent;              /* the process that prepared it */
     wh_replay_lmdb *db;        /* per child */
-    const char *open_error;    /* per child: why db is NULL */
 };
 
 /* Children run as User/Group: the files the parent (root) created must be
@@ -77,7 +75,7 @@ const char *wh_mod_lmdb_default_path(apr_pool_t *p)
 {
     if (WH_REPLAY_DEFAULT_PATH[0])
         return ap_server_root_relative(p, WH_REPLAY_DEFAULT_PATH);
-    return ap_runtime_dir_relative(p, WH_LMDB_DEFAULT_FILE);
+    return ap_runtime_dir_relative(p, WH_REPLAY_LMDB_DEFAULT_FILE);
 }
 
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
@@ -147,68 +145,24 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     return OK;
 }
 
-void wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild, server_rec *s)
+wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
+                                        server_rec *s)
 {
-    l->open_error = wh_replay_lmdb_open(pchild, l->path, l->map_size, &l->db);
-    if (l->open_error)
+    wh_replay_owner self;
+    const char *err = wh_replay_lmdb_open(pchild, l->path, l->map_size, &l->db);
+
+    if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00978)
                      "ReplayCache %s: %s (every notification is answered "
-                     "503)", l->spec, l->open_error);
-}
-
-wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
-                                 const wh_facts *f, apr_time_t now,
-                                 const char **err)
-{
-    /* a notification signed too early for this store to judge is only
-     * looked up: a duplicate is still a duplicate, anything else 503 */
-    int may_add = !wh_replay_predates(f->signed_at, l->since, l->tolerance);
-
-    if (l->db == NULL) {
-        *err = l->open_error ? l->open_error : "not open";
-        return WH_LMDB_ERROR;
+                     "503)", l->spec, err);
+        return NULL;
     }
-    wh_replay_owner self;
+    /* who this child is, read once: its claims hold while it runs */
     wh_replay_owner_self(&self, WH_REPLAY_CLAIM_LEASE);
-    return wh_replay_lmdb_claim(l->db, f->notification_id, now,
-                                now + apr_time_from_sec(cfg->replay_window),
-                                may_add, &self, err);
-}
-
-apr_time_t wh_mod_lmdb_since(const wh_mod_lmdb *l)
-{
-    return l->since;
+    return wh_replay_lmdb_store(pchild, l->db, l->since, &self);
 }
 
 apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l)
 {
     return l->map_size;
-}
-
-void wh_mod_lmdb_forget(request_rec *r, wh_mod_lmdb *l, const char *id)
-{
-    const char *err = NULL;
-    if (l->db && wh_replay_lmdb_remove(l->db, id, &err) != 0)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00979)
-                      "replay store %s: cannot remove notificationId=%s: %s",
-                      l->spec, id, err ? err : "-");
-}
-
-void wh_mod_lmdb_settle(request_rec *r, wh_mod_lmdb *l, const char *id)
-{
-    const char *err = NULL;
-    if (l->db && wh_replay_lmdb_settle(l->db, id, (apr_int64_t)getpid(), &err) != 0)
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00946)
-                      "replay store %s: cannot mark notificationId=%s "
-                      "delivered: %s", l->spec, id, err ? err : "-");
-}
-
-int wh_mod_lmdb_fill(const wh_mod_lmdb *l, apr_uint64_t *live,
-                     apr_uint64_t *capacity)
-{
-    apr_uint64_t used, size;
-    if (l->db == NULL || wh_replay_lmdb_usage(l->db, live, &used, &size) != 0)
-        return -1;
-    *capacity = size / WH_REPLAY_LMDB_BYTES_PER_ID;
-    return 0;
 }

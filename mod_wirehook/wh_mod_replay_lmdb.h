@@ -5,6 +5,11 @@
 #include "wh_mod_site.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_lmdb.h"
+#include "replay/wh_replay_store.h"
+
+/* Without a path, and without a build-time default: this file in
+ * httpd's DefaultRuntimeDir. */
+#define WH_REPLAY_LMDB_DEFAULT_FILE "wirehook-replay.mdb"
 
 typedef struct wh_mod_lmdb wh_mod_lmdb;
 
@@ -14,15 +19,10 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *site_path, apr_int64_t tolerance,
                        int predecessor, wh_mod_lmdb **out);
-void wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild, server_rec *s);
-wh_lmdb_result wh_mod_lmdb_check(wh_mod_lmdb *l, const wh_config *cfg,
-                                 const wh_facts *f, apr_time_t now,
-                                 const char **err);
-void wh_mod_lmdb_forget(request_rec *r, wh_mod_lmdb *l, const char *id);
-void wh_mod_lmdb_settle(request_rec *r, wh_mod_lmdb *l, const char *id);
-int wh_mod_lmdb_fill(const wh_mod_lmdb *l, apr_uint64_t *live,
-                     apr_uint64_t *capacity);
-apr_time_t wh_mod_lmdb_since(const wh_mod_lmdb *l);
+/* Opens the store in this child: its store interface, or NULL (logged;
+ * every notification is then answered 503). */
+wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
+                                        server_rec *s);
 apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l);
 
 #endif

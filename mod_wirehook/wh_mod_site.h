@@ -10,8 +10,10 @@
  *   wh_mod_body.c     bounded read-ahead of the body, the
  *                     WIREHOOK_KEPT_BODY input filter
  *   wh_mod_site_inbox.c  a site's inbox in each child
- *   wh_mod_replay.c   replay protection (ReplayCache), mod_socache stores
  *   wh_mod_replay_lmdb.c  ReplayCache lmdb in httpd's lifecycle
+ *   wh_mod_replay_socache.c  ReplayCache dbm, shmcb (mod_socache)
+ *   wh_mod_replay.c   replay protection (ReplayCache): the store of each
+ *                     spec, claims, their renewal
  *   wh_mod_status.c   counters in shared memory, shown by mod_status
  *   wh_mod_inbox.c    `SetHandler wirehook` (the inbox endpoint)
  *   wh_mod_verify.c   the request path: verification in fixups, and the
@@ -36,10 +38,10 @@ APLOG_USE_MODULE(wirehook);
 #define WH_MOD_CONSOLE      "wirehook-console"
 #define WH_MOD_KEPT_FILTER  "WIREHOOK_KEPT_BODY"
 
-/* One replay store (a mod_socache instance, its mutexes and its ledger),
- * shared by every loaded configuration naming the same ReplayCache.
- * Opaque: wh_mod_replay.c. */
+/* One replay store, shared by every loaded configuration naming the same
+ * ReplayCache, and one delivery's claim in it. Opaque: wh_mod_replay.c. */
 typedef struct wh_mod_replay wh_mod_replay;
+typedef struct wh_mod_claim wh_mod_claim;
 struct wh_mod_stats_slot;
 
 /* One loaded configuration file (cached per path per generation). */
@@ -47,7 +49,12 @@ typedef struct wh_mod_site {
     const char *path;
     wh_config *cfg;
     wh_verifier *vf;
-    wh_mod_replay *replay;              /* set in post_config */
+    wh_mod_replay *replay;              /* set in post_config; NULL for a
+                                           site only the inbox uses */
+    /* Some WirehookConfig naming this file is not in a section of the
+     * inbox alone (SetHandler wirehook beside it, no section inside): an
+     * application may be behind it, so it needs a replay store. */
+    int app_use;
     /* inbox, per child, opened lazily under mutex */
     apr_thread_mutex_t *inbox_mutex;
     apr_pool_t *inbox_pool;
@@ -94,9 +101,8 @@ typedef struct wh_mod_state {
     void *kept;                         /* WIREHOOK_KEPT_BODY filter state */
     const request_rec *delivered_to;    /* kept body and facts are on it */
     wh_mod_replay *recorded;            /* the id is in this replay store */
+    wh_mod_claim *claim;                /* ... claimed by this delivery */
 } wh_mod_state;
-
-extern module AP_MODULE_DECLARE_DATA wirehook_module;
 
 extern module AP_MODULE_DECLARE_DATA wirehook_module;
 

@@ -492,6 +492,10 @@ static void status_short(request_rec *r, const wh_status_row *row)
             ap_rprintf(r, "WirehookSite[%d]ReplayLive: %" APR_UINT64_T_FMT
                        "\nWirehookSite[%d]ReplayCapacity: %"
                        APR_UINT64_T_FMT "\n", x, live, x, cap);
+        else
+            ap_rprintf(r, "WirehookSite[%d]ReplayState: %s\n", x,
+                       wh_mod_replay_health(rp, r->pool) == 0 ? "ok"
+                                                              : "unavailable");
     }
     wh_dlv_stats fs;
     switch (forward_status(r, row->site, &fs)) {
@@ -546,7 +550,10 @@ static void status_html(request_rec *r, const wh_status_row *row, int flags)
             ap_rprintf(r, "<p>replay store %s: %" APR_UINT64_T_FMT " of %"
                        APR_UINT64_T_FMT " entries</p>\n", spec, live, cap);
         else
-            ap_rprintf(r, "<p>replay store %s: fill unknown</p>\n", spec);
+            ap_rprintf(r, "<p>replay store %s: %s</p>\n", spec,
+                       wh_mod_replay_health(rp, r->pool) == 0
+                       ? "answers (shared: fill not counted)"
+                       : "does not answer");
     }
     wh_dlv_stats fs;
     switch (forward_status(r, row->site, &fs)) {

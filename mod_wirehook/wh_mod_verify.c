@@ -174,7 +174,24 @@ static int check_replay(request_rec *r, wh_mod_state *st,
         st->recorded = rp;
         return OK;
     }
-    switch (wh_mod_replay_check(r, rp, st->site->cfg, f)) {
+    if (rp == NULL) {
+        /* every WirehookConfig naming this file sits beside SetHandler
+         * wirehook, so it got no replay store; yet this request reached
+         * another handler (.htaccess, a later section): fail closed */
+        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00995)
+                      "refused notificationId=%s: WirehookConfig %s was taken "
+                      "for the inbox's alone (each WirehookConfig naming it "
+                      "sits beside SetHandler wirehook), so it has no replay "
+                      "store, yet %s reached handler %s: name it in a section "
+                      "of its own in front of the application",
+                      f->notification_id ? f->notification_id : "-",
+                      st->site->path, r->uri, r->handler ? r->handler : "-");
+        return wh_mod_respond_error(
+            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
+            "replay protection is unavailable; retry later");
+    }
+    switch (wh_mod_replay_check(r, rp, st->site->cfg, f, &st->claim)) {
     case WH_REPLAY_DUPLICATE: {
         wh_response resp;
         wh_mod_stats_verdict(st->site, WH_MOD_STATS_DUPLICATE);
@@ -204,7 +221,8 @@ static int check_replay(request_rec *r, wh_mod_state *st,
      * may have followed a copy's that had just lapsed (wh_verify.h): it
      * is taken back, and the bank retries with a fresh timestamp. */
     if (!wh_verify_fresh_at(st->site->vf, &st->verdict, apr_time_now())) {
-        wh_mod_replay_forget(r, rp, f->notification_id);
+        wh_mod_replay_forget(r, st->claim);
+        st->claim = NULL;
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00991)
                       "refused notificationId=%s: recorded in the replay store "
                       "only after its timestamp's TimestampTolerance had passed "
@@ -359,20 +377,19 @@ static int wh_log_transaction(request_rec *r)
     failed = last->status >= 500 && last->status <= 599;
     for (const request_rec *q = first; q; q = q->next) {
         const wh_mod_state *st = wh_mod_state_of(q);
-        if (st == NULL || st->phase != WH_ST_VERIFIED || st->recorded == NULL
-            || st->recorded == done)
+        if (st == NULL || st->phase != WH_ST_VERIFIED || st->claim == NULL
+            || wh_mod_replay_of_claim(st->claim) == done)
             continue;
-        done = st->recorded;
+        done = wh_mod_replay_of_claim(st->claim);
         if (!failed) {
-            wh_mod_replay_settle(r, st->recorded, st->verdict.facts.notification_id,
-                                 st->site->cfg);
+            wh_mod_replay_settle(r, st->claim, st->site->cfg);
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)
                       "application answered %d for notificationId=%s: "
                       "removed from the replay store so a retry is delivered",
                       last->status, st->verdict.facts.notification_id);
-        wh_mod_replay_forget(r, st->recorded, st->verdict.facts.notification_id);
+        wh_mod_replay_forget(r, st->claim);
     }
     return DECLINED;
 }

@@ -4,6 +4,7 @@
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <string.h>
+#include <strings.h>
 
 /* Stored ids (notificationId: a 36-character UUID). */
 #define WH_REPLAY_ID_LEN 36
@@ -91,6 +92,47 @@ static const char *size_arg(apr_pool_t *p, const char *provider,
     return NULL;
 }
 
+/* "host:port", "[v6]:port": one server (several, comma-separated, as
+ * mod_socache's providers took them, would spread the ids over servers
+ * whose restarts the one epoch marker cannot see). */
+static const char *host_port(apr_pool_t *p, const char *provider,
+                             const char *args, const char **host, int *port)
+{
+    const char *colon, *c;
+    apr_int64_t n = 0;
+
+    if (!args || !*args)
+        return apr_psprintf(p, "%s: needs the server, as in %s:127.0.0.1:%s",
+                            provider, provider,
+                            strcmp(provider, "redis") == 0 ? "6379" : "11211");
+    if (strchr(args, ','))
+        return apr_psprintf(p, "%s: one server only (with several, a restart "
+                            "of one would lose its ids unnoticed)", provider);
+    colon = strrchr(args, ':');
+    if (!colon || colon == args || colon[1] == '\0')
+        return apr_psprintf(p, "%s: the server must be HOST:PORT", provider);
+    for (c = colon + 1; *c; c++) {
+        if (!apr_isdigit(*c) || (n = n * 10 + (*c - '0')) > 65535)
+            return apr_psprintf(p, "%s: the port must be a number from 1 to "
+                                "65535", provider);
+    }
+    if (n < 1)
+        return apr_psprintf(p, "%s: the port must be a number from 1 to 65535",
+                            provider);
+    if (args[0] == '[') {
+        if (colon[-1] != ']' || colon - args < 3)
+            return apr_psprintf(p, "%s: an IPv6 server is [ADDRESS]:PORT", provider);
+        *host = apr_pstrmemdup(p, args + 1, (apr_size_t)(colon - args - 2));
+    }
+    else
+        *host = apr_pstrmemdup(p, args, (apr_size_t)(colon - args));
+    for (c = *host; *c; c++)
+        if (apr_isspace(*c) || *c == '/' || *c == '@')
+            return apr_psprintf(p, "%s: the server must be HOST:PORT", provider);
+    *port = (int)n;
+    return NULL;
+}
+
 const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
                                  const char *args, wh_replay_model *m)
 {
@@ -134,15 +176,27 @@ const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
                                 "(shmcb:/path(1048576))", m->shm_size);
         return NULL;
     }
-    if (strcmp(m->provider, "dbm") == 0 || strcmp(m->provider, "memcache") == 0
-        || strcmp(m->provider, "redis") == 0) {
+    if (strcmp(m->provider, "dbm") == 0) {
         m->survives_restart = 1;
         m->uses_marker = 1;
         return NULL;
     }
+    if (strcmp(m->provider, "memcache") == 0 || strcmp(m->provider, "redis") == 0) {
+        m->survives_restart = 1;
+        m->uses_marker = 1;
+        m->shared = 1;
+        return host_port(p, m->provider, args, &m->host, &m->port);
+    }
+    if (strcmp(m->provider, "pgsql") == 0) {
+        m->survives_restart = 1;
+        m->uses_marker = 1;
+        m->shared = 1;
+        m->conninfo = args;
+        return NULL;
+    }
     return apr_psprintf(p, "provider '%s' makes no promise wirehook can rely "
-                        "on: use lmdb (the default), dbm, shmcb, memcache or redis",
-                        m->provider);
+                        "on: use lmdb (the default), dbm, shmcb, memcache, "
+                        "redis or pgsql", m->provider);
 }
 
 const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
@@ -180,18 +234,99 @@ const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
             tolerance_sec);
     if (strcmp(m->provider, "memcache") == 0)
         return apr_psprintf(
-            p, "capacity and eviction are memcached's: run it with -M so that "
-            "a full cache refuses (answered 503) instead of evicting; "
-            "survives httpd restarts; a restarted or flushed memcached is "
-            "detected and answered 503 for %" APR_INT64_T_FMT " s",
-            tolerance_sec);
+            p, "shared by every server naming it (claims are memcached's "
+            "atomic add); capacity and eviction are memcached's: run it with "
+            "-M so that a full cache refuses (answered 503) instead of "
+            "evicting; survives httpd restarts; a restarted or flushed "
+            "memcached is detected and answered 503 for %" APR_INT64_T_FMT
+            " s (a new one: wirehook replay init)", tolerance_sec);
+    if (strcmp(m->provider, "pgsql") == 0)
+        return apr_psprintf(
+            p, "shared by every server naming the database (claims are "
+            "INSERT ... ON CONFLICT DO NOTHING, expiries by the database's "
+            "clock); no fixed capacity, evicts nothing, expired ids purged as "
+            "new ones come; survives restarts of httpd and of PostgreSQL; an "
+            "emptied table is detected and answered 503 for %" APR_INT64_T_FMT
+            " s", tolerance_sec);
     return apr_psprintf(
-        p, "capacity and eviction are the server's: set maxmemory-policy "
-        "noeviction so that a full store refuses (answered 503) instead of "
-        "evicting, and appendonly yes to keep ids across a restart of the "
-        "server; survives httpd restarts; a flushed or emptied server is "
-        "detected and answered 503 for %" APR_INT64_T_FMT " s",
-        tolerance_sec);
+        p, "shared by every server naming it (claims are SET NX PX in one "
+        "script); capacity and eviction are the server's: set "
+        "maxmemory-policy noeviction so that a full store refuses (answered "
+        "503) instead of evicting, and appendonly yes to keep ids across a "
+        "restart of the server; survives httpd restarts; a flushed or emptied "
+        "server is detected and answered 503 for %" APR_INT64_T_FMT " s (a "
+        "new one: wirehook replay init)", tolerance_sec);
+}
+
+/* Masks the value of every password=... of a key=value conninfo, and the
+ * password of a postgresql:// URI. */
+static const char *mask_conninfo(apr_pool_t *p, const char *ci)
+{
+    apr_size_t n = strlen(ci);
+    /* each password key (9 bytes at least) grows by 3 bytes at most */
+    char *out = apr_palloc(p, 2 * n + 4), *o = out;
+    const char *c = ci;
+
+    if (strncmp(ci, "postgres://", 11) == 0 || strncmp(ci, "postgresql://", 13) == 0) {
+        const char *start = strstr(ci, "://") + 3;
+        const char *at = strchr(start, '@'), *colon = strchr(start, ':');
+        if (at && colon && colon < at)
+            return apr_pstrcat(p, apr_pstrmemdup(p, ci, (apr_size_t)(colon - ci + 1)),
+                               "***", at, NULL);
+        return ci;
+    }
+    while (*c) {
+        const char *key = c;
+        int is_pw;
+        while (*c && !apr_isspace(*c) && *c != '=')
+            c++;
+        is_pw = (apr_size_t)(c - key) == 8 && strncasecmp(key, "password", 8) == 0;
+        memcpy(o, key, (apr_size_t)(c - key));
+        o += c - key;
+        while (apr_isspace(*c))
+            *o++ = *c++;
+        if (*c != '=')
+            continue;
+        *o++ = *c++;
+        while (apr_isspace(*c))
+            *o++ = *c++;
+        {
+            const char *v = c;
+            if (*c == '\'') {
+                for (c++; *c && *c != '\''; c++)
+                    if (*c == '\\' && c[1])
+                        c++;
+                if (*c)
+                    c++;
+            }
+            else
+                while (*c && !apr_isspace(*c))
+                    c++;
+            if (is_pw) {
+                memcpy(o, "***", 3);
+                o += 3;
+            }
+            else {
+                memcpy(o, v, (apr_size_t)(c - v));
+                o += c - v;
+            }
+        }
+        while (apr_isspace(*c))
+            *o++ = *c++;
+    }
+    *o = '\0';
+    return out;
+}
+
+const char *wh_replay_spec_display(apr_pool_t *p, const char *provider,
+                                   const char *args)
+{
+    const char *name = provider ? provider : "lmdb";
+    if (!args)
+        return apr_pstrcat(p, name, ":", NULL);
+    if (strcmp(name, "pgsql") == 0)
+        return apr_pstrcat(p, name, ":", mask_conninfo(p, args), NULL);
+    return apr_pstrcat(p, name, ":", args, NULL);
 }
 
 /* FNV-1a, then a murmur3 finaliser: every bit of the id reaches the byte

@@ -3,9 +3,10 @@
 /* Replay protection's promise: a notificationId accepted once is a
  * duplicate for the whole ReplayWindow, across restarts, whatever the
  * load. Hosts keep the ids in wirehook's own LMDB store (the default,
- * wh_replay_lmdb.h) or an httpd mod_socache provider; this file
- * knows what each provider can promise and supplies the admission rules
- * that keep the promise where the store alone cannot:
+ * wh_replay_lmdb.h), a store several servers share (redis, memcached,
+ * PostgreSQL: wh_replay_store.h) or an httpd mod_socache provider (dbm,
+ * shmcb); this file knows what each provider can promise and supplies the
+ * admission rules that keep the promise where the store alone cannot:
  *
  *   a fixed-size store (shmcb) evicts live ids when full: a ledger counts
  *     the live ids of each of its subcaches and refuses the one that would
@@ -19,9 +20,10 @@
 #include <apr_pools.h>
 #include <apr_time.h>
 
-/* How long a delivery's claim on its id holds at most (the handler
- * running): past it, or once the claiming process is gone (lmdb), a copy
- * is delivered. */
+/* How long a claim holds once nobody renews it. A delivery still running
+ * renews its claims every third of it (wh_replay_renew.h), so the lease
+ * only ends the claim of a holder that is gone (a killed server); lmdb's
+ * claims hold while their process lives, whatever their age. */
 #define WH_REPLAY_CLAIM_LEASE apr_time_from_sec(120)
 
 /* The key the epoch marker is stored under: never a notificationId
@@ -36,8 +38,13 @@
 
 typedef struct {
     const char *provider;        /* "lmdb", "dbm", "shmcb", "memcache",
-                                    "redis" */
+                                    "redis", "pgsql" */
     const char *args;            /* as configured (dbm/shmcb: a path) */
+    int shared;                  /* safe for several servers at once: the
+                                    claim is atomic in the store itself */
+    const char *host;            /* memcache, redis: the server */
+    int port;
+    const char *conninfo;        /* pgsql:CONNINFO; NULL: the inbox's */
     const char *path;            /* lmdb: the file ("": the default one) */
     apr_size_t map_size;         /* lmdb: bytes of its map */
     int survives_restart;        /* keeps its ids across httpd restarts */
@@ -70,6 +77,11 @@ int wh_replay_shmcb_layout(apr_size_t shm_size, apr_size_t hint_id_len,
                            apr_size_t hint_obj_size, apr_size_t key_len,
                            apr_size_t val_len, unsigned *subcaches,
                            apr_uint64_t *per_subcache);
+
+/* The spec as logs show it: "provider:args", but a pgsql conninfo's
+ * password replaced by "***". */
+const char *wh_replay_spec_display(apr_pool_t *p, const char *provider,
+                                   const char *args);
 
 /* One sentence for the startup log: capacity, eviction, restarts. */
 const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,

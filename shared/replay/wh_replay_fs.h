@@ -7,4 +7,14 @@
  * accepted before. */
 int wh_replay_on_ram_fs(const char *path);
 
+/* The name of the network file system (NFS, SMB/CIFS, ...) that holds
+ * path (its directory when path does not exist yet), or NULL. LMDB's lock
+ * and shared map, and Berkeley DB's locks, hold only among processes of
+ * one machine: a store file there is not shared safely by several servers
+ * (and on such a file system not always by one). */
+const char *wh_replay_network_fs(const char *path);
+
+/* The same judgement for a statfs f_type: the name, or NULL. */
+const char *wh_replay_network_fs_type(unsigned long f_type);
+
 #endif

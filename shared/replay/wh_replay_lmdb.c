@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <lmdb.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -500,13 +501,18 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
 /* ---- ids ------------------------------------------------------------- */
 
 /* A held id's value: its expiry, and for a delivery under way (a claim)
- * the claiming process and since when. A delivered id is the expiry
- * alone, as stores written before claims existed hold it. */
+ * the claiming process (its pid, start time and boot) and since when. A
+ * delivered id is the expiry alone, as stores written before claims
+ * existed hold it; a claim written before start times were recorded is
+ * the first three fields (24 bytes). */
 typedef struct {
     apr_time_t expiry;
     apr_time_t since;
     apr_int64_t pid;
+    apr_uint64_t start;
+    apr_uint64_t boot;
 } claim_value;
+#define WH_LMDB_CLAIM_V1 (3 * sizeof(apr_int64_t))
 
 static apr_time_t stored_expiry(const MDB_val *v)
 {
@@ -518,10 +524,65 @@ static apr_time_t stored_expiry(const MDB_val *v)
 
 static int is_claim(const MDB_val *v, claim_value *c)
 {
-    if (v->mv_size != sizeof(*c))
+    if (v->mv_size != sizeof(*c) && v->mv_size != WH_LMDB_CLAIM_V1)
         return 0;
-    memcpy(c, v->mv_data, sizeof(*c));
+    memset(c, 0, sizeof(*c));
+    memcpy(c, v->mv_data, v->mv_size);
     return 1;
+}
+
+/* The kernel's boot id, hashed (FNV-1a); 0 when unknown. */
+static apr_uint64_t boot_hash(void)
+{
+    char boot[64];
+    apr_uint64_t h = 14695981039346656037ULL;
+
+    wh_replay_lmdb_boot_id(boot, sizeof(boot));
+    if (!boot[0])
+        return 0;
+    for (const unsigned char *c = (const unsigned char *)boot; *c; c++) {
+        h ^= *c;
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1;
+}
+
+int wh_replay_process_start(apr_int64_t pid, apr_uint64_t *start)
+{
+#if defined(__linux__)
+    char path[40], buf[1024];
+    const char *c;
+    ssize_t n;
+    int fd, field;
+
+    if (pid <= 0 || pid > INT_MAX)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* "pid (comm) state ppid ...": comm may hold anything, so count the
+     * fields after its last ')'; starttime is field 22 */
+    if ((c = strrchr(buf, ')')) == NULL)
+        return -1;
+    for (field = 2; *c && field < 22; c++)
+        if (*c == ' ')
+            field++;
+    if (field != 22 || *c < '0' || *c > '9')
+        return -1;
+    *start = 0;
+    for (; *c >= '0' && *c <= '9'; c++)
+        *start = *start * 10 + (apr_uint64_t)(*c - '0');
+    return 0;
+#else
+    (void)pid;
+    (void)start;
+    return -1;
+#endif
 }
 
 static int pid_alive(apr_int64_t pid)
@@ -530,24 +591,66 @@ static int pid_alive(apr_int64_t pid)
     return pid > 0 && pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-void wh_replay_owner_self(wh_replay_owner *o, apr_interval_time_t lease)
+int wh_replay_process_alive(const wh_replay_process *h)
 {
-    o->pid = (apr_int64_t)getpid();
-    o->lease = lease;
-    o->alive = pid_alive;
+    apr_uint64_t start;
+
+    if (!pid_alive(h->pid))
+        return 0;
+    if (h->boot) {
+        apr_uint64_t now = boot_hash();
+        if (now && now != h->boot)
+            return 0;            /* written in another boot */
+    }
+    if (h->start && wh_replay_process_start(h->pid, &start) == 0
+        && start != h->start)
+        return 0;                /* the pid names another process now */
+    return 1;
 }
 
-/* May owner take over c (its holder gone, or its lease over)? */
+void wh_replay_owner_self(wh_replay_owner *o, apr_interval_time_t lease)
+{
+    memset(o, 0, sizeof(*o));
+    o->self.pid = (apr_int64_t)getpid();
+    if (wh_replay_process_start(o->self.pid, &o->self.start) != 0)
+        o->self.start = 0;
+    o->self.boot = boot_hash();
+    o->lease = lease;
+    o->alive = wh_replay_process_alive;
+}
+
+/* Has c's holder gone, so that its claim may be taken over (or swept)?
+ * Without an owner (wh_replay_lmdb_add: a caller that claims nothing),
+ * a claim holds until its expiry, as before claims were kept by their
+ * process. */
 static int claim_lapsed(const claim_value *c, const wh_replay_owner *owner,
                         apr_time_t now)
 {
-    int (*alive)(apr_int64_t) = owner->alive ? owner->alive : pid_alive;
-    return now - c->since > owner->lease || !alive(c->pid);
+    wh_replay_process holder = { c->pid, c->start, c->boot };
+
+    if (owner == NULL)
+        return c->expiry <= now;
+    if (c->start == 0 && c->boot == 0 && now - c->since > owner->lease)
+        return 1;                /* a claim of the older form */
+    return !(owner->alive ? owner->alive : wh_replay_process_alive)(&holder);
+}
+
+/* May the sweep delete this entry? An expired id, or an expired claim
+ * whose process is gone: a claim whose process runs stays, whatever its
+ * expiry (its delivery is still under way). */
+static int sweepable(const MDB_val *v, const wh_replay_owner *owner,
+                     apr_time_t now)
+{
+    claim_value held;
+    if (stored_expiry(v) > now)
+        return 0;
+    return !is_claim(v, &held) || claim_lapsed(&held, owner, now);
 }
 
 /* Examines up to max ids from where the sweep stopped, deleting the
  * expired; 0, or LMDB's error. */
-static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max)
+static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max,
+                 const wh_replay_owner *owner)
 {
     MDB_cursor *c;
     MDB_val k = { db->sweep_len, db->sweep }, v;
@@ -558,7 +661,7 @@ static int purge(wh_replay_lmdb *db, MDB_txn *txn, apr_time_t now, int max)
     while (rc == 0 && max-- > 0) {
         /* after a delete, LMDB's MDB_NEXT gives the entry that took the
          * deleted one's place */
-        if (stored_expiry(&v) <= now && (rc = mdb_cursor_del(c, 0)) != 0)
+        if (sweepable(&v, owner, now) && (rc = mdb_cursor_del(c, 0)) != 0)
             break;
         rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
     }
@@ -587,7 +690,8 @@ static wh_lmdb_result failed(MDB_txn *txn, int rc, const char **err)
 /* A transaction that only purges: when an add finds the map full, the
  * expired ids it could not remove inside its own failed transaction. 1
  * when something was removed. */
-static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
+static int purge_alone(wh_replay_lmdb *db, apr_time_t now,
+                       const wh_replay_owner *owner)
 {
     MDB_txn *txn;
     MDB_stat before, after;
@@ -595,7 +699,7 @@ static int purge_alone(wh_replay_lmdb *db, apr_time_t now)
         return 0;
     if (reserve(db, WH_LMDB_NEED_CHANGE) != 0
         || mdb_stat(txn, db->ids, &before) != 0
-        || purge(db, txn, now, 64 * WH_LMDB_SWEEP_PER_ADD) != 0
+        || purge(db, txn, now, 64 * WH_LMDB_SWEEP_PER_ADD, owner) != 0
         || mdb_stat(txn, db->ids, &after) != 0
         || after.ms_entries == before.ms_entries) {
         mdb_txn_abort(txn);
@@ -615,7 +719,7 @@ wh_lmdb_result wh_replay_lmdb_claim(wh_replay_lmdb *db, const char *id,
                                     const char **err)
 {
     wh_lmdb_result r = add_once(db, id, now, expires, may_add, owner, err);
-    if (r == WH_LMDB_FULL && purge_alone(db, now))
+    if (r == WH_LMDB_FULL && purge_alone(db, now, owner))
         r = add_once(db, id, now, expires, may_add, owner, err);
     return r;
 }
@@ -650,21 +754,23 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         return failed(NULL, rc, err);
 
     rc = mdb_get(txn, db->ids, &k, &v);
-    if (rc == 0 && stored_expiry(&v) > now) {
+    if (rc == 0) {
         claim_value held;
-        if (!is_claim(&v, &held)) {
+        if (is_claim(&v, &held)) {
+            if (!claim_lapsed(&held, owner, now)) {
+                mdb_txn_abort(txn);
+                return WH_LMDB_IN_PROGRESS;
+            }
+            /* its delivery died with its process: a copy takes it over */
+        }
+        else if (stored_expiry(&v) > now) {
             mdb_txn_abort(txn);
             return WH_LMDB_DUPLICATE;
         }
-        if (!owner || !claim_lapsed(&held, owner, now)) {
-            mdb_txn_abort(txn);
-            return WH_LMDB_IN_PROGRESS;
-        }
-        /* its delivery died with its process: this copy takes it over */
     }
-    else if (rc != 0 && rc != MDB_NOTFOUND)
+    else if (rc != MDB_NOTFOUND)
         return failed(txn, rc, err);
-    else if (!may_add) {
+    if (!may_add) {
         mdb_txn_abort(txn);
         return WH_LMDB_REFUSED;
     }
@@ -676,7 +782,9 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
             *err = no_space(rc);
         return WH_LMDB_ERROR;
     }
-    claim_value mine = { expires, now, owner ? owner->pid : 0 };
+    claim_value mine = { expires, now, owner ? owner->self.pid : 0,
+                         owner ? owner->self.start : 0,
+                         owner ? owner->self.boot : 0 };
     if (owner) {
         v.mv_size = sizeof(mine);
         v.mv_data = &mine;
@@ -684,7 +792,7 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         v.mv_size = sizeof(expires);
         v.mv_data = &expires;
     }
-    if ((rc = purge(db, txn, now, WH_LMDB_SWEEP_PER_ADD)) != 0
+    if ((rc = purge(db, txn, now, WH_LMDB_SWEEP_PER_ADD, owner)) != 0
         || (rc = mdb_put(txn, db->ids, &k, &v, 0)) != 0)
         return failed(txn, rc, err);
     if ((rc = mdb_txn_commit(txn)) != 0)
@@ -740,18 +848,27 @@ static int change_id(wh_replay_lmdb *db, const char *id, id_change change,
     return 0;
 }
 
-/* The claim of pid becomes a delivered id (its expiry alone). */
+typedef struct {
+    apr_int64_t pid;
+    apr_time_t expires;
+} settle_arg;
+
+/* The claim of pid becomes a delivered id (an expiry alone): its own, or
+ * a later one (a delivery that outlasted the window it began with). */
 static int settle_claim(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
                         const void *arg)
 {
+    const settle_arg *a = arg;
     MDB_val v, done;
     claim_value held;
     int rc = mdb_get(txn, db->ids, k, &v);
 
     if (rc != 0)
         return rc;
-    if (!is_claim(&v, &held) || held.pid != *(const apr_int64_t *)arg)
+    if (!is_claim(&v, &held) || held.pid != a->pid)
         return MDB_NOTFOUND;    /* delivered already, or taken over */
+    if (a->expires > held.expiry)
+        held.expiry = a->expires;
     done.mv_size = sizeof(held.expiry);
     done.mv_data = &held.expiry;
     return mdb_put(txn, db->ids, k, &done, 0);
@@ -765,9 +882,10 @@ static int delete_id(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
 }
 
 int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
-                          const char **err)
+                          apr_time_t expires, const char **err)
 {
-    return change_id(db, id, settle_claim, &pid, err);
+    settle_arg a = { pid, expires };
+    return change_id(db, id, settle_claim, &a, err);
 }
 
 int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)

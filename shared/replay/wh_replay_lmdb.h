@@ -51,17 +51,35 @@ typedef enum {
                             delivered again nor a duplicate yet */
 } wh_lmdb_result;
 
-/* Who records an id for a delivery under way (see wh_replay_lmdb_add):
- * a process, alive or not, and how long its claim holds at most. */
+/* A process that holds claims, told apart from a later process given
+ * the same pid: its start time and the boot it runs in. */
 typedef struct {
     apr_int64_t pid;
+    apr_uint64_t start;  /* start time in clock ticks after boot (0: unknown) */
+    apr_uint64_t boot;   /* a hash of the kernel's boot id (0: unknown) */
+} wh_replay_process;
+
+/* Who records an id for a delivery under way (see wh_replay_lmdb_claim).
+ * A claim holds while its process runs, however long its delivery takes;
+ * claims written before start times were recorded (a process alone) hold
+ * at most lease. */
+typedef struct {
+    wh_replay_process self;
     apr_interval_time_t lease;
-    /* whether pid still runs; NULL: kill(pid, 0) */
-    int (*alive)(apr_int64_t pid);
+    /* whether a claim's process still runs; NULL: wh_replay_process_alive */
+    int (*alive)(const wh_replay_process *holder);
 } wh_replay_owner;
 
-/* The claim a process makes with getpid(), held at most lease. */
+/* This process as an owner (reads its start time and the boot id: once
+ * per process, not per claim). */
 void wh_replay_owner_self(wh_replay_owner *o, apr_interval_time_t lease);
+
+/* 1 while the process h names runs: same boot, pid alive (kill(pid, 0);
+ * EPERM is alive), and, where both are known, the same start time (a pid
+ * handed to a new process is not the claim's). */
+int wh_replay_process_alive(const wh_replay_process *h);
+/* The start time of pid (field 22 of /proc/PID/stat). 0, or -1. */
+int wh_replay_process_start(apr_int64_t pid, apr_uint64_t *start);
 
 /* ---- the state file and the rule that trusts a store ---------------- */
 typedef struct {
@@ -131,11 +149,14 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
  * rate × window ids. *err: why, for FULL and ERROR.
  *
  * With an owner, the id is recorded as a delivery under way, claimed by
- * owner->pid, until wh_replay_lmdb_settle() makes it delivered. Until
+ * owner->self, until wh_replay_lmdb_settle() makes it delivered. Until
  * then a lookup answers IN_PROGRESS, not DUPLICATE: the delivery may still
  * fail, and a copy answered "duplicate" meanwhile would be lost. A claim
- * whose process is gone (a full restart or a crash killed the handler)
- * or older than owner->lease is taken over: the copy is delivered. */
+ * holds while its process runs, past its expiry too (an application that
+ * takes longer than anything expected is still delivering); a claim whose
+ * process is gone (a full restart or a crash killed the handler, or its
+ * pid now names another process) is taken over: the copy is delivered.
+ * The sweep never removes a claim whose process runs. */
 wh_lmdb_result wh_replay_lmdb_add(wh_replay_lmdb *db, const char *id,
                                   apr_time_t now, apr_time_t expires,
                                   int may_add, const char **err);
@@ -144,11 +165,12 @@ wh_lmdb_result wh_replay_lmdb_claim(wh_replay_lmdb *db, const char *id,
                                     int may_add, const wh_replay_owner *owner,
                                     const char **err);
 
-/* The delivery claimed by pid succeeded: id is a duplicate until its
- * expiry. Nothing changes when id is absent or claimed by another (its
- * claim was taken over). 0, or -1 with *err. */
+/* The delivery claimed by pid succeeded: id is a duplicate until the
+ * later of its claim's expiry and expires. Nothing changes when id is
+ * absent or claimed by another (its claim was taken over). 0, or -1 with
+ * *err. */
 int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
-                          const char **err);
+                          apr_time_t expires, const char **err);
 
 /* Forgets id (the application failed: the bank's retry is delivered).
  * 0: removed or absent; -1 with *err. */

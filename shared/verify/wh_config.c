@@ -828,6 +828,22 @@ static void check_replay_window(apr_pool_t *p, wh_config *cfg,
                                 cfg->replay_window, minimum));
 }
 
+/* ReplayCache pgsql without a conninfo keeps its ids in the inbox's own
+ * PostgreSQL database: there must be one. */
+static void check_replay_pgsql(apr_pool_t *p, const wh_config *cfg,
+                               apr_array_header_t *errs)
+{
+    if (!cfg->replay_cache_provider
+        || strcmp(cfg->replay_cache_provider, "pgsql") != 0
+        || cfg->replay_cache_args
+        || (cfg->inbox_driver == WH_INBOX_PGSQL && cfg->inbox_params))
+        return;
+    push(errs, apr_psprintf(p, "%sReplayCache pgsql without a conninfo uses "
+                            "the inbox's database: it needs InboxDriver pgsql "
+                            "and InboxParams (or name one: pgsql:CONNINFO)",
+                            where(p, cfg, "replaycache")));
+}
+
 /* A URL without a secret could not be signed, and a secret without a URL
  * says forwarding was meant but is not configured: both or neither. */
 static void check_forward(apr_pool_t *p, const wh_config *cfg,
@@ -931,6 +947,7 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
     check_list_limits(p, cfg, errs);
     check_replay_window(p, cfg, errs);
     check_forward(p, cfg, errs);
+    check_replay_pgsql(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
     load_files(p, cfg, parts, errs);
     return join_errors(p, errs);

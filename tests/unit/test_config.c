@@ -657,6 +657,26 @@ static void test_replay_cache_key(void)
 
 /* ---- finalize: cross-key rules ------------------------------------- */
 
+/* ReplayCache pgsql alone uses the inbox's own PostgreSQL database. */
+static void test_replay_pgsql_needs_the_inbox_database(void)
+{
+    wh_config *c = NULL;
+    const char *req = required_keys(), *err;
+
+    err = load(apr_pstrcat(P(), req, "ReplayCache pgsql\n", NULL), &c, NULL);
+    CU_ASSERT(contains(err, "ReplayCache pgsql without a conninfo uses the "
+                            "inbox's database"));
+    err = load(apr_pstrcat(P(), req, "ReplayCache pgsql\nInboxParams /tmp/x.db\n",
+                           NULL), &c, NULL);
+    CU_ASSERT(contains(err, "InboxDriver pgsql"));
+    err = load(apr_pstrcat(P(), req, "ReplayCache pgsql\nInboxDriver pgsql\n"
+                           "InboxParams host=db dbname=x\n", NULL), &c, NULL);
+    CU_ASSERT_PTR_NULL(err);
+    err = load(apr_pstrcat(P(), req, "ReplayCache pgsql:host=db password=pw\n",
+                           NULL), &c, NULL);
+    CU_ASSERT_PTR_NULL(err);
+}
+
 static void test_missing_required_keys(void)
 {
     wh_config *c = NULL;
@@ -983,6 +1003,7 @@ static const wh_test_case cases[] = {
     {"SignedUrl", test_signed_url_key},
     {"SignedUrlForm", test_signed_url_form_key},
     {"ReplayCache", test_replay_cache_key},
+    {"ReplayCache pgsql needs the inbox's database", test_replay_pgsql_needs_the_inbox_database},
     {"missing required keys", test_missing_required_keys},
     {"finalize fails closed after bad value",
      test_finalize_fails_closed_after_bad_value},

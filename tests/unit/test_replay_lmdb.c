@@ -13,6 +13,7 @@
  * passed in, never read: nothing here depends on timing. */
 #include "wh_test.h"
 #include "replay/wh_replay_lmdb.h"
+#include <lmdb.h>
 #include <apr_strings.h>
 #include <dirent.h>
 #include <errno.h>
@@ -744,14 +745,24 @@ static void test_remove_forgets(void)
 
 /* ---- claims: a delivery under way ------------------------------- */
 
-static int dead_pids[4];
+/* Processes as the test says: every pid lives, but those in dead_pids,
+ * and a pid listed in reused_pids now names another process (a start
+ * time other than the one its claims carry). */
+static int dead_pids[4], reused_pids[4];
 
-/* Liveness as the test says: every pid lives but those in dead_pids. */
-static int fake_alive(apr_int64_t pid)
+static apr_uint64_t start_of(apr_int64_t pid)
 {
-    for (int i = 0; i < 4; i++)
-        if (dead_pids[i] && dead_pids[i] == pid)
+    return (apr_uint64_t)pid * 1000 + 7;
+}
+
+static int fake_alive(const wh_replay_process *h)
+{
+    for (int i = 0; i < 4; i++) {
+        if (dead_pids[i] && dead_pids[i] == h->pid)
             return 0;
+        if (reused_pids[i] && reused_pids[i] == h->pid && h->start == start_of(h->pid))
+            return 0;
+    }
     return 1;
 }
 
@@ -761,16 +772,31 @@ static wh_replay_lmdb *claims_store(fx *f, apr_pool_t **sp)
     apr_time_t since;
 
     memset(dead_pids, 0, sizeof(dead_pids));
+    memset(reused_pids, 0, sizeof(reused_pids));
     fx_prepare(f, MAP, T0, &since);
     return fx_open(f, MAP, sp);
+}
+
+static wh_replay_owner owner_of(apr_int64_t pid)
+{
+    wh_replay_owner o = { { pid, start_of(pid), 42 }, SEC(120), fake_alive };
+    return o;
 }
 
 static wh_lmdb_result claim(wh_replay_lmdb *db, const char *id, apr_time_t now,
                             apr_int64_t pid)
 {
     const char *err = NULL;
-    wh_replay_owner o = { pid, SEC(120), fake_alive };
+    wh_replay_owner o = owner_of(pid);
     return wh_replay_lmdb_claim(db, id, now, now + SEC(600), 1, &o, &err);
+}
+
+static wh_lmdb_result look(wh_replay_lmdb *db, const char *id, apr_time_t now,
+                           apr_int64_t pid)
+{
+    const char *err = NULL;
+    wh_replay_owner o = owner_of(pid);
+    return wh_replay_lmdb_claim(db, id, now, now + SEC(600), 0, &o, &err);
 }
 
 /* A claimed id answers IN_PROGRESS (never DUPLICATE) until its delivery
@@ -788,16 +814,17 @@ static void test_claim_in_progress_until_settled(void)
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(1), 100), WH_LMDB_IN_PROGRESS);
     /* a look without a claim sees it under way too */
     CU_ASSERT_EQUAL(add(db, nid(1), T0 + SEC(1), T0 + SEC(600), 0, NULL), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(look(db, nid(1), T0 + SEC(1), 101), WH_LMDB_IN_PROGRESS);
     /* another process's settle changes nothing */
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 101, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 101, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(2), 101), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 100, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 100, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3), 101), WH_LMDB_DUPLICATE);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(599), 101), WH_LMDB_DUPLICATE);
-    /* settled keeps the claim's expiry, not a new one */
+    /* settled with no later expiry keeps the claim's own */
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(601), 101), WH_LMDB_FIRST);
     /* settling an absent id: nothing, no error */
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(9), 100, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(9), 100, 0, &err), 0);
     CU_ASSERT_EQUAL(add(db, nid(9), T0, T0 + SEC(600), 0, NULL), WH_LMDB_REFUSED);
     /* a 5xx forgets a claim like any id */
     CU_ASSERT_EQUAL(claim(db, nid(2), T0, 100), WH_LMDB_FIRST);
@@ -807,10 +834,14 @@ static void test_claim_in_progress_until_settled(void)
     fx_done(f);
 }
 
-/* A claim whose process is gone (a full restart or a crash killed the
- * handler), or older than the lease, is taken over: the copy is
- * delivered. The old claimant's late settle then changes nothing. */
-static void test_claim_lapses_with_its_process_or_lease(void)
+/* A claim holds while its process runs, however long its delivery takes
+ * (past the lease, past its own window: issue 27's application that takes
+ * 140 s met the bank's retry at 125 s), and the sweep leaves it alone.
+ * Its process gone, or its pid handed to another process (another start
+ * time), the claim is taken over: the copy is delivered, and the old
+ * claimant's late settle changes nothing. A settle after a long delivery
+ * keeps the id for the window from then. */
+static void test_claim_holds_while_its_process_runs(void)
 {
     fx *f = fx_make();
     apr_pool_t *sp;
@@ -818,26 +849,129 @@ static void test_claim_lapses_with_its_process_or_lease(void)
     const char *err = NULL;
 
     CU_ASSERT_EQUAL(claim(db, nid(1), T0, 200), WH_LMDB_FIRST);
-    dead_pids[0] = 200;
-    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(5), 300), WH_LMDB_FIRST);
-    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(6), 301), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 200, &err), 0);
-    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(7), 301), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 300, &err), 0);
-    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(8), 301), WH_LMDB_DUPLICATE);
-    /* a live process past the lease: taken over too */
-    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 400), WH_LMDB_FIRST);
-    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(120), 401), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(121), 401), WH_LMDB_FIRST);
-    /* the real liveness check: this process lives, pid 0 and a negative
-     * pid never do */
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(125), 201), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600), 201), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(look(db, nid(1), T0 + SEC(3600), 201), WH_LMDB_IN_PROGRESS);
+    /* settled an hour in: a duplicate for the window from then */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 200, T0 + SEC(3600 + 600), &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600 + 599), 201), WH_LMDB_DUPLICATE);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600 + 601), 201), WH_LMDB_FIRST);
+
+    /* the process died: taken over at once */
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 300), WH_LMDB_FIRST);
+    dead_pids[0] = 300;
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(5), 301), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(6), 302), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(2), 300, 0, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(7), 302), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(2), 301, 0, &err), 0);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(8), 302), WH_LMDB_DUPLICATE);
+
+    /* its pid now names another process: taken over; a look alone is
+     * refused (may not add), not answered "in progress" */
+    CU_ASSERT_EQUAL(claim(db, nid(3), T0, 400), WH_LMDB_FIRST);
+    reused_pids[0] = 400;
+    CU_ASSERT_EQUAL(look(db, nid(3), T0 + SEC(1), 401), WH_LMDB_REFUSED);
+    CU_ASSERT_EQUAL(claim(db, nid(3), T0 + SEC(1), 401), WH_LMDB_FIRST);
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
+/* The sweep (every claim's transaction) leaves a claim whose process runs,
+ * its window long over, and removes one whose process is gone. */
+static void test_sweep_keeps_running_claims(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    wh_replay_lmdb *db = claims_store(f, &sp);
+
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0, 200), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0, 201), WH_LMDB_FIRST);
+    dead_pids[0] = 201;
+    for (int i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(claim(db, nid(1000 + i), T0 + SEC(7200), 2000 + i), WH_LMDB_FIRST);
+    CU_ASSERT_EQUAL(ids_held(db), 21);           /* nid(2) swept */
+    CU_ASSERT_EQUAL(look(db, nid(1), T0 + SEC(7200), 900), WH_LMDB_IN_PROGRESS);
+    apr_pool_destroy(sp);
+    fx_done(f);
+}
+
+/* The real liveness check: this process lives (its start time read from
+ * /proc matches), pid 0 and a negative pid never do, and a claim that
+ * carries this pid with another start time or another boot is not this
+ * process's. */
+static void test_process_alive_is_real(void)
+{
+    wh_replay_owner me;
+    wh_replay_process p;
+
+    wh_replay_owner_self(&me, SEC(120));
+    CU_ASSERT(me.self.pid == (apr_int64_t)getpid());
+    CU_ASSERT(me.self.start > 0);
+    CU_ASSERT(me.self.boot != 0);
+    CU_ASSERT(wh_replay_process_alive(&me.self));
+    p = me.self;
+    p.start++;
+    CU_ASSERT(!wh_replay_process_alive(&p));
+    p = me.self;
+    p.boot++;
+    CU_ASSERT(!wh_replay_process_alive(&p));
+    p = me.self;
+    p.start = 0;                       /* unknown: the pid alone decides */
+    CU_ASSERT(wh_replay_process_alive(&p));
+    p.pid = 0;
+    CU_ASSERT(!wh_replay_process_alive(&p));
+    p.pid = -5;
+    CU_ASSERT(!wh_replay_process_alive(&p));
     {
-        wh_replay_owner me;
-        wh_replay_owner_self(&me, SEC(120));
-        CU_ASSERT(me.alive(me.pid));
-        CU_ASSERT(!me.alive(0));
-        CU_ASSERT(!me.alive(-5));
+        /* a child that exited and was reaped */
+        pid_t kid = fork();
+        int status;
+        if (kid == 0)
+            _exit(0);
+        CU_ASSERT_FATAL(kid > 0);
+        waitpid(kid, &status, 0);
+        p.pid = kid;
+        p.start = 0;
+        CU_ASSERT(!wh_replay_process_alive(&p));
     }
+}
+
+/* A claim of the older form (24 bytes: expiry, since, pid, written before
+ * start times were recorded) still lapses by the lease, or with its
+ * process. */
+static void test_older_claims_lapse_by_their_lease(void)
+{
+    fx *f = fx_make();
+    apr_pool_t *sp;
+    apr_time_t since;
+    wh_replay_lmdb *db;
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    apr_int64_t v1[3] = { T0 + SEC(600), T0, 600 }, v2[3] = { T0 + SEC(600), T0, 601 };
+    MDB_val k1 = { 36, (void *)nid(1) }, k2 = { 36, (void *)nid(2) };
+    MDB_val d1 = { sizeof(v1), v1 }, d2 = { sizeof(v2), v2 };
+
+    memset(dead_pids, 0, sizeof(dead_pids));
+    memset(reused_pids, 0, sizeof(reused_pids));
+    fx_prepare(f, MAP, T0, &since);
+    CU_ASSERT_FATAL(mdb_env_create(&env) == 0);
+    mdb_env_set_mapsize(env, MAP);
+    mdb_env_set_maxdbs(env, 2);
+    CU_ASSERT_FATAL(mdb_env_open(env, f->path, MDB_NOSUBDIR | MDB_NOTLS, 0600) == 0);
+    CU_ASSERT_FATAL(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+    CU_ASSERT_FATAL(mdb_dbi_open(txn, "ids", MDB_CREATE, &dbi) == 0);
+    CU_ASSERT(mdb_put(txn, dbi, &k1, &d1, 0) == 0);
+    CU_ASSERT(mdb_put(txn, dbi, &k2, &d2, 0) == 0);
+    CU_ASSERT_FATAL(mdb_txn_commit(txn) == 0);
+    mdb_env_close(env);
+
+    db = fx_open(f, MAP, &sp);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(60), 700), WH_LMDB_IN_PROGRESS);
+    CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(121), 700), WH_LMDB_FIRST);
+    dead_pids[0] = 601;
+    CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(60), 700), WH_LMDB_FIRST);
     apr_pool_destroy(sp);
     fx_done(f);
 }
@@ -1229,7 +1363,12 @@ static const wh_test_case cases[] = {
     { "add: an expired id counts as absent", test_add_expired_counts_as_absent },
     { "add: empty or over-long ids are errors", test_add_rejects_bad_ids },
     { "claim: in progress until settled", test_claim_in_progress_until_settled },
-    { "claim: lapses with its process or its lease", test_claim_lapses_with_its_process_or_lease },
+    { "claim: holds while its process runs, past lease and window",
+      test_claim_holds_while_its_process_runs },
+    { "claim: the sweep keeps claims whose process runs", test_sweep_keeps_running_claims },
+    { "claim: the liveness check is the kernel's (pid, start, boot)",
+      test_process_alive_is_real },
+    { "claim: older claims lapse by their lease", test_older_claims_lapse_by_their_lease },
     { "claim: claims and plain ids share the store", test_claims_and_plain_ids_share_the_store },
     { "remove: forgotten ids are first again", test_remove_forgets },
     { "purge keeps the store bounded", test_purge_keeps_store_bounded },

@@ -1,0 +1,596 @@
+/* ReplayCache pgsql (see wh_replay_pgsql.h). */
+#include "wh_replay_pgsql.h"
+#include "wh_replay.h"
+#include <apr_dbd.h>
+#include <apr_reslist.h>
+#include <apr_strings.h>
+#include <apr_thread_mutex.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Claims of one connection between two purges, and rows a purge takes. */
+#define WH_PG_PURGE_EVERY 16
+#define WH_PG_PURGE_ROWS "64"
+/* Any number that is ours: the advisory lock taken to create the schema. */
+#define WH_PG_SCHEMA_LOCK "2002874225"
+#define WH_PG_MARKER "'" WH_REPLAY_MARKER_KEY "'"
+/* now, by the database's clock, in µs since the epoch */
+#define WH_PG_NOW_US "(extract(epoch from clock_timestamp()) * 1000000)::bigint"
+#define WH_PG_IN(arg) "clock_timestamp() + " arg "::bigint * interval '1 microsecond'"
+
+enum {
+    Q_CLAIM, Q_LOOK, Q_TAKE, Q_MARK_NOW, Q_MARK_FIX, Q_MARK_NEW, Q_CONFIRM,
+    Q_FORGET, Q_RENEW, Q_PURGE, Q_COUNT
+};
+
+static const char *const sql[Q_COUNT] = {
+    /* Q_CLAIM id, holder, lease µs, the marker judged by */
+    "INSERT INTO wh_replay (id, holder, expires) "
+    "SELECT %s::text, %s::text, " WH_PG_IN("%s") " WHERE EXISTS (SELECT 1 FROM "
+    "wh_replay WHERE id = " WH_PG_MARKER " AND holder = %s::text) "
+    "ON CONFLICT (id) DO NOTHING",
+    /* Q_LOOK id: the id's row and the marker's */
+    "SELECT id, holder, CASE WHEN expires > clock_timestamp() THEN 1 ELSE 0 END "
+    "FROM wh_replay WHERE id = %s::text OR id = " WH_PG_MARKER,
+    /* Q_TAKE holder, lease µs, id: an expired row (a lapsed claim, an id
+     * past its window) becomes this claim */
+    "UPDATE wh_replay SET holder = %s::text, expires = " WH_PG_IN("%s")
+    " WHERE id = %s::text AND expires <= clock_timestamp()",
+    /* Q_MARK_NOW: the store remembers from now */
+    "INSERT INTO wh_replay (id, holder, expires) VALUES (" WH_PG_MARKER ", "
+    "'since=' || " WH_PG_NOW_US " || ' set=' || " WH_PG_NOW_US ", 'infinity') "
+    "ON CONFLICT (id) DO NOTHING",
+    /* Q_MARK_FIX old: a marker wirehook did not write, replaced */
+    "UPDATE wh_replay SET holder = 'since=' || " WH_PG_NOW_US " || ' set=' || "
+    WH_PG_NOW_US ", expires = 'infinity' WHERE id = " WH_PG_MARKER
+    " AND holder IS NOT DISTINCT FROM %s::text",
+    /* Q_MARK_NEW: a new store, judging everything */
+    "INSERT INTO wh_replay (id, holder, expires) VALUES (" WH_PG_MARKER ", "
+    "'since=0 set=' || " WH_PG_NOW_US ", 'infinity') ON CONFLICT (id) DO NOTHING",
+    /* Q_CONFIRM id, window µs */
+    "INSERT INTO wh_replay (id, holder, expires) VALUES (%s::text, NULL, "
+    WH_PG_IN("%s") ") ON CONFLICT (id) DO UPDATE SET holder = NULL, "
+    "expires = EXCLUDED.expires",
+    /* Q_FORGET id, holder */
+    "DELETE FROM wh_replay WHERE id = %s::text AND holder = %s::text",
+    /* Q_RENEW lease µs, id, holder */
+    "UPDATE wh_replay SET expires = " WH_PG_IN("%s")
+    " WHERE id = %s::text AND holder = %s::text",
+    /* Q_PURGE */
+    "DELETE FROM wh_replay WHERE id IN (SELECT id FROM wh_replay WHERE "
+    "expires < clock_timestamp() ORDER BY expires LIMIT " WH_PG_PURGE_ROWS
+    " FOR UPDATE SKIP LOCKED)",
+};
+
+typedef struct {
+    const char *conninfo;
+    const apr_dbd_driver_t *drv;
+    apr_reslist_t *conns;
+    apr_thread_mutex_t *mu;      /* guards last_err */
+    char last_err[200];          /* why the last connection failed */
+} pg_store;
+
+typedef struct {
+    apr_pool_t *pool;
+    apr_dbd_t *h;
+    apr_dbd_prepared_t *st[Q_COUNT];
+    int broken;
+    char marker[WH_REPLAY_NET_VALUE_MAX];
+    int has_marker;
+    apr_time_t since;
+    unsigned claims;
+} pg_conn;
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* The driver's message on one bounded line (never the conninfo). */
+static const char *one_line(apr_pool_t *p, const char *m)
+{
+    apr_size_t n = m ? strlen(m) : 0;
+    char *s;
+    if (n == 0)
+        return "unknown error";
+    if (n > 200)
+        n = 200;
+    s = apr_pstrmemdup(p, m, n);
+    for (apr_size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20)
+            s[i] = ' ';
+    while (n > 0 && s[n - 1] == ' ')
+        s[--n] = '\0';
+    return s;
+}
+
+/* A statement failed: the connection is closed when released (the next
+ * use opens a fresh one: a restarted server, a dropped table). */
+static int failed(pg_store *ps, pg_conn *c, apr_pool_t *p, int rv,
+                  const char **err)
+{
+    *err = apr_pstrcat(p, "pgsql: ",
+                       one_line(p, apr_dbd_error(ps->drv, c->h, rv)), NULL);
+    c->broken = 1;
+    return -1;
+}
+
+static int exec_q(pg_store *ps, pg_conn *c, apr_pool_t *p, int q, int *nrows,
+                  int nargs, const char **args, const char **err)
+{
+    int rv = apr_dbd_pquery(ps->drv, p, c->h, nrows, c->st[q], nargs, args);
+    return rv ? failed(ps, c, p, rv, err) : 0;
+}
+
+/* Rows of a query: up to max rows of ncols cells (NULL: SQL NULL). */
+static int select_q(pg_store *ps, pg_conn *c, apr_pool_t *p, int q, int nargs,
+                    const char **args, int ncols, int max, const char **cells,
+                    int *nrows, const char **err)
+{
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int rv = apr_dbd_pselect(ps->drv, p, c->h, &res, c->st[q], 0, nargs, args);
+
+    *nrows = 0;
+    if (rv)
+        return failed(ps, c, p, rv, err);
+    while (apr_dbd_get_row(ps->drv, p, res, &row, -1) == 0) {
+        if (*nrows >= max)
+            continue;
+        for (int j = 0; j < ncols; j++) {
+            const char *v = apr_dbd_get_entry(ps->drv, row, j);
+            cells[*nrows * ncols + j] = v ? apr_pstrdup(p, v) : NULL;
+        }
+        (*nrows)++;
+    }
+    return 0;
+}
+
+static int plain(pg_store *ps, apr_dbd_t *h, const char *q)
+{
+    int nrows;
+    return apr_dbd_query(ps->drv, h, &nrows, q);
+}
+
+/* The first cell of a query without parameters; NULL when none. */
+static int plain_value(pg_store *ps, apr_pool_t *p, apr_dbd_t *h,
+                       const char *q, const char **value)
+{
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int rv = apr_dbd_select(ps->drv, p, h, &res, q, 0);
+
+    *value = NULL;
+    if (rv)
+        return rv;
+    while (apr_dbd_get_row(ps->drv, p, res, &row, -1) == 0)
+        if (!*value) {
+            const char *v = apr_dbd_get_entry(ps->drv, row, 0);
+            *value = v ? apr_pstrdup(p, v) : "";
+        }
+    return 0;
+}
+
+/* ---- the schema ------------------------------------------------------ */
+
+/* Version and table as they are: *version 0 when none. */
+static int schema_state(pg_store *ps, apr_pool_t *p, apr_dbd_t *h,
+                        int *version, int *table)
+{
+    const char *v = NULL;
+    int rv = plain_value(ps, p, h, "SELECT CASE WHEN to_regclass('wh_replay_meta') "
+                         "IS NULL THEN 'n' ELSE 'y' END || CASE WHEN "
+                         "to_regclass('wh_replay') IS NULL THEN 'n' ELSE 'y' END",
+                         &v);
+    *version = 0;
+    *table = 0;
+    if (rv || !v || strlen(v) != 2)
+        return rv ? rv : -1;
+    *table = v[1] == 'y';
+    if (v[0] == 'y') {
+        rv = plain_value(ps, p, h, "SELECT value FROM wh_replay_meta WHERE name "
+                         "= 'version'", &v);
+        if (rv)
+            return rv;
+        *version = v ? atoi(v) : 0;
+    }
+    return 0;
+}
+
+/* Creates or checks the schema on a fresh connection. NULL or why not. */
+static const char *ensure_schema(pg_store *ps, apr_pool_t *p, apr_dbd_t *h)
+{
+    int version, table, rv;
+    const char *why = NULL;
+
+    if ((rv = schema_state(ps, p, h, &version, &table)) == 0 && table
+        && version == WH_REPLAY_PG_SCHEMA_VERSION)
+        return NULL;
+    if (rv == 0 && version > WH_REPLAY_PG_SCHEMA_VERSION)
+        return apr_psprintf(p, "the replay store's schema is version %d, newer "
+                            "than this wirehook's (%d)", version,
+                            WH_REPLAY_PG_SCHEMA_VERSION);
+    /* one creator at a time, across every server */
+    if ((rv = plain(ps, h, "BEGIN")) != 0
+        || (rv = plain(ps, h, "SELECT pg_advisory_xact_lock(" WH_PG_SCHEMA_LOCK ")")) != 0
+        || (rv = plain(ps, h, "CREATE TABLE IF NOT EXISTS wh_replay_meta (name text "
+                       "PRIMARY KEY, value text NOT NULL)")) != 0
+        || (rv = schema_state(ps, p, h, &version, &table)) != 0)
+        goto fail;
+    if (version > WH_REPLAY_PG_SCHEMA_VERSION) {
+        why = apr_psprintf(p, "the replay store's schema is version %d, newer "
+                           "than this wirehook's (%d)", version,
+                           WH_REPLAY_PG_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (!table) {
+        /* a table this wirehook never had is new; one it had (the meta
+         * row says so) was dropped, and its ids with it */
+        if ((rv = plain(ps, h, "CREATE TABLE wh_replay (id text PRIMARY KEY, "
+                        "holder text, expires timestamptz NOT NULL)")) != 0
+            || (rv = plain(ps, h, "CREATE INDEX wh_replay_expires ON wh_replay "
+                           "(expires)")) != 0
+            || (rv = plain(ps, h, version ? sql[Q_MARK_NOW] : sql[Q_MARK_NEW])) != 0)
+            goto fail;
+    }
+    if (version == 0
+        && (rv = plain(ps, h, apr_psprintf(p, "INSERT INTO wh_replay_meta (name, "
+                                           "value) VALUES ('version', '%d')",
+                                           WH_REPLAY_PG_SCHEMA_VERSION))) != 0)
+        goto fail;
+    if ((rv = plain(ps, h, "COMMIT")) != 0)
+        goto fail;
+    return NULL;
+fail:
+    if (!why)
+        why = one_line(p, apr_dbd_error(ps->drv, h, rv));
+    (void)plain(ps, h, "ROLLBACK");
+    return apr_pstrcat(p, "the replay store's schema: ", why, NULL);
+}
+
+/* ---- connections ----------------------------------------------------- */
+
+static void remember_error(pg_store *ps, const char *why)
+{
+    apr_thread_mutex_lock(ps->mu);
+    apr_cpystrn(ps->last_err, why, sizeof(ps->last_err));
+    apr_thread_mutex_unlock(ps->mu);
+}
+
+static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
+{
+    pg_store *ps = params;
+    pg_conn *c;
+    const char *err = NULL, *why;
+    apr_pool_t *cp;
+    static const char *const session[] = {
+        "SET statement_timeout = 5000", "SET lock_timeout = 5000",
+        "SET synchronous_commit = on",
+        "SET default_transaction_isolation = 'read committed'",
+    };
+    (void)pool;
+
+    *res = NULL;
+    /* a pool of its own, not the reslist's: connections come and go */
+    if (apr_pool_create(&cp, NULL) != APR_SUCCESS)
+        return APR_ENOMEM;
+    c = apr_pcalloc(cp, sizeof(*c));
+    c->pool = cp;
+    if (apr_dbd_open_ex(ps->drv, cp, ps->conninfo, &c->h, &err) != APR_SUCCESS
+        || c->h == NULL) {
+        remember_error(ps, err ? one_line(cp, err) : "connection failed");
+        apr_pool_destroy(cp);
+        return APR_ECONNREFUSED;
+    }
+    for (apr_size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++)
+        if (plain(ps, c->h, session[i]) != 0) {
+            remember_error(ps, "the session could not be set up");
+            goto fail;
+        }
+    if ((why = ensure_schema(ps, cp, c->h)) != NULL) {
+        remember_error(ps, why);
+        goto fail;
+    }
+    for (int q = 0; q < Q_COUNT; q++)
+        if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0) {
+            remember_error(ps, "a statement could not be prepared");
+            goto fail;
+        }
+    *res = c;
+    return APR_SUCCESS;
+fail:
+    apr_dbd_close(ps->drv, c->h);
+    apr_pool_destroy(cp);
+    return APR_EGENERAL;
+}
+
+static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
+{
+    pg_store *ps = params;
+    pg_conn *c = res;
+    (void)pool;
+    if (c) {
+        apr_dbd_close(ps->drv, c->h);
+        apr_pool_destroy(c->pool);
+    }
+    return APR_SUCCESS;
+}
+
+static int acquire(pg_store *ps, apr_pool_t *p, pg_conn **out, const char **err)
+{
+    void *res = NULL;
+    apr_status_t rv = apr_reslist_acquire(ps->conns, &res);
+
+    if (rv != APR_SUCCESS || res == NULL) {
+        char buf[120];
+        apr_thread_mutex_lock(ps->mu);
+        *err = apr_psprintf(p, "pgsql: no connection to the replay store's "
+                            "database: %s", ps->last_err[0] ? ps->last_err
+                            : apr_strerror(rv, buf, sizeof(buf)));
+        apr_thread_mutex_unlock(ps->mu);
+        return -1;
+    }
+    *out = res;
+    return 0;
+}
+
+static void release(pg_store *ps, pg_conn *c)
+{
+    if (c->broken)
+        apr_reslist_invalidate(ps->conns, c);
+    else
+        apr_reslist_release(ps->conns, c);
+}
+
+/* ---- the operations -------------------------------------------------- */
+
+static const char *us(apr_pool_t *p, apr_interval_time_t t)
+{
+    return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)(t > 0 ? t : 1));
+}
+
+/* The marker as looked up (NULL: none): remembered on the connection; one
+ * missing or not wirehook's is written anew ("from now"): 1, read it back
+ * next. 0, or -1. */
+static int take_marker(pg_store *ps, pg_conn *c, apr_pool_t *p,
+                       const char *m, int found, const char **err)
+{
+    apr_time_t since, set;
+    int nrows = 0;
+    const char *args[1] = { m };
+
+    if (found && m && strlen(m) < sizeof(c->marker)
+        && wh_replay_marker_decode(m, strlen(m), &since, &set) == 0) {
+        apr_cpystrn(c->marker, m, sizeof(c->marker));
+        c->has_marker = 1;
+        c->since = since;
+        return 0;
+    }
+    c->has_marker = 0;
+    if (found ? exec_q(ps, c, p, Q_MARK_FIX, &nrows, 1, args, err)
+              : exec_q(ps, c, p, Q_MARK_NOW, &nrows, 0, NULL, err))
+        return -1;
+    return nrows > 0;
+}
+
+static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
+                                const wh_claim *cl, wh_claim_info *info)
+{
+    const char *lease = us(p, cl->lease);
+
+    for (int round = 0; round < 4; round++) {
+        const char *cells[2 * 3], *idrow = NULL, *marker = NULL;
+        int nrows = 0, id_found = 0, id_live = 0, marker_found = 0, wrote, mine;
+
+        if (c->has_marker
+            && !wh_replay_predates(cl->signed_at, c->since, cl->tolerance_sec)) {
+            const char *args[4] = { cl->id, cl->holder, lease, c->marker };
+            if (exec_q(ps, c, p, Q_CLAIM, &nrows, 4, args, &info->err) != 0)
+                return WH_CLAIM_ERROR;
+            if (nrows == 1) {
+                if (++c->claims % WH_PG_PURGE_EVERY == 0) {
+                    const char *ignored;
+                    (void)exec_q(ps, c, p, Q_PURGE, &nrows, 0, NULL, &ignored);
+                }
+                return WH_CLAIM_FIRST;
+            }
+        }
+        {
+            const char *args[1] = { cl->id };
+            if (select_q(ps, c, p, Q_LOOK, 1, args, 3, 2, cells, &nrows,
+                         &info->err) != 0)
+                return WH_CLAIM_ERROR;
+        }
+        for (int i = 0; i < nrows; i++) {
+            const char *rid = cells[i * 3];
+            if (rid && strcmp(rid, WH_REPLAY_MARKER_KEY) == 0
+                && strcmp(cl->id, WH_REPLAY_MARKER_KEY) != 0) {
+                marker_found = 1;
+                marker = cells[i * 3 + 1];
+            }
+            else {
+                id_found = 1;
+                idrow = cells[i * 3 + 1];
+                id_live = cells[i * 3 + 2] && cells[i * 3 + 2][0] == '1';
+            }
+        }
+        if (id_found && id_live) {
+            /* a delivered id: NULL, which the driver reads as "" (a
+             * holder token is never empty) */
+            if (idrow == NULL || *idrow == '\0')
+                return WH_CLAIM_DUPLICATE;
+            mine = cl->holder && strcmp(idrow, cl->holder) == 0;
+            return mine ? WH_CLAIM_FIRST : WH_CLAIM_IN_PROGRESS;
+        }
+        if ((wrote = take_marker(ps, c, p, marker, marker_found, &info->err)) < 0)
+            return WH_CLAIM_ERROR;
+        if (wrote > 0)
+            info->emptied = 1;
+        if (!c->has_marker)
+            continue;                   /* read the new marker back */
+        if (wh_replay_predates(cl->signed_at, c->since, cl->tolerance_sec)) {
+            info->since = c->since;
+            return WH_CLAIM_PREDATES;
+        }
+        if (id_found) {
+            /* expired: a lapsed claim, or an id past its window */
+            const char *args[3] = { cl->holder, lease, cl->id };
+            if (exec_q(ps, c, p, Q_TAKE, &nrows, 3, args, &info->err) != 0)
+                return WH_CLAIM_ERROR;
+            if (nrows == 1)
+                return WH_CLAIM_FIRST;
+        }
+        /* absent, or another copy came first: claim, or look, again */
+    }
+    info->err = "pgsql: the id or the epoch marker kept changing";
+    return WH_CLAIM_ERROR;
+}
+
+static wh_claim_result pg_claim(wh_replay_store *st, apr_pool_t *p,
+                                const wh_claim *cl, wh_claim_info *info)
+{
+    pg_store *ps = st->impl;
+    wh_claim_result res = WH_CLAIM_ERROR;
+
+    memset(info, 0, sizeof(*info));
+    for (int attempt = 0; attempt < 2; attempt++) {
+        pg_conn *c;
+        int broken;
+        if (acquire(ps, p, &c, &info->err) != 0)
+            return WH_CLAIM_ERROR;
+        res = claim_on(ps, c, p, cl, info);
+        broken = c->broken;
+        release(ps, c);
+        /* a connection that failed (a restarted server): once more on a
+         * fresh one; a claim whose reply was lost reads as this holder's */
+        if (res != WH_CLAIM_ERROR || !broken)
+            break;
+    }
+    return res;
+}
+
+/* One statement on a pooled connection (once more on a fresh one when the
+ * first had failed): rows changed, or -1. */
+static int one_statement(wh_replay_store *st, apr_pool_t *p, int q, int nargs,
+                         const char **args, const char **err)
+{
+    pg_store *ps = st->impl;
+    int rv = -1;
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+        pg_conn *c;
+        int nrows = 0, broken;
+        if (acquire(ps, p, &c, err) != 0)
+            return -1;
+        rv = exec_q(ps, c, p, q, &nrows, nargs, args, err) == 0 ? nrows : -1;
+        broken = c->broken;
+        release(ps, c);
+        if (rv >= 0 || !broken)
+            break;
+    }
+    return rv;
+}
+
+static int pg_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
+                      const char *holder, apr_int64_t window_sec,
+                      const char **err)
+{
+    const char *args[2] = { id, us(p, apr_time_from_sec(window_sec)) };
+    (void)holder;
+    return one_statement(st, p, Q_CONFIRM, 2, args, err) < 0 ? -1 : 0;
+}
+
+static int pg_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
+                     const char *holder, const char **err)
+{
+    const char *args[2] = { id, holder };
+    return one_statement(st, p, Q_FORGET, 2, args, err) < 0 ? -1 : 0;
+}
+
+static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
+                    const char *holder, apr_interval_time_t lease,
+                    const char **err)
+{
+    const char *args[3] = { us(p, lease), id, holder };
+    int n = one_statement(st, p, Q_RENEW, 3, args, err);
+    return n < 0 ? -1 : n > 0;
+}
+
+static int pg_health(wh_replay_store *st, apr_pool_t *p, const char **err)
+{
+    pg_store *ps = st->impl;
+    pg_conn *c;
+    const char *v;
+    int rv;
+
+    if (acquire(ps, p, &c, err) != 0)
+        return -1;
+    if ((rv = plain_value(ps, p, c->h, "SELECT 1", &v)) != 0)
+        (void)failed(ps, c, p, rv, err);
+    release(ps, c);
+    return rv ? -1 : 0;
+}
+
+static int pg_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
+                   const char **err)
+{
+    pg_store *ps = st->impl;
+    pg_conn *c;
+    const char *cells[6], *args[1] = { WH_REPLAY_MARKER_KEY };
+    apr_time_t set;
+    int nrows = 0, rv = -1;
+
+    *since = 0;
+    if (acquire(ps, p, &c, err) != 0)
+        return -1;
+    if (exec_q(ps, c, p, Q_MARK_NEW, &nrows, 0, NULL, err) == 0) {
+        if (nrows > 0)
+            rv = 1;
+        else if (select_q(ps, c, p, Q_LOOK, 1, args, 3, 2, cells, &nrows, err) == 0) {
+            if (nrows == 1 && cells[1]
+                && wh_replay_marker_decode(cells[1], strlen(cells[1]), since, &set) == 0)
+                rv = 0;
+            else
+                *err = "pgsql: the epoch marker's row holds something wirehook did not write";
+        }
+    }
+    release(ps, c);
+    return rv;
+}
+
+static const wh_replay_store_ops pg_ops = {
+    "pgsql", pg_claim, pg_confirm, pg_forget, pg_renew, NULL, pg_health,
+    pg_init
+};
+
+const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
+                                 int max_conns, apr_interval_time_t timeout,
+                                 wh_replay_store **out)
+{
+    pg_store *ps = apr_pcalloc(p, sizeof(*ps));
+    wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
+    apr_status_t rv;
+    char buf[120];
+
+    *out = NULL;
+    if (!conninfo || !*conninfo)
+        return "pgsql: no conninfo (ReplayCache pgsql uses the inbox's: "
+               "InboxDriver pgsql and InboxParams)";
+    ps->conninfo = apr_pstrdup(p, conninfo);
+    /* apr_dbd_init guards itself against repeated calls */
+    if ((rv = apr_dbd_init(p)) != APR_SUCCESS
+        || (rv = apr_dbd_get_driver(p, "pgsql", &ps->drv)) != APR_SUCCESS)
+        return apr_psprintf(p, "pgsql: apr_dbd's pgsql driver: %s (Debian: "
+                            "libaprutil1-dbd-pgsql)",
+                            apr_strerror(rv, buf, sizeof(buf)));
+    if (apr_thread_mutex_create(&ps->mu, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
+        return "pgsql: cannot create a mutex";
+    if (max_conns < 1)
+        max_conns = 1;
+    if (apr_reslist_create(&ps->conns, 0, max_conns, max_conns,
+                           apr_time_from_sec(60), conn_make, conn_free, ps, p)
+        != APR_SUCCESS)
+        return "pgsql: cannot create the connection pool";
+    apr_reslist_timeout_set(ps->conns, timeout);
+    st->ops = &pg_ops;
+    st->impl = ps;
+    *out = st;
+    return NULL;
+}

@@ -1,0 +1,416 @@
+/* The replay stores several servers share, each against a real server on
+ * loopback: redis (WH_TEST_REDIS=host:port), memcached
+ * (WH_TEST_MEMCACHE=host:port) and PostgreSQL (WH_TEST_REPLAY_PG=conninfo
+ * of a scratch database). Each suite is registered only when its variable
+ * is set: tests/integration/test_replay_stores.sh starts the three
+ * servers and runs them. The same cases run on each store:
+ *
+ *   a claim, then IN_PROGRESS for every other holder, DUPLICATE once
+ *   confirmed; forget and renew only the holder's own claim; a claim
+ *   nobody renews lapses after its lease, a renewed one holds; a claim
+ *   whose reply was lost reads as its holder's when tried again; an
+ *   emptied store (no epoch marker) answers PREDATES for what it cannot
+ *   judge, and says it was emptied once; `replay init` marks a store new
+ *   only when it has no marker; 8 threads claiming the same 150 ids at
+ *   once: exactly one FIRST per id; a server that cannot be reached is an
+ *   ERROR, not a FIRST. */
+#include "wh_test.h"
+#include "replay/wh_replay.h"
+#include "replay/wh_replay_memcache.h"
+#include "replay/wh_replay_pgsql.h"
+#include "replay/wh_replay_redis.h"
+#include "replay/wh_replay_store.h"
+#include <apr_dbd.h>
+#include <apr_strings.h>
+#include <apr_thread_proc.h>
+#include <hiredis/hiredis.h>
+#include <libmemcached/memcached.h>
+#include <stdio.h>
+
+#define P() wh_test_pool()
+#define SEC(n) apr_time_from_sec(n)
+#define TOL 300
+
+typedef enum { K_REDIS, K_MEMCACHE, K_PGSQL } kind;
+static kind current;
+
+static const char *env_of(kind k)
+{
+    return getenv(k == K_REDIS ? "WH_TEST_REDIS"
+                  : k == K_MEMCACHE ? "WH_TEST_MEMCACHE" : "WH_TEST_REPLAY_PG");
+}
+
+static void split(const char *hp, char **host, int *port)
+{
+    const char *c = strrchr(hp, ':');
+    *host = apr_pstrmemdup(P(), hp, c ? (apr_size_t)(c - hp) : strlen(hp));
+    *port = c ? atoi(c + 1) : 0;
+}
+
+/* The store under test, opened in p (or, with a dead address, one that
+ * cannot be reached). */
+static wh_replay_store *open_store(apr_pool_t *p, int unreachable)
+{
+    wh_replay_store *st = NULL;
+    const char *err, *target = env_of(current);
+    char *host;
+    int port;
+
+    if (current == K_PGSQL) {
+        const char *ci = unreachable ? "host=127.0.0.1 port=1 dbname=x user=x "
+                                       "password=topsecret connect_timeout=2"
+                                     : target;
+        err = wh_replay_pgsql_open(p, ci, 4, SEC(3), &st);
+    }
+    else {
+        split(target, &host, &port);
+        if (unreachable)
+            port = 1;
+        err = current == K_REDIS
+              ? wh_replay_redis_open(p, host, port, 4, SEC(3), &st)
+              : wh_replay_memcache_open(p, host, port, 4, SEC(3), &st);
+    }
+    if (err)
+        fprintf(stderr, "\n  open: %s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    return st;
+}
+
+/* Empties the whole store behind wirehook's back (a flushed or restarted
+ * server, a truncated table). */
+static void flush_store(void)
+{
+    if (current == K_REDIS) {
+        char *host;
+        int port;
+        redisContext *c;
+        redisReply *r;
+        split(env_of(current), &host, &port);
+        c = redisConnect(host, port);
+        CU_ASSERT_FATAL(c && !c->err);
+        r = redisCommand(c, "FLUSHALL");
+        CU_ASSERT(r && r->type == REDIS_REPLY_STATUS);
+        freeReplyObject(r);
+        redisFree(c);
+    }
+    else if (current == K_MEMCACHE) {
+        char *host;
+        int port;
+        memcached_st *mc = memcached_create(NULL);
+        split(env_of(current), &host, &port);
+        memcached_server_add(mc, host, (in_port_t)port);
+        CU_ASSERT_EQUAL(memcached_flush(mc, 0), MEMCACHED_SUCCESS);
+        memcached_free(mc);
+    }
+    else {
+        const apr_dbd_driver_t *drv;
+        apr_dbd_t *h;
+        const char *err;
+        int n;
+        apr_dbd_init(P());
+        CU_ASSERT_FATAL(apr_dbd_get_driver(P(), "pgsql", &drv) == APR_SUCCESS);
+        CU_ASSERT_FATAL(apr_dbd_open_ex(drv, P(), env_of(current), &h, &err) == APR_SUCCESS);
+        /* the table exists once a store has connected; a fresh database
+         * has nothing to empty */
+        (void)apr_dbd_query(drv, h, &n, "DELETE FROM wh_replay");
+        apr_dbd_close(drv, h);
+    }
+}
+
+/* Writes a raw value under an id's key, as mod_socache's providers did. */
+static void put_raw(const char *id, const char *value)
+{
+    const char *key = wh_replay_net_key(P(), id);
+    char *host;
+    int port;
+
+    split(env_of(current), &host, &port);
+    if (current == K_REDIS) {
+        redisContext *c = redisConnect(host, port);
+        redisReply *r = redisCommand(c, "SET %s %s EX 600", key, value);
+        freeReplyObject(r);
+        redisFree(c);
+    }
+    else {
+        memcached_st *mc = memcached_create(NULL);
+        memcached_server_add(mc, host, (in_port_t)port);
+        memcached_set(mc, key, strlen(key), value, strlen(value), 600, 0);
+        memcached_free(mc);
+    }
+}
+
+static apr_uint32_t seq;
+static const char *fresh_id(void)
+{
+    return apr_psprintf(P(), "%08x-0000-4000-8000-%012" APR_UINT64_T_HEX_FMT,
+                        (unsigned)getpid(), (apr_uint64_t)(++seq) << 8 | (apr_uint64_t)(apr_time_now() & 0xff));
+}
+
+static wh_claim_result claim_as(wh_replay_store *st, const char *id,
+                                const char *holder, apr_time_t signed_at,
+                                apr_interval_time_t lease, wh_claim_info *info)
+{
+    wh_claim c = { id, holder, signed_at, TOL, 600, lease };
+    wh_claim_info ignored;
+    return st->ops->claim(st, P(), &c, info ? info : &ignored);
+}
+
+/* A store marked new (judges everything now), as `wirehook replay init`
+ * leaves a new one. */
+static wh_replay_store *new_store(apr_pool_t *p)
+{
+    wh_replay_store *st;
+    apr_time_t since = -1;
+    const char *err = NULL;
+
+    flush_store();
+    st = open_store(p, 0);
+    CU_ASSERT_FATAL(st != NULL);
+    if (current == K_PGSQL) {
+        /* the table a first connection creates is new; after a flush its
+         * marker went too, and init writes one saying new */
+        CU_ASSERT(st->ops->init(st, P(), &since, &err) >= 0);
+    }
+    else
+        CU_ASSERT_EQUAL(st->ops->init(st, P(), &since, &err), 1);
+    return st;
+}
+
+static void test_claim_confirm_duplicate(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *id = fresh_id(), *err = NULL;
+    apr_time_t now = apr_time_now();
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    CU_ASSERT_EQUAL(claim_as(st, id, "a.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    CU_ASSERT_EQUAL(claim_as(st, id, "c.9", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    CU_ASSERT_EQUAL(st->ops->confirm(st, P(), id, "a.1", 600, &err), 0);
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_DUPLICATE);
+    /* a confirmed id is not a claim: neither renewed nor forgotten */
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), id, "a.1", SEC(60), &err), 0);
+    CU_ASSERT_EQUAL(st->ops->forget(st, P(), id, "a.1", &err), 0);
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_DUPLICATE);
+    CU_ASSERT_EQUAL(st->ops->health(st, P(), &err), 0);
+    apr_pool_destroy(p);
+}
+
+static void test_forget_and_renew_only_the_holders(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *id = fresh_id(), *err = NULL;
+    apr_time_t now = apr_time_now();
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    CU_ASSERT_EQUAL(claim_as(st, id, "a.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(st->ops->forget(st, P(), id, "b.1", &err), 0);
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), id, "b.1", SEC(60), &err), 0);
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), id, "a.1", SEC(60), &err), 1);
+    CU_ASSERT_EQUAL(st->ops->forget(st, P(), id, "a.1", &err), 0);
+    /* forgotten: the bank's retry is delivered */
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), id, "a.1", SEC(60), &err), 0);
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), id, "b.1", SEC(60), &err), 1);
+    /* the same holder again (its first reply was lost): its own claim */
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    apr_pool_destroy(p);
+}
+
+/* A claim nobody renews lapses after its lease (by the store's clock); a
+ * renewed one holds past it. */
+static void test_lease_lapses_unless_renewed(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *lapsing = fresh_id(), *kept = fresh_id(), *err = NULL;
+    apr_time_t now = apr_time_now();
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    CU_ASSERT_EQUAL(claim_as(st, lapsing, "a.1", now, SEC(1), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(claim_as(st, kept, "a.2", now, SEC(1), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(st->ops->renew(st, P(), kept, "a.2", SEC(120), &err), 1);
+    /* memcached counts whole seconds: past two of them for sure */
+    apr_sleep(SEC(3));
+    CU_ASSERT_EQUAL(claim_as(st, lapsing, "b.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(claim_as(st, kept, "b.2", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    /* the lapsed holder's late forget leaves the new claim alone */
+    CU_ASSERT_EQUAL(st->ops->forget(st, P(), lapsing, "a.1", &err), 0);
+    CU_ASSERT_EQUAL(claim_as(st, lapsing, "c.1", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    apr_pool_destroy(p);
+}
+
+/* A store emptied behind wirehook's back remembers nothing from before:
+ * what was signed before it began + TimestampTolerance is answered
+ * PREDATES (a held id is still held), and the emptying is reported once. */
+static void test_emptied_store(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    wh_claim_info info;
+    const char *id = fresh_id(), *err = NULL;
+    apr_time_t now = apr_time_now(), since = -1;
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    CU_ASSERT_EQUAL(claim_as(st, id, "a.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    flush_store();
+    CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), &info), WH_CLAIM_PREDATES);
+    CU_ASSERT_EQUAL(info.emptied, 1);
+    CU_ASSERT(info.since >= now - SEC(5));
+    CU_ASSERT_EQUAL(claim_as(st, fresh_id(), "b.2", now, SEC(60), &info), WH_CLAIM_PREDATES);
+    CU_ASSERT_EQUAL(info.emptied, 0);
+    /* signed later than the new memory began + tolerance: judged */
+    CU_ASSERT_EQUAL(claim_as(st, fresh_id(), "b.3", now + SEC(TOL + 60), SEC(60), &info),
+                    WH_CLAIM_FIRST);
+    /* init leaves a marker that is there alone */
+    CU_ASSERT_EQUAL(st->ops->init(st, P(), &since, &err), 0);
+    CU_ASSERT(since > 0);
+    apr_pool_destroy(p);
+}
+
+/* Claims racing on the same ids from several threads: exactly one FIRST
+ * per id (each thread a holder of its own, connections shared). */
+#define RACE_THREADS 8
+#define RACE_IDS 150
+
+typedef struct {
+    wh_replay_store *st;
+    const char **ids;
+    int me;
+    int first[RACE_IDS];
+    int errors;
+} racer;
+
+static void *APR_THREAD_FUNC race(apr_thread_t *t, void *data)
+{
+    racer *r = data;
+    apr_pool_t *p;
+    apr_time_t now = apr_time_now();
+
+    apr_pool_create(&p, NULL);
+    for (int i = 0; i < RACE_IDS; i++) {
+        wh_claim c = { r->ids[i], apr_psprintf(p, "r%d.%d", r->me, i), now, TOL, 600, SEC(60) };
+        wh_claim_info info;
+        wh_claim_result res = r->st->ops->claim(r->st, p, &c, &info);
+        r->first[i] = res == WH_CLAIM_FIRST;
+        r->errors += res == WH_CLAIM_ERROR;
+        apr_pool_clear(p);
+    }
+    apr_pool_destroy(p);
+    apr_thread_exit(t, APR_SUCCESS);
+    return NULL;
+}
+
+static void test_racing_claims_one_first(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *ids[RACE_IDS];
+    racer *rs;
+    apr_thread_t *th[RACE_THREADS];
+    int errors = 0, bad = 0;
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    for (int i = 0; i < RACE_IDS; i++)
+        ids[i] = fresh_id();
+    rs = apr_pcalloc(P(), sizeof(*rs) * RACE_THREADS);
+    for (int k = 0; k < RACE_THREADS; k++) {
+        rs[k].st = st;
+        rs[k].ids = ids;
+        rs[k].me = k;
+        CU_ASSERT_FATAL(apr_thread_create(&th[k], NULL, race, &rs[k], P()) == APR_SUCCESS);
+    }
+    for (int k = 0; k < RACE_THREADS; k++) {
+        apr_status_t rv;
+        apr_thread_join(&rv, th[k]);
+        errors += rs[k].errors;
+    }
+    for (int i = 0; i < RACE_IDS; i++) {
+        int n = 0;
+        for (int k = 0; k < RACE_THREADS; k++)
+            n += rs[k].first[i];
+        bad += n != 1;
+    }
+    CU_ASSERT_EQUAL(errors, 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    apr_pool_destroy(p);
+}
+
+static void test_unreachable_is_an_error(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    wh_claim_info info;
+    const char *err = NULL;
+
+    apr_pool_create(&p, P());
+    st = open_store(p, 1);
+    CU_ASSERT_FATAL(st != NULL);
+    CU_ASSERT_EQUAL(claim_as(st, fresh_id(), "a.1", apr_time_now(), SEC(60), &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_PTR_NOT_NULL(info.err);
+    CU_ASSERT(!contains(info.err, "topsecret"));
+    CU_ASSERT_EQUAL(st->ops->health(st, P(), &err), -1);
+    CU_ASSERT_EQUAL(st->ops->confirm(st, P(), fresh_id(), "a.1", 600, &err), -1);
+    apr_pool_destroy(p);
+}
+
+/* Ids and claims mod_socache_redis/memcache wrote stay what they were:
+ * "1" a duplicate, "P" (no holder) a delivery under way. */
+static void test_values_of_mod_socache(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *done = fresh_id(), *claimed = fresh_id();
+    apr_time_t now = apr_time_now();
+
+    if (current == K_PGSQL)
+        return;
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    put_raw(done, "1");
+    put_raw(claimed, "P");
+    CU_ASSERT_EQUAL(claim_as(st, done, "a.1", now, SEC(60), NULL), WH_CLAIM_DUPLICATE);
+    CU_ASSERT_EQUAL(claim_as(st, claimed, "a.2", now, SEC(60), NULL), WH_CLAIM_IN_PROGRESS);
+    apr_pool_destroy(p);
+}
+
+/* One suite per store, registered when its server is named; the cases
+ * look at `current`, set by the suite's own wrappers. */
+#define STORE_SUITE(name, k)                                                \
+    static void name##_set(void) { current = k; }                          \
+    static void name##_1(void) { name##_set(); test_claim_confirm_duplicate(); } \
+    static void name##_2(void) { name##_set(); test_forget_and_renew_only_the_holders(); } \
+    static void name##_3(void) { name##_set(); test_lease_lapses_unless_renewed(); } \
+    static void name##_4(void) { name##_set(); test_emptied_store(); }     \
+    static void name##_5(void) { name##_set(); test_racing_claims_one_first(); } \
+    static void name##_6(void) { name##_set(); test_unreachable_is_an_error(); } \
+    static void name##_7(void) { name##_set(); test_values_of_mod_socache(); } \
+    static const wh_test_case name##_cases[] = {                            \
+        { "claim, in progress for others, duplicate once confirmed", name##_1 }, \
+        { "forget and renew only the holder's claim", name##_2 },           \
+        { "a claim lapses after its lease unless renewed", name##_3 },      \
+        { "an emptied store answers what it cannot judge 503", name##_4 },  \
+        { "racing claims: exactly one first per id", name##_5 },            \
+        { "an unreachable store is an error", name##_6 },                   \
+        { "values written through mod_socache keep their meaning", name##_7 }, \
+        { NULL, NULL }                                                      \
+    };                                                                      \
+    static void __attribute__((constructor)) name##_register(void)          \
+    {                                                                       \
+        const char *v = env_of(k);                                          \
+        if (v && *v)                                                        \
+            wh_test_register_suite(#name, name##_cases);                    \
+    }
+
+STORE_SUITE(replay_redis, K_REDIS)
+STORE_SUITE(replay_memcache, K_MEMCACHE)
+STORE_SUITE(replay_pgsql, K_PGSQL)
