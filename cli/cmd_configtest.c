@@ -3,6 +3,8 @@
 #include "configtest_as.h"
 #include "inbox/wh_inbox_files.h"
 #include "verify/wh_config.h"
+#include "replay/wh_replay.h"
+#include "replay/wh_replay_fs.h"
 #include <apr_strings.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,30 @@ static void print_lines(const char *prefix, const char *text)
          l = strtok_r(NULL, "\n", &state))
         fprintf(stderr, "%s%s\n", prefix, l);
     free(lines);
+}
+
+/* What the module refuses at startup about ReplayCache: a provider or
+ * arguments it cannot use, and (for an absolute path: a relative one is
+ * httpd's ServerRoot's) a store file on a network file system. */
+static const char *replay_problem(apr_pool_t *p, const wh_config *cfg)
+{
+    wh_replay_model m;
+    const char *err = wh_replay_model_make(p, cfg->replay_cache_provider,
+                                           cfg->replay_cache_args, &m);
+    const char *file = NULL, *net;
+
+    if (err)
+        return err;
+    if (strcmp(m.provider, "lmdb") == 0)
+        file = m.path;
+    else if (strcmp(m.provider, "dbm") == 0)
+        file = m.args;
+    if (file && file[0] == '/' && (net = wh_replay_network_fs(file)) != NULL)
+        return apr_psprintf(p, "%s is on a network file system (%s), where a "
+                            "store's locks hold for no one: several servers "
+                            "share redis, memcache or pgsql; one server keeps "
+                            "lmdb or dbm on a local disk", file, net);
+    return NULL;
 }
 
 int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
@@ -60,6 +86,10 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     config = os->argv[os->ind];
     if ((err = wh_config_load(p, config, &cfg))) {
         fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if ((err = replay_problem(p, cfg))) {
+        fprintf(stderr, "%s: ReplayCache: %s\n", config, err);
         return 1;
     }
     warn = wh_config_permission_warnings(p, cfg);

@@ -20,6 +20,7 @@ static const command commands[] = {
     { "pull", wh_cmd_pull, "walk an offset/limit list endpoint, print NDJSON" },
     { "forward", wh_cmd_forward, "deliver what the inbox stores to an application" },
     { "inbox", wh_cmd_inbox, "dead letters, quarantine, payment views of an inbox" },
+    { "replay", wh_cmd_replay, "replay init: make a new shared replay store usable" },
     { NULL, NULL, NULL }
 };
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The replay stores several servers share, against real servers: a redis
+# and a memcached started here on free loopback ports and a throwaway
+# PostgreSQL (pg.sh) run the unit suites replay_redis, replay_memcache and
+# replay_pgsql (tests/unit/test_replay_shared.c: claim, confirm, forget
+# and renew only the holder's, a lease that lapses unless renewed, an
+# emptied store, racing claims from threads, an unreachable server), and
+# `wirehook replay init` marks each new store new once, and never again.
+. "$(dirname "$0")/lib.sh"
+wh_init
+. "$(dirname "$0")/pg.sh"
+
+# rs_wait PORT: until something listens there (10 s)
+rs_wait() {
+    local i
+    for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
+    return 1
+}
+
+RPORT=$(wh_free_port); MPORT=$(wh_free_port)
+while [ "$MPORT" = "$RPORT" ]; do MPORT=$(wh_free_port); done
+redis-server --bind 127.0.0.1 --port "$RPORT" --save "" --appendonly no >"$T/logs/redis.log" 2>&1 &
+WH_BG_PIDS="$WH_BG_PIDS $!"     # stopped on exit (lib.sh)
+mc=(memcached -l 127.0.0.1 -p "$MPORT" -U 0 -m 16)
+[ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
+"${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
+WH_BG_PIDS="$WH_BG_PIDS $!"     # stopped on exit (lib.sh)
+assert_true "redis listens on 127.0.0.1:$RPORT" rs_wait "$RPORT"
+assert_true "memcached listens on 127.0.0.1:$MPORT" rs_wait "$MPORT"
+pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
+pg_sql "CREATE DATABASE wh_unit_replay OWNER wirehook" postgres >/dev/null
+PGCI="${PG_CONNINFO/dbname=wirehook/dbname=wh_unit_replay}"
+
+# ------------------------------------------------- the unit suites ---
+for suite in replay_redis replay_memcache replay_pgsql; do
+    out=$(WH_TEST_REDIS="127.0.0.1:$RPORT" WH_TEST_MEMCACHE="127.0.0.1:$MPORT" \
+          WH_TEST_REPLAY_PG="$PGCI" WH_SHARED_DIR="$WH_SHARED" \
+          "$WH_BUILD/unit_tests" "$suite" 2>&1)
+    line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    echo "   unit suite $suite: $line"
+    case "$line" in
+        "0 passed"*) _wh_bad "unit suite $suite ran" "$(printf '%s\n' "$out" | tail -n 20)" ;;
+        *" passed, 0 failed") _wh_ok "unit suite $suite passes ($line)" ;;
+        *) _wh_bad "unit suite $suite passes" "$(printf '%s\n' "$out" | tail -n 30)" ;;
+    esac
+done
+assert_not_contains "$(grep -h 'password' "$PG_DIR/server.log" 2>/dev/null)" "$PG_PASSWORD" \
+    "pgsql: no conninfo password in the server's log"
+
+# --------------------------------------------- wirehook replay init ---
+# A new store is made usable by one command: the epoch marker "new" is
+# written only when the store has none, so an emptied store is never
+# taken for a new one by running it again.
+init_case() { # LABEL SPEC
+    local conf="$T/etc/init-$1.conf" out rc
+    wh_write_config "$conf" "ReplayCache $2" "InboxDriver pgsql" "InboxParams $PG_CONNINFO"
+    out=$("$WIREHOOK" replay init --config "$conf" 2>&1); rc=$?
+    assert_eq 0 "$rc" "$1: replay init succeeds on a new store"
+    assert_contains "$out" "marked new" "$1: ... and says it marked the store new"
+    assert_not_contains "$out" "$PG_PASSWORD" "$1: ... without a conninfo password"
+    out=$("$WIREHOOK" replay init --config "$conf" 2>&1); rc=$?
+    assert_eq 0 "$rc" "$1: replay init again succeeds"
+    assert_contains "$out" "already" "$1: ... and changes nothing: the store had a marker"
+}
+redis-cli -p "$RPORT" FLUSHALL >/dev/null
+init_case redis "redis:127.0.0.1:$RPORT"
+assert_eq "since=0" "$(redis-cli -p "$RPORT" GET wirehook-replay:77697265686f6f6b3a65706f6368 | cut -d' ' -f1)" \
+    "redis: the marker says new (since=0)"
+assert_eq "-1" "$(redis-cli -p "$RPORT" TTL wirehook-replay:77697265686f6f6b3a65706f6368)" \
+    "redis: ... and never expires"
+printf 'flush_all\r\nquit\r\n' >"$T/mcflush"
+exec 5<>"/dev/tcp/127.0.0.1/$MPORT"; cat "$T/mcflush" >&5; head -c 4 <&5 >/dev/null; exec 5>&-
+init_case memcache "memcache:127.0.0.1:$MPORT"
+pg_sql "DROP TABLE IF EXISTS wh_replay; DROP TABLE IF EXISTS wh_replay_meta" >/dev/null
+init_case pgsql "pgsql"
+assert_contains "$(pg_sql "SELECT holder FROM wh_replay WHERE id = 'wirehook:epoch'")" "since=0 " \
+    "pgsql: the inbox's database holds the replay table, its marker new"
+assert_eq 1 "$(pg_sql "SELECT value FROM wh_replay_meta WHERE name = 'version'")" \
+    "pgsql: the schema is versioned"
+out=$("$WIREHOOK" replay init --config "$WH_CONF" 2>&1); rc=$?
+assert_eq 0 "$rc" "lmdb: replay init has nothing to do, and says so"
+assert_contains "$out" "nothing to do" "... the state file decides at startup"
+wh_write_config "$T/etc/dead.conf" "ReplayCache redis:127.0.0.1:1"
+out=$("$WIREHOOK" replay init --config "$T/etc/dead.conf" 2>&1); rc=$?
+assert_eq 1 "$rc" "an unreachable store: replay init fails"
+assert_contains "$out" "127.0.0.1:1" "... naming the server"
+
+wh_done
