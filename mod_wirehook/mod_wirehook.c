@@ -89,10 +89,11 @@ static const char *location_base(const cmd_parms *cmd)
     return cmd->path;
 }
 
-/* Is this WirehookConfig in a section of the inbox alone: SetHandler
- * wirehook beside it, and no section inside that could hand a request to
- * another handler? Only then does its site need no replay store (the
- * inbox decides duplicates in its database). Anything less certain (the
+/* Is this WirehookConfig in a section of wirehook's own handlers alone:
+ * SetHandler wirehook (the inbox) or wirehook-console beside it, and no
+ * section inside that could hand a request to another handler? Only then
+ * does its site need no replay store (the inbox decides duplicates in its
+ * database; the console delivers nothing). Anything less certain (the
  * handler set by another section, or in .htaccess) keeps the store; a
  * request that still reaches an application under a site judged
  * inbox-only is refused (503), never delivered without one. */
@@ -109,7 +110,8 @@ static int inbox_only_section(const cmd_parms *cmd)
         if (strcasecmp(d->directive, "SetHandler") == 0) {
             const char *args = d->args ? d->args : "";
             const char *h = ap_getword_conf(cmd->temp_pool, &args);
-            inbox = strcasecmp(h, WH_MOD_HANDLER) == 0;
+            inbox = strcasecmp(h, WH_MOD_HANDLER) == 0
+                    || strcasecmp(h, WH_MOD_CONSOLE) == 0;
         }
     }
     return inbox;
