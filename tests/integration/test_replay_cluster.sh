@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Delivered once across servers: two httpd (A and B, each its own port on
-# 127.0.0.1) in front of the recording application, sharing one replay
+# 127.0.0.1; A with the worker MPM, B prefork) in front of the recording
+# application, sharing one replay
 # store -- a redis, a memcached (both started here) and a PostgreSQL
 # (pg.sh), each in turn -- with the store's claim atomic in the store
 # itself.
@@ -70,15 +71,22 @@ ScriptAlias /slow/lmdb \"$T/cgi-bin/record.cgi\"
 ScriptAlias /slow/redis \"$T/cgi-bin/record.cgi\"
 <Location /slow/lmdb>
     SetEnv WH_APP_SLEEP $SLOW
-    CGIDScriptTimeout 400
     WirehookConfig $WH_CONF
 </Location>
 <Location /slow/redis>
     SetEnv WH_APP_SLEEP $SLOW
-    CGIDScriptTimeout 400
     WirehookConfig $T/etc/redis.conf
-</Location>"
-wh_httpd_conf
+</Location>
+<IfModule cgid_module>
+    CGIDScriptTimeout 400
+</IfModule>
+<IfModule cgi_module>
+    CGIScriptTimeout 400
+</IfModule>"
+# A runs the worker MPM, B prefork (one thread a child, the claims'
+# renewal thread beside it); the other suites run the event MPM
+WH_MPM=prefork wh_httpd_conf "$T/httpd-b.conf"
+WH_MPM=worker wh_httpd_conf
 BDIR="$T/b"
 mkdir -p "$BDIR/run" "$BDIR/logs"
 chmod 1777 "$BDIR/run"; chmod 755 "$BDIR" "$BDIR/logs"
@@ -90,8 +98,7 @@ sed -e "s|^Listen 127.0.0.1:$WH_PORT\$|Listen 127.0.0.1:$BPORT|" \
     -e "s|^Mutex file:$T/run |Mutex file:$BDIR/run |" \
     -e "s|^ErrorLog $T/logs/|ErrorLog $BDIR/logs/|" \
     -e "s|^CustomLog $T/logs/|CustomLog $BDIR/logs/|" \
-    -e "s|^ScriptSock $T/run/|ScriptSock $BDIR/run/|" \
-    "$WH_HTTPD_CONF" >"$BDIR/httpd.conf"
+    "$T/httpd-b.conf" >"$BDIR/httpd.conf"
 b_start() { "$WH_HTTPD" -f "$BDIR/httpd.conf" -k start >"$BDIR/start.out" 2>&1 && cl_wait_port "$BPORT"; }
 b_stop() { "$WH_HTTPD" -f "$BDIR/httpd.conf" -k stop >/dev/null 2>&1; }
 trap 'rc=$?; b_stop; (exit $rc); _pg_on_exit' EXIT
