@@ -7,6 +7,8 @@
 #include <apr_thread_mutex.h>
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,13 +243,22 @@ const char *wh_replay_renewer_start(wh_replay_renewer *rn,
 {
     apr_threadattr_t *attr = NULL;
     apr_pool_t *p = rn->pool;
+    sigset_t all, old;
+    apr_status_t rv = APR_EGENERAL;
 
     if (rn->thread)
         return NULL;
     rn->period = period > 0 ? period : 1;
-    if (apr_threadattr_create(&attr, p) != APR_SUCCESS
-        || apr_thread_create(&rn->thread, attr, renew_thread, rn, p)
-               != APR_SUCCESS) {
+    /* The thread is born with every signal blocked (it inherits its
+     * creator's mask): a signal meant for the process (a prefork child's
+     * SIGTERM, whose handler exits and tears the pool down, joining this
+     * very thread) must reach the thread that handles it. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (apr_threadattr_create(&attr, p) == APR_SUCCESS)
+        rv = apr_thread_create(&rn->thread, attr, renew_thread, rn, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rv != APR_SUCCESS) {
         rn->thread = NULL;
         return "cannot start the claims' renewal thread";
     }
