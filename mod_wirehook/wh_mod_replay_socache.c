@@ -449,7 +449,7 @@ static int compare_and(wh_mod_socache *sc, apr_pool_t *p, const char *id,
     unsigned char val[WH_MARKER_MAX];
     unsigned int vallen = sizeof(val);
     apr_status_t rv;
-    int mine = 0, done = 0;
+    int mine = 0;
 
     wh_replay_key(p, &sc->model, id, &key, &keylen, &partition);
     if ((rv = lock(sc)) != APR_SUCCESS) {
@@ -477,8 +477,7 @@ static int compare_and(wh_mod_socache *sc, apr_pool_t *p, const char *id,
         *err = status_text(p, lease > 0 ? "store failed" : "remove failed", rv);
         return -1;
     }
-    done = mine;
-    return done;
+    return mine;
 }
 
 static int sc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
