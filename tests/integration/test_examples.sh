@@ -365,7 +365,7 @@ pair_send() {
         >"$4.log" 2>&1
 }
 if pg_start; then
-    ex_put "$E/cluster.conf" /etc/wirehook/cluster.conf 640
+    ex_put "$E/wirehook.conf" /etc/wirehook/cluster.conf 640
     CONF="$R/etc/wirehook/cluster.conf"
     # the only lines changed: the database's conninfo and the application's URL
     sed -i -e "s|^InboxParams .*|InboxParams        \"$PG_CONNINFO\"|" \

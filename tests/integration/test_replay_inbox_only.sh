@@ -35,6 +35,7 @@ wh_httpd_start || exit 1
 
 log=$(wh_errlog)
 assert_not_contains "$log" "WH00962" "no replay store is announced at start"
+assert_contains "$log" "WH00993: WirehookConfig $INBOX_ONLY: replay store none" "... the site's start-up line says it has none"
 assert_false "no lmdb file is made" wh_glob_exists "$T/run/wirehook-replay.mdb*"
 assert_not_contains "$log" "WH00982" "... nor warned about"
 b=$(wh_body Complete)
