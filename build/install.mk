@@ -184,7 +184,8 @@ WH_CONF_LINES = \
   '\#' \
   '\# and check the file first: wirehook configtest /etc/wirehook/wirehook.conf' \
   '\# A location can also be the inbox itself (SetHandler wirehook).' \
-  '\# ReplayCache memcache:HOST:PORT or redis:HOST:PORT needs' \
-  '\# a2enmod socache_memcache or socache_redis.' \
+  '\# ReplayCache redis:HOST:PORT, memcache:HOST:PORT or pgsql (several' \
+  '\# servers sharing one store) needs no other module; a new redis or' \
+  '\# memcached store: wirehook replay init --config FILE.' \
   '\# Examples: $(DOCDIR)/examples/' \
   '\# Reference: man mod_wirehook, man wirehook, $(DOCDIR)/'

@@ -302,6 +302,12 @@ ScriptAlias /cgi/wires /usr/lib/cgi-bin/wirehook.cgi
     SetHandler wirehook
     WirehookConfig $WH_CONF
 </Location>
+# a location in front of another handler (the default one): there the
+# configuration needs the replay store, the default one (an inbox alone
+# opens none)
+<Location /protected>
+    WirehookConfig $WH_CONF
+</Location>
 EOF
 # apache2 with the environment apache2ctl gives it (/etc/apache2/envvars)
 cat >"$T/apache2" <<EOF
