@@ -34,13 +34,24 @@
 #include <apr_global_mutex.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #define WH_REPLAY_NAMESPACE "wirehook-replay"
 /* mod_socache_dbm's expiry sweep (a scan of the whole file) at most this
  * often. */
 #define WH_REPLAY_EXPIRY_INTERVAL apr_time_from_sec(60)
 #define WH_MARKER_MAX 128
+
+/* A file as the marker was read from it: where it is, and when it was
+ * made (see dbm_same_file). */
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    long long born_sec;
+    unsigned born_nsec;
+} file_id;
 
 struct wh_mod_socache {
     const char *spec;
@@ -60,8 +71,7 @@ struct wh_mod_socache {
     /* dbm: the file as it was when its marker was last read, per child */
     const char *dbm_file;
     apr_time_t marker_since;
-    dev_t marker_dev;
-    ino_t marker_ino;
+    file_id marker_file;
     int marker_seen;
     wh_replay_store store;
 };
@@ -125,20 +135,40 @@ static apr_status_t marker_store(wh_mod_socache *sc, server_rec *s,
 /* A dbm store is emptied only by losing its file (mod_socache_dbm
  * recreates a missing one empty): while the file is the one the marker was
  * last read from, the marker needs no new reading — a stat instead of
- * opening the database. Called under the replay mutex. */
+ * opening the database. A file recreated after a deletion may get the
+ * deleted one's inode number (ext4 hands a freed inode out again), so its
+ * birth time is compared too where the file system records one. Called
+ * under the replay mutex. */
+static int file_id_of(const char *path, file_id *id)
+{
+    struct statx sx;
+
+    memset(id, 0, sizeof(*id));
+    if (statx(AT_FDCWD, path, 0, STATX_INO | STATX_BTIME, &sx) != 0)
+        return -1;
+    id->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    id->ino = (ino_t)sx.stx_ino;
+    if (sx.stx_mask & STATX_BTIME) {
+        id->born_sec = sx.stx_btime.tv_sec;
+        id->born_nsec = sx.stx_btime.tv_nsec;
+    }
+    return 0;
+}
+
 static int dbm_same_file(wh_mod_socache *sc, int remember)
 {
-    struct stat st;
-    if (sc->dbm_file == NULL || stat(sc->dbm_file, &st) != 0)
+    file_id now;
+    if (sc->dbm_file == NULL || file_id_of(sc->dbm_file, &now) != 0)
         return 0;
     if (remember) {
-        sc->marker_dev = st.st_dev;
-        sc->marker_ino = st.st_ino;
+        sc->marker_file = now;
         sc->marker_seen = 1;
         return 1;
     }
-    return sc->marker_seen && st.st_dev == sc->marker_dev
-           && st.st_ino == sc->marker_ino;
+    return sc->marker_seen && now.dev == sc->marker_file.dev
+           && now.ino == sc->marker_file.ino
+           && now.born_sec == sc->marker_file.born_sec
+           && now.born_nsec == sc->marker_file.born_nsec;
 }
 
 /* When the store's memory began, from its marker; a store without one was
