@@ -199,10 +199,16 @@ for s in $STORES; do
         >"$T/kill-$s.log" 2>&1 &
     pids+=($!)
 done
-# a third of the way through
+# once the fastest store's sender is a third of the way through: every
+# sender still has ids to send, so each has senders that must move to B
+# (waiting on one store let a faster one finish before the kill)
 for _ in $(seq 1 600); do
-    p=$(cat "$T/kill-pgsql.progress" 2>/dev/null || echo 0)
-    [ "${p:-0}" -ge $((2 * NK / 3)) ] && break
+    most=0
+    for s in $STORES; do
+        p=$(cat "$T/kill-$s.progress" 2>/dev/null || echo 0)
+        [ "${p:-0}" -gt "$most" ] && most=${p:-0}
+    done
+    [ "$most" -ge $((2 * NK / 3)) ] && break
     sleep 0.1
 done
 apid=$(cat "$T/run/httpd.pid")
