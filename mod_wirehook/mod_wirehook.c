@@ -13,7 +13,7 @@
  * request path is wh_mod_verify.c.
  */
 #define WH_MOD_MAIN
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 #include "wh_mod_body.h"
 #include "wh_mod_request.h"
 #include "wh_mod_replay.h"
@@ -91,12 +91,12 @@ static const char *location_base(const cmd_parms *cmd)
 
 /* Is this WirehookConfig in a section of wirehook's own handlers alone:
  * SetHandler wirehook (the inbox) or wirehook-console beside it, and no
- * section inside that could hand a request to another handler? Only then
- * does its site need no replay store (the inbox decides duplicates in its
- * database; the console delivers nothing). Anything less certain (the
- * handler set by another section, or in .htaccess) keeps the store; a
- * request that still reaches an application under a site judged
- * inbox-only is refused (503), never delivered without one. */
+ * section inside that could hand a request to another handler? Only then does
+ * its configuration need no replay store (the inbox decides duplicates in its
+ * database; the console delivers nothing). Anything less certain (the handler
+ * set by another section, or in .htaccess) keeps the store; a request that
+ * still reaches an application under a configuration judged inbox-only is
+ * refused (503), never delivered without one. */
 static int inbox_only_section(const cmd_parms *cmd)
 {
     const ap_directive_t *sect = cmd->directive ? cmd->directive->parent : NULL;
@@ -127,7 +127,7 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
     conf->set = 1;
     conf->base = location_base(cmd);
     if (strcasecmp(arg, "off") == 0) {
-        conf->site = NULL;
+        conf->config = NULL;
         return NULL;
     }
     const char *path = ap_server_root_relative(cmd->pool, arg);
@@ -135,9 +135,9 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
         return apr_pstrcat(cmd->pool, "WirehookConfig: invalid path ", arg,
                            NULL);
 
-    apr_hash_t *sites = wh_mod_sites(cmd->pool);
-    wh_mod_site *site = apr_hash_get(sites, path, APR_HASH_KEY_STRING);
-    if (site == NULL) {
+    apr_hash_t *configs = wh_mod_configs(cmd->pool);
+    wh_mod_config *config = apr_hash_get(configs, path, APR_HASH_KEY_STRING);
+    if (config == NULL) {
         wh_config *cfg = NULL;
         err = wh_config_load(cmd->pool, path, &cfg);
         if (err)
@@ -149,19 +149,19 @@ static const char *set_wirehook_config(cmd_parms *cmd, void *dconf,
                                "mod_wirehook, readers and operators are httpd's own "
                                "AuthType and Require lines on the console's <Location> "
                                "(docs/console.md)", NULL);
-        site = apr_pcalloc(cmd->pool, sizeof(*site));
-        site->path = path;
-        site->cfg = cfg;
-        site->console = wh_console_create(cmd->pool, cfg);
-        site->vf = wh_verifier_create(cmd->pool, cfg, &wh_mod_server_logger);
-        if (site->vf == NULL)
+        config = apr_pcalloc(cmd->pool, sizeof(*config));
+        config->path = path;
+        config->cfg = cfg;
+        config->console = wh_console_create(cmd->pool, cfg);
+        config->vf = wh_verifier_create(cmd->pool, cfg, &wh_mod_server_logger);
+        if (config->vf == NULL)
             return apr_pstrcat(cmd->pool, "WirehookConfig ", path,
                                ": cannot create the verifier", NULL);
-        apr_hash_set(sites, path, APR_HASH_KEY_STRING, site);
+        apr_hash_set(configs, path, APR_HASH_KEY_STRING, config);
     }
     if (!inbox_only_section(cmd))
-        site->app_use = 1;
-    conf->site = site;
+        config->app_use = 1;
+    conf->config = config;
     return NULL;
 }
 
@@ -205,12 +205,12 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)ptemp;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
-    apr_hash_t *sites = wh_mod_sites(pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+    apr_hash_t *configs = wh_mod_configs(pconf);
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
          hi = apr_hash_next(hi)) {
-        wh_mod_site *site = apr_hash_this_val(hi);
-        const char *warn = wh_config_permission_warnings(ptemp, site->cfg);
-        const char *files = wh_inbox_file_warnings(ptemp, site->cfg);
+        wh_mod_config *config = apr_hash_this_val(hi);
+        const char *warn = wh_config_permission_warnings(ptemp, config->cfg);
+        const char *files = wh_inbox_file_warnings(ptemp, config->cfg);
         if (files)
             warn = warn ? apr_pstrcat(ptemp, warn, "\n", files, NULL) : files;
         char *lines = warn ? apr_pstrdup(ptemp, warn) : NULL, *state = NULL;
@@ -218,21 +218,21 @@ static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;
              l = apr_strtok(NULL, "\n", &state))
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00901)
-                         "WirehookConfig %s: %s", site->path, l);
+                         "WirehookConfig %s: %s", config->path, l);
     }
     return OK;
 }
 
-/* What a site stores where, in a few words: the replay store's spec (with
- * the default store's file), and the inbox (an SQLite file by name; a
+/* What a configuration stores where, in a few words: the replay store's spec
+ * (with the default store's file), and the inbox (an SQLite file by name; a
  * PostgreSQL conninfo never, it may hold a password). */
-static const char *site_summary(apr_pool_t *p, const wh_mod_site *site)
+static const char *config_summary(apr_pool_t *p, const wh_mod_config *config)
 {
-    const wh_config *cfg = site->cfg;
+    const wh_config *cfg = config->cfg;
     const char *store = cfg->replay_cache ? cfg->replay_cache : "lmdb";
     const char *file = wh_inbox_sqlite_file(cfg);
 
-    if (!site->app_use)
+    if (!config->app_use)
         store = "none (the inbox's and the console's alone)";
     else if (cfg->replay_cache_args)    /* a conninfo's password masked */
         store = wh_replay_spec_display(p, cfg->replay_cache_provider,
@@ -245,7 +245,7 @@ static const char *site_summary(apr_pool_t *p, const wh_mod_site *site)
                         file ? " " : "", file ? file : "");
 }
 
-/* One short line per start with the version, and one per site. The
+/* One short line per start with the version, and one per configuration. The
  * replay store's guarantees are the docs' (and WH00962's, at debug). */
 static int wh_post_config_last(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
@@ -253,35 +253,36 @@ static int wh_post_config_last(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
-    apr_hash_t *sites = wh_mod_sites(pconf);
+    apr_hash_t *configs = wh_mod_configs(pconf);
     ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00992)
                  "mod_wirehook %s: %u WirehookConfig file%s", wh_version(),
-                 apr_hash_count(sites), apr_hash_count(sites) == 1 ? "" : "s");
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+                 apr_hash_count(configs),
+                 apr_hash_count(configs) == 1 ? "" : "s");
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
          hi = apr_hash_next(hi)) {
-        const wh_mod_site *site = apr_hash_this_val(hi);
+        const wh_mod_config *config = apr_hash_this_val(hi);
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00993)
-                     "WirehookConfig %s: %s", site->path,
-                     site_summary(ptemp, site));
+                     "WirehookConfig %s: %s", config->path,
+                     config_summary(ptemp, config));
     }
     return OK;
 }
 
 static void wh_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    apr_hash_t *sites = wh_mod_sites(s->process->pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(pchild, sites); hi;
+    apr_hash_t *configs = wh_mod_configs(s->process->pconf);
+    for (apr_hash_index_t *hi = apr_hash_first(pchild, configs); hi;
          hi = apr_hash_next(hi)) {
-        wh_mod_site *site = apr_hash_this_val(hi);
-        site->inbox_pool = pchild;
-        site->inbox = NULL;
-        if (apr_thread_mutex_create(&site->inbox_mutex,
+        wh_mod_config *config = apr_hash_this_val(hi);
+        config->inbox_pool = pchild;
+        config->inbox = NULL;
+        if (apr_thread_mutex_create(&config->inbox_mutex,
                                     APR_THREAD_MUTEX_DEFAULT, pchild)
             != APR_SUCCESS) {
-            site->inbox_mutex = NULL;
+            config->inbox_mutex = NULL;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, WHLOGNO(00902)
                          "WirehookConfig %s: cannot create the inbox mutex",
-                         site->path);
+                         config->path);
         }
     }
 }

@@ -1,7 +1,7 @@
 #ifndef WH_MOD_BODY_H
 #define WH_MOD_BODY_H
 /* The request body: read ahead, drained, kept for the handler. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 
 typedef enum {
     WH_BODY_OK = 0,

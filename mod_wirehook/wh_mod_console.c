@@ -18,7 +18,7 @@
  * refused all the same (fail closed: the walk cannot see <Directory>,
  * <If> or .htaccess rules, nor every client address). */
 #include "wh_mod_console.h"
-#include "wh_mod_site_inbox.h"
+#include "wh_mod_config_inbox.h"
 #include "wh_mod_status.h"
 #include "wh_mod_replay.h"
 #include "wh_mod_request.h"
@@ -100,27 +100,27 @@ static void read_form(request_rec *r, const char **body, apr_size_t *len)
 
 typedef struct {
     request_rec *r;
-    wh_mod_site *site;
+    wh_mod_config *config;
 } console_ctx;
 
 static wh_inbox *inbox_of(void *baton)
 {
     console_ctx *c = baton;
-    return wh_mod_inbox_get(c->r, c->site);
+    return wh_mod_inbox_get(c->r, c->config);
 }
 
 int wh_mod_console_run(request_rec *r)
 {
     const wh_mod_dir_conf *dc = ap_get_module_config(r->per_dir_config, &wirehook_module);
-    wh_mod_site *site = dc ? dc->site : NULL;
+    wh_mod_config *config = dc ? dc->config : NULL;
     const char *sub = dc ? sub_path(r, dc) : NULL, *base;
     wh_console_request req;
     wh_console_response out;
     wh_console_host host;
-    console_ctx ctx = { r, site };
+    console_ctx ctx = { r, config };
     apr_uint64_t live = 0, cap = 0;
 
-    if (!site || !site->console || !sub) {
+    if (!config || !config->console || !sub) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00990)
                       "SetHandler " WH_MOD_CONSOLE " needs WirehookConfig in the same "
                       "<Location PATH> (a plain URL path), and %s is not under one",
@@ -162,20 +162,20 @@ int wh_mod_console_run(request_rec *r)
 
     memset(&host, 0, sizeof(host));
     host.host = "mod_wirehook";
-    if (wh_mod_stats_counts(site, r->pool, (apr_array_header_t **)&host.counts,
+    if (wh_mod_stats_counts(config, r->pool, (apr_array_header_t **)&host.counts,
                             &host.counters_since) != 0) {
         host.counts = NULL;
         host.no_counters = "No counters for this configuration (see the error log at "
                            "startup).";
     }
-    if (site->replay) {
-        host.replay_provider = wh_mod_replay_provider(site->replay);
-        host.replay_fill_known = wh_mod_replay_fill(site->replay, &live, &cap) == 0;
+    if (config->replay) {
+        host.replay_provider = wh_mod_replay_provider(config->replay);
+        host.replay_fill_known = wh_mod_replay_fill(config->replay, &live, &cap) == 0;
         host.replay_live = live;
         host.replay_capacity = cap;
     }
     req.host = &host;
-    wh_console_handle(site->console, inbox_of, &ctx, &req, r->pool, &out);
+    wh_console_handle(config->console, inbox_of, &ctx, &req, r->pool, &out);
 
     if (out.audit) {
         if (out.audit_level == WH_LOG_INFO)
@@ -356,16 +356,16 @@ static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                 || !(h = handler_of(ptemp, fake)) || strcmp(h, WH_MOD_CONSOLE) != 0)
                 continue;
             dc = ap_get_module_config(conf, &wirehook_module);
-            if (!dc || !dc->site || !dc->base) {
+            if (!dc || !dc->config || !dc->base) {
                 ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00987)
                              "<Location %s>: SetHandler " WH_MOD_CONSOLE " needs "
                              "WirehookConfig in the console's own <Location PATH>", path);
                 bad = 1;
                 continue;
             }
-            if (!dc->site->console_base) {
-                dc->site->console_base = apr_pstrdup(pconf, dc->base);
-                dc->site->cfg->readers_at = apr_pstrcat(pconf, dc->base, "/api/events", NULL);
+            if (!dc->config->console_base) {
+                dc->config->console_base = apr_pstrdup(pconf, dc->base);
+                dc->config->cfg->readers_at = apr_pstrcat(pconf, dc->base, "/api/events", NULL);
             }
             if (!dc->console_public) {
                 for (size_t k = 0; k < sizeof(clients) / sizeof(clients[0]); k++) {
@@ -382,37 +382,37 @@ static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                     }
                 }
             }
-            if (!bad && strcmp(path, dc->base) == 0 && dc->site->cfg->console_actions
+            if (!bad && strcmp(path, dc->base) == 0 && dc->config->cfg->console_actions
                 && !actions_protected_apart(s, dc->base))
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00988)
                              "<Location %s>: every reader of the console may also act: "
                              "protect <Location %s" WH_CONSOLE_ACTIONS "> with a "
                              "stricter Require (the operators), or set ConsoleActions "
-                             "off in %s", path, path, dc->site->path);
+                             "off in %s", path, path, dc->config->path);
         }
     }
     return bad ? HTTP_INTERNAL_SERVER_ERROR : OK;
 }
 
-/* Where no console shows a site that keeps an inbox, its readers are the
- * bank's users (today's behaviour): said once at startup. */
+/* Where no console shows a configuration that keeps an inbox, its readers are
+ * the bank's users (today's behaviour): said once at startup. */
 static int console_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
-    apr_hash_t *sites;
+    apr_hash_t *configs;
     (void)plog;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
-    sites = wh_mod_sites(pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
-        const wh_mod_site *site = apr_hash_this_val(hi);
-        if (site->cfg->inbox_params && !site->cfg->readers_at)
+    configs = wh_mod_configs(pconf);
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
+        const wh_mod_config *config = apr_hash_this_val(hi);
+        if (config->cfg->inbox_params && !config->cfg->readers_at)
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00989)
                          "WirehookConfig %s: the bank's credentials (BasicAuthFile) "
                          "also read the inbox (GET): to give readers their own logins, "
                          "add a console (<Location> with SetHandler " WH_MOD_CONSOLE
                          " and Require lines: docs/console.md); the bank then reads "
-                         "nothing", site->path);
+                         "nothing", config->path);
     }
     return OK;
 }

@@ -2,7 +2,7 @@
 #define WH_MOD_CONSOLE_H
 /* `SetHandler wirehook-console`: the operator's console (shared/console/)
  * under httpd's own authentication and authorization. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 
 void wh_mod_console_register(void);
 int wh_mod_is_console(const request_rec *r);

@@ -14,7 +14,7 @@
  * WH_MOD_INBOX_RETRY. Concurrent stores of one child share transactions
  * (group commit, shared/inbox/wh_batch.h). */
 #include "wh_mod_inbox.h"
-#include "wh_mod_site_inbox.h"
+#include "wh_mod_config_inbox.h"
 #include "wh_mod_status.h"
 #include "wh_mod_request.h"
 #include "wh_mod_body.h"
@@ -51,21 +51,21 @@ static const char *inbox_sub_path(const request_rec *r,
 
 typedef struct {
     request_rec *r;
-    wh_mod_site *site;
+    wh_mod_config *config;
 } inbox_ctx;
 
 static wh_inbox *inbox_when_needed(void *baton)
 {
     inbox_ctx *c = baton;
-    return wh_mod_inbox_get(c->r, c->site);
+    return wh_mod_inbox_get(c->r, c->config);
 }
 
 int wh_mod_inbox_run(request_rec *r)
 {
     const wh_mod_dir_conf *dconf =
         ap_get_module_config(r->per_dir_config, &wirehook_module);
-    wh_mod_site *site = dconf ? dconf->site : NULL;
-    if (site == NULL) {
+    wh_mod_config *config = dconf ? dconf->config : NULL;
+    if (config == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00951)
                       "SetHandler wirehook needs WirehookConfig in the same "
                       "context");
@@ -76,19 +76,19 @@ int wh_mod_inbox_run(request_rec *r)
 
     /* (ErrorDocument ... /inbox is answered by the guard, before this) */
     wh_response resp;
-    /* A POST carries its verdict under this site: the inbox's own (good
-     * or bad, to store or quarantine), or an accepted one from earlier in
-     * the chain (a rewrite or an Action from a protected resource into
-     * the inbox), which is stored like any other. */
+    /* A POST carries its verdict under this configuration: the inbox's own
+     * (good or bad, to store or quarantine), or an accepted one from earlier
+     * in the chain (a rewrite or an Action from a protected resource into the
+     * inbox), which is stored like any other. */
     wh_mod_state *st = wh_mod_chain_state(r);
     if (r->method_number == M_POST
-        && (st == NULL || st->site != site
+        && (st == NULL || st->config != config
             || (st->phase != WH_ST_INBOX && st->phase != WH_ST_VERIFIED))) {
         /* the guard verifies every POST before this handler: refuse
          * rather than store anything unverified */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
-        wh_mod_stats_verdict(site, WH_CODE_INTERNAL);
+        wh_mod_stats_verdict(config, WH_CODE_INTERNAL);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
@@ -99,7 +99,7 @@ int wh_mod_inbox_run(request_rec *r)
     if (st && r->method_number == M_POST)
         req = st->req;
     else
-        wh_mod_request_init(r, site->cfg, &req);
+        wh_mod_request_init(r, config->cfg, &req);
     req.log = &log;
 
     wh_route route;
@@ -107,19 +107,19 @@ int wh_mod_inbox_run(request_rec *r)
     wh_endpoint_route(r->pool, sub_path, &route);
     int store = r->method_number == M_POST && route.kind == WH_ROUTE_INBOX;
     if (store) {
-        wh_endpoint_store(wh_mod_inbox_get(r, site), &req, &st->verdict,
+        wh_endpoint_store(wh_mod_inbox_get(r, config), &req, &st->verdict,
                           r->pool, &resp);
-        wh_mod_stats_endpoint(site, &st->verdict, &resp);
+        wh_mod_stats_endpoint(config, &st->verdict, &resp);
     } else {
         /* the listing and the payment views (GET/HEAD; the inbox asked for
          * once Basic auth and the query have passed), 404 for a resource
          * the inbox does not have, 405 for a method the resource does not
          * take: a POST under the inbox is verified, never stored */
-        inbox_ctx ctx = { r, site };
+        inbox_ctx ctx = { r, config };
         /* a body these answers never read (a PUT's) is drained first, or
          * an h2 stream can be reset under the answer */
-        wh_mod_drain_before_answer(r, site->cfg->max_body_size);
-        wh_endpoint_handle_lazy(site->vf, inbox_when_needed, &ctx, &req, sub_path,
+        wh_mod_drain_before_answer(r, config->cfg->max_body_size);
+        wh_endpoint_handle_lazy(config->vf, inbox_when_needed, &ctx, &req, sub_path,
                                 r->args ? r->args : "", r->pool, &resp);
     }
 

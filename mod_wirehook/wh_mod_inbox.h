@@ -1,7 +1,7 @@
 #ifndef WH_MOD_INBOX_H
 #define WH_MOD_INBOX_H
 /* `SetHandler wirehook`: the inbox endpoint. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 
 void wh_mod_inbox_register(void);
 int wh_mod_is_inbox(const request_rec *r);

@@ -60,7 +60,7 @@
     X(00965, "refused: the fixed-size replay store is full")                  \
     X(00966, "check-config: a ReplayCache that cannot keep the promise")      \
     X(00967, "startup: the status counters' shared memory cannot be created") \
-    X(00968, "startup: a site gets no status counters (table full, long path)") \
+    X(00968, "startup: a configuration gets no status counters (full, long path)") \
     X(00969, "startup: status counters of another layout, started again")     \
     X(00970, "an error document pointed at the inbox was refused")            \
     X(00971, "ReplayCache lmdb: its files cannot be given to httpd's User")   \
@@ -84,10 +84,10 @@
     X(00989, "startup: no readers: the bank's credentials read the inbox")   \
     X(00990, "console: SetHandler wirehook-console is not configured")      \
     X(00991, "an id recorded after its timestamp's tolerance: taken back, 503") \
-    X(00992, "startup: the module's version and how many sites it loaded")  \
-    X(00993, "startup: one line per site: its replay store and inbox")       \
+    X(00992, "startup: the module's version and how many configurations it loaded")  \
+    X(00993, "startup: one line per configuration: its replay store and inbox")       \
     X(00994, "check-config: a replay store file on a network file system")  \
-    X(00995, "refused: an application reached under an inbox-only site")    \
+    X(00995, "refused: an application reached under an inbox-only configuration")    \
     X(00996, "child start: a shared replay store cannot be set up")          \
     X(00997, "child start: no random bytes for the claims' holder tokens")   \
     X(00998, "a running delivery's claim could not be renewed, or lapsed")   \

@@ -34,11 +34,11 @@
  *                apachectl -t) fails: its provider known, its module
  *                loaded (dbm, shmcb), its file not on a network file
  *                system (lmdb, dbm)
- *   post_config  one store per distinct ReplayCache of the sites in front
- *                of an application; the startup log says what each
- *                guarantees. A site used only by the inbox (SetHandler
- *                wirehook) gets none: the inbox decides duplicates in its
- *                database.
+ *   post_config  one store per distinct ReplayCache of the configurations
+ *                in front of an application; the startup log says what
+ *                each guarantees. A configuration used only by the inbox
+ *                (SetHandler wirehook) gets none: the inbox decides
+ *                duplicates in its database.
  *   child_init   each store opened in the child; the renewal thread */
 #include "wh_mod_replay.h"
 #include "wh_mod_replay_lmdb.h"
@@ -139,21 +139,21 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 {
     (void)plog;
     int bad = 0;
-    apr_hash_t *sites = wh_mod_sites(pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+    apr_hash_t *configs = wh_mod_configs(pconf);
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
          hi = apr_hash_next(hi)) {
-        const wh_mod_site *site = apr_hash_this_val(hi);
+        const wh_mod_config *config = apr_hash_this_val(hi);
         const char *err, *file, *net;
         wh_replay_model m;
 
-        if (!site->app_use)
+        if (!config->app_use)
             continue;                   /* the inbox ignores ReplayCache */
-        err = wh_replay_model_make(ptemp, site->cfg->replay_cache_provider,
-                                   site->cfg->replay_cache_args, &m);
+        err = wh_replay_model_make(ptemp, config->cfg->replay_cache_provider,
+                                   config->cfg->replay_cache_args, &m);
         if (err) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00966)
-                         "WirehookConfig %s: ReplayCache %s: %s", site->path,
-                         spec_of(ptemp, site->cfg), err);
+                         "WirehookConfig %s: ReplayCache %s: %s", config->path,
+                         spec_of(ptemp, config->cfg), err);
             bad = 1;
             continue;
         }
@@ -164,7 +164,7 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          "WirehookConfig %s: ReplayCache provider '%s' is not "
                          "available: load its module (LoadModule "
                          "socache_%s_module .../mod_socache_%s.so)",
-                         site->path, m.provider, m.provider, m.provider);
+                         config->path, m.provider, m.provider, m.provider);
             bad = 1;
         }
         if ((file = store_file(ptemp, &m)) != NULL
@@ -175,7 +175,7 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          "shared map hold for no one: a store several servers "
                          "share is redis, memcache or pgsql; one server's "
                          "lmdb or dbm file belongs on a local disk",
-                         site->path, spec_of(ptemp, site->cfg), file, net);
+                         config->path, spec_of(ptemp, config->cfg), file, net);
             bad = 1;
         }
     }
@@ -190,21 +190,21 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
-    apr_hash_t *sites = wh_mod_sites(pconf);
+    apr_hash_t *configs = wh_mod_configs(pconf);
     apr_hash_t *by_key = replays(pconf);
     int index = (int)apr_hash_count(by_key);
     apr_hash_index_t *hi;
 
     /* One store per distinct ReplayCache, sized for the longest window and
-     * judged by the largest tolerance of the sites sharing it. */
-    for (hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
-        wh_mod_site *site = apr_hash_this_val(hi);
-        const wh_config *cfg = site->cfg;
+     * judged by the largest tolerance of the configurations sharing it. */
+    for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
+        wh_mod_config *config = apr_hash_this_val(hi);
+        const wh_config *cfg = config->cfg;
         const char *args = cfg->replay_cache_args, *key;
         wh_mod_replay *rp;
 
-        site->replay = NULL;
-        if (!site->app_use)
+        config->replay = NULL;
+        if (!config->app_use)
             continue;
         if (cfg->replay_cache_provider
             && strcmp(cfg->replay_cache_provider, "pgsql") == 0 && !args)
@@ -228,11 +228,11 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rp->window = cfg->replay_window;
         if (cfg->timestamp_tolerance > rp->tolerance)
             rp->tolerance = cfg->timestamp_tolerance;
-        site->replay = rp;
+        config->replay = rp;
     }
-    for (hi = apr_hash_first(ptemp, sites); hi; hi = apr_hash_next(hi)) {
-        wh_mod_site *site = apr_hash_this_val(hi);
-        wh_mod_replay *rp = site->replay;
+    for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
+        wh_mod_config *config = apr_hash_this_val(hi);
+        wh_mod_replay *rp = config->replay;
         int rc = OK;
         if (rp == NULL || rp->lmdb || rp->sc || rp->store)
             continue;
@@ -240,7 +240,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
          * store replacing it knows none of its ids, so it is not new */
         if (strcmp(rp->model.provider, "lmdb") == 0)
             rc = wh_mod_lmdb_create(
-                pconf, ptemp, s, &rp->model, rp->spec, site->path,
+                pconf, ptemp, s, &rp->model, rp->spec, config->path,
                 rp->tolerance,
                 wh_mod_socache_dbm_exists(
                     ptemp, ap_runtime_dir_relative(ptemp, WH_REPLAY_DEFAULT_DBM)),
@@ -248,7 +248,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         else if (strcmp(rp->model.provider, "dbm") == 0
                  || strcmp(rp->model.provider, "shmcb") == 0)
             rc = wh_mod_socache_create(pconf, ptemp, s, &rp->model, rp->spec,
-                                       site->path, rp->index, rp->window,
+                                       config->path, rp->index, rp->window,
                                        &rp->sc);
         /* the shared stores connect in each child, never in the parent
          * (a connection must not cross fork) */
@@ -256,7 +256,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             return rc;
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s, WHLOGNO(00962)
                      "ReplayCache %s (WirehookConfig %s): %s", rp->spec,
-                     site->path,
+                     config->path,
                      wh_replay_model_describe(ptemp, &rp->model, rp->window,
                                               rp->tolerance));
     }

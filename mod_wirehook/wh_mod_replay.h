@@ -1,7 +1,7 @@
 #ifndef WH_MOD_REPLAY_H
 #define WH_MOD_REPLAY_H
 /* Replay protection in httpd (ReplayCache): one store per distinct spec. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 
 typedef enum {
     WH_REPLAY_FIRST = 0,                /* claimed now: deliver */

@@ -80,7 +80,7 @@ const char *wh_mod_lmdb_default_path(apr_pool_t *p)
 
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
-                       const char *site_path, apr_int64_t tolerance,
+                       const char *config_path, apr_int64_t tolerance,
                        int predecessor, wh_mod_lmdb **out)
 {
     wh_mod_lmdb *l = apr_pcalloc(pconf, sizeof(*l));
@@ -96,14 +96,14 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     if (l->path == NULL) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00973)
                      "WirehookConfig %s: ReplayCache %s: invalid path",
-                     site_path, spec);
+                     config_path, spec);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     err = wh_replay_lmdb_prepare(ptemp, l->path, l->map_size, apr_time_now(),
                                  predecessor, &l->since, &trust);
     if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00974)
-                     "WirehookConfig %s: ReplayCache %s: %s", site_path,
+                     "WirehookConfig %s: ReplayCache %s: %s", config_path,
                      spec, err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }

@@ -2,7 +2,7 @@
 #define WH_MOD_REPLAY_LMDB_H
 /* ReplayCache lmdb (shared/replay/wh_replay_lmdb.h) in httpd's lifecycle;
  * wh_mod_replay.c decides and logs. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_lmdb.h"
 #include "replay/wh_replay_store.h"
@@ -17,7 +17,7 @@ typedef struct wh_mod_lmdb wh_mod_lmdb;
 const char *wh_mod_lmdb_default_path(apr_pool_t *p);
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
-                       const char *site_path, apr_int64_t tolerance,
+                       const char *config_path, apr_int64_t tolerance,
                        int predecessor, wh_mod_lmdb **out);
 /* Opens the store in this child: its store interface, or NULL (logged;
  * every notification is then answered 503). */

@@ -206,7 +206,7 @@ static int marker_since(wh_mod_socache *sc, apr_pool_t *p, apr_time_t now,
 
 int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                           const wh_replay_model *m, const char *spec,
-                          const char *site_path, int index,
+                          const char *config_path, int index,
                           apr_int64_t window, wh_mod_socache **out)
 {
     wh_mod_socache *sc = apr_pcalloc(pconf, sizeof(*sc));
@@ -225,7 +225,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     if (sc->provider == NULL) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00932)
                      "WirehookConfig %s: ReplayCache provider '%s' is not "
-                     "loaded", site_path, m->provider);
+                     "loaded", config_path, m->provider);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (sc->is_dbm) {
@@ -239,8 +239,8 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     err = sc->provider->create(&sc->instance, sc->model.args, ptemp, pconf);
     if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00933)
-                     "WirehookConfig %s: ReplayCache %s: %s", site_path, spec,
-                     err);
+                     "WirehookConfig %s: ReplayCache %s: %s", config_path,
+                     spec, err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     id = apr_psprintf(ptemp, "%d", index);
@@ -249,7 +249,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00934)
                      "WirehookConfig %s: cannot create the replay mutex",
-                     site_path);
+                     config_path);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     hints.avg_id_len = sc->model.hint_id_len;
@@ -259,7 +259,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00935)
                      "WirehookConfig %s: cannot initialise ReplayCache %s",
-                     site_path, spec);
+                     config_path, spec);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     /* The dbm file is the store's memory across restarts: never let
@@ -273,7 +273,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, WHLOGNO(00958)
                      "WirehookConfig %s: cannot create the replay ledger's "
-                     "shared memory", site_path);
+                     "shared memory", config_path);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     /* shmcb's memory begins now, empty; the others' since is their marker */
@@ -300,7 +300,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
             if (marker_store(sc, s, since, now, ptemp) != APR_SUCCESS) {
                 ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00959)
                              "WirehookConfig %s: ReplayCache %s: cannot write "
-                             "to %s", site_path, spec, dbm_file);
+                             "to %s", config_path, spec, dbm_file);
                 return HTTP_INTERNAL_SERVER_ERROR;
             }
             ap_log_error(APLOG_MARK, trusted ? APLOG_NOTICE : APLOG_WARNING, 0,

@@ -4,7 +4,7 @@
  * core's store interface (shared/replay/wh_replay_store.h). Both are one
  * machine's: a global mutex makes "look up, then store" one step among
  * this server's processes only. wh_mod_replay.c decides and logs. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_store.h"
 
@@ -15,7 +15,7 @@ typedef struct wh_mod_socache wh_mod_socache;
  * error status after logging why. */
 int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                           const wh_replay_model *m, const char *spec,
-                          const char *site_path, int index,
+                          const char *config_path, int index,
                           apr_int64_t window, wh_mod_socache **out);
 
 /* child_init: re-attaches the mutex; the store for this child. */

@@ -1,7 +1,7 @@
 #ifndef WH_MOD_REQUEST_H
 #define WH_MOD_REQUEST_H
 /* Between httpd's request_rec and the core's plain data. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 #include "verify/wh_response.h"
 
 void wh_mod_request_init(request_rec *r, const wh_config *cfg,

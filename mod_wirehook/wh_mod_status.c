@@ -1,6 +1,6 @@
 /* wirehook's counters in mod_status (`/server-status`, `?auto`).
  *
- * What is counted, per site (one WirehookConfig file, named by its
+ * What is counted, per configuration (one WirehookConfig file, named by its
  * absolute path): every POST wirehook answered, by what the sender was
  * told -- accepted, duplicate, or the error code (every code of
  * shared/verify/wh_verdict.h a notification can get; a code this table does not
@@ -20,15 +20,17 @@
  * and `start` make a new parent: the counters start from zero, and
  * `WirehookCountersSince` says when they did.
  *
- * A site keeps its slot (and its numbers) across generations: post_config
- * finds the slot whose path is the site's. A site new to the configuration
- * takes a free slot, or, once all WH_STATS_MAX_SITES are taken, the slot
- * of a site no longer configured (zeroed first); past that it has no
- * counters (logged at startup). The slot number is the site's index in
- * the ?auto keys, so it stays the same while the site is configured; a
- * first start numbers the sites in the order of their paths. (A slot
- * handed to a new site while children of the previous generation still
- * finish their requests may get a few of the old site's last counts.)
+ * A configuration keeps its slot (and its numbers) across generations:
+ * post_config finds the slot whose path is the configuration's. One new
+ * to httpd's configuration takes a free slot, or, once all
+ * WH_STATS_MAX_CONFIGS are taken, the slot of one no longer named by a
+ * WirehookConfig (zeroed first); past that it has no counters (logged at
+ * startup). The slot number is the configuration's index in the ?auto
+ * keys, so it stays the same while the configuration is in use; a first
+ * start numbers the configurations in the order of their paths. (A slot
+ * handed to a new configuration while children of the previous
+ * generation still finish their requests may get a few of the old one's
+ * last counts.)
  *
  * The request path pays one relaxed atomic add on a 64-bit counter: no
  * lock, no system call. The status hook reads the counters without a lock
@@ -39,7 +41,7 @@
  * mod_proxy_balancer's lines; apache_exporter ignores keys it does not
  * know), documented in docs/monitoring.md:
  *   WirehookCountersSince: <unix time the counters started at zero>
- *   WirehookSites: <number of configured sites>
+ *   WirehookSites: <number of configurations counted>
  *   WirehookSite[i]Config: <absolute path of the WirehookConfig file>
  *   WirehookSite[i]Accepted: n
  *   WirehookSite[i]Duplicate: n
@@ -49,13 +51,15 @@
  *   WirehookSite[i]ReplayLive / ReplayCapacity: n   (when known)
  *   WirehookSite[i]ForwardState: not started | started | unavailable
  *   WirehookSite[i]ForwardLagSeconds / ForwardQueued / ForwardRetrying /
- *     ForwardDead / ForwardUnqueued      (a site with ForwardUrl, once
- *                                         wirehook forward has run)
+ *     ForwardDead / ForwardUnqueued      (with ForwardUrl, once wirehook
+ *                                         forward has run)
+ * (The keys say Site for a configuration: they predate the word, and
+ * scrapers parse them.)
  */
 #include "verify/wh_version.h"
 #include "wh_mod_status.h"
 #include "wh_mod_replay.h"
-#include "wh_mod_site_inbox.h"
+#include "wh_mod_config_inbox.h"
 #include "forward/wh_delivery.h"
 #include "console/wh_console.h"
 
@@ -83,7 +87,7 @@ typedef atomic_ulong wh_counter;
 #define WH_STATS_KEY       "wirehook-status-shm"
 #define WH_STATS_MAGIC     0x57485354u          /* "WHST" */
 #define WH_STATS_LAYOUT    1u
-#define WH_STATS_MAX_SITES 256
+#define WH_STATS_MAX_CONFIGS 256
 #define WH_STATS_PATH_MAX  1024
 
 /* The codes a notification can be refused with: the counted ones of
@@ -107,8 +111,9 @@ enum {
     WH_STAT_COUNT
 };
 
-/* One site's counters. Aligned to a cache line so two sites' counters
- * never share one (children of different sites would bounce it). */
+/* One configuration's counters. Aligned to a cache line so two
+ * configurations' counters never share one (children counting for
+ * different configurations would bounce it). */
 struct wh_mod_stats_slot {
     _Alignas(64) wh_counter n[WH_STAT_COUNT];
     /* written by the parent in post_config only */
@@ -124,19 +129,19 @@ typedef struct wh_mod_stats_slot wh_stats_slot;
 typedef struct {
     unsigned int magic;
     unsigned int layout;
-    unsigned int max_sites;
+    unsigned int max_configs;
     unsigned int slot_size;
     unsigned int ncounters;
     unsigned int generation;            /* post_config runs so far */
     apr_time_t started;                 /* when the counters were zero */
-    wh_stats_slot slot[WH_STATS_MAX_SITES];
+    wh_stats_slot slot[WH_STATS_MAX_CONFIGS];
 } wh_stats_shm;
 
 /* This generation's view, set by the parent in post_config and inherited
  * by the children it forks. */
 static wh_stats_shm *stats_shm;
 typedef struct {
-    wh_mod_site *site;
+    wh_mod_config *config;
     int index;                          /* slot, -1: no counters */
 } wh_status_row;
 static wh_status_row *status_rows;
@@ -167,49 +172,49 @@ static int stat_index(const char *code)
     return WH_STAT_OTHER;
 }
 
-static void stat_add(const wh_mod_site *site, int i)
+static void stat_add(const wh_mod_config *config, int i)
 {
-    if (site != NULL && site->stats != NULL)
-        atomic_fetch_add_explicit(&site->stats->n[i], 1,
+    if (config != NULL && config->stats != NULL)
+        atomic_fetch_add_explicit(&config->stats->n[i], 1,
                                   memory_order_relaxed);
 }
 
-void wh_mod_stats_verdict(const wh_mod_site *site, const char *code)
+void wh_mod_stats_verdict(const wh_mod_config *config, const char *code)
 {
     if (code != NULL)
-        stat_add(site, stat_index(code));
+        stat_add(config, stat_index(code));
 }
 
-void wh_mod_stats_inbox(const wh_mod_site *site, wh_inbox_result res)
+void wh_mod_stats_inbox(const wh_mod_config *config, wh_inbox_result res)
 {
     switch (res) {
     case WH_INBOX_STORED:
-        stat_add(site, WH_STAT_INBOX_STORED);
-        stat_add(site, WH_STAT_ACCEPTED);
+        stat_add(config, WH_STAT_INBOX_STORED);
+        stat_add(config, WH_STAT_ACCEPTED);
         break;
     case WH_INBOX_DUPLICATE:
-        stat_add(site, WH_STAT_INBOX_DUPLICATE);
-        stat_add(site, WH_STAT_DUPLICATE);
+        stat_add(config, WH_STAT_INBOX_DUPLICATE);
+        stat_add(config, WH_STAT_DUPLICATE);
         break;
     default:
-        stat_add(site, WH_STAT_INBOX_UNAVAILABLE);
-        stat_add(site, stat_index(WH_CODE_INBOX_UNAVAILABLE));
+        stat_add(config, WH_STAT_INBOX_UNAVAILABLE);
+        stat_add(config, stat_index(WH_CODE_INBOX_UNAVAILABLE));
         break;
     }
 }
 
-void wh_mod_stats_endpoint(const wh_mod_site *site, const wh_verdict *v,
+void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
                            const wh_response *resp)
 {
     if (!v->ok)
-        wh_mod_stats_verdict(site, v->code);
+        wh_mod_stats_verdict(config, v->code);
     else if (resp->status != 200)
-        wh_mod_stats_inbox(site, WH_INBOX_UNAVAILABLE);
+        wh_mod_stats_inbox(config, WH_INBOX_UNAVAILABLE);
     else if (resp->body && strstr(resp->body, "\"" WH_MOD_STATS_DUPLICATE
                                   "\""))
-        wh_mod_stats_inbox(site, WH_INBOX_DUPLICATE);
+        wh_mod_stats_inbox(config, WH_INBOX_DUPLICATE);
     else
-        wh_mod_stats_inbox(site, WH_INBOX_STORED);
+        wh_mod_stats_inbox(config, WH_INBOX_STORED);
 }
 
 /* ------------------------------------------------------- post_config --- */
@@ -221,7 +226,7 @@ static wh_stats_shm *stats_segment(server_rec *s)
     apr_pool_userdata_get(&data, WH_STATS_KEY, pp);
     wh_stats_shm *shm = data;
     if (shm && shm->magic == WH_STATS_MAGIC && shm->layout == WH_STATS_LAYOUT
-        && shm->max_sites == WH_STATS_MAX_SITES
+        && shm->max_configs == WH_STATS_MAX_CONFIGS
         && shm->slot_size == sizeof(wh_stats_slot)
         && shm->ncounters == WH_STAT_COUNT)
         return shm;
@@ -252,7 +257,7 @@ static wh_stats_shm *stats_segment(server_rec *s)
     memset(shm, 0, sizeof(*shm));
     shm->magic = WH_STATS_MAGIC;
     shm->layout = WH_STATS_LAYOUT;
-    shm->max_sites = WH_STATS_MAX_SITES;
+    shm->max_configs = WH_STATS_MAX_CONFIGS;
     shm->slot_size = sizeof(wh_stats_slot);
     shm->ncounters = WH_STAT_COUNT;
     shm->started = apr_time_now();
@@ -270,12 +275,13 @@ static void slot_reset(wh_stats_slot *slot, const char *path,
     slot->generation = gen;
 }
 
-/* A slot for a site that has none yet: a free one, else the one left
- * longest ago by a site no longer configured; -1 when all are taken. */
+/* A slot for a configuration that has none yet: a free one, else the one
+ * left longest ago by a configuration no longer in use; -1 when all are
+ * taken. */
 static int slot_take(wh_stats_shm *shm, unsigned int gen)
 {
     int stale = -1;
-    for (int i = 0; i < WH_STATS_MAX_SITES; i++) {
+    for (int i = 0; i < WH_STATS_MAX_CONFIGS; i++) {
         const wh_stats_slot *sl = &shm->slot[i];
         if (!sl->in_use)
             return i;
@@ -289,7 +295,7 @@ static int slot_take(wh_stats_shm *shm, unsigned int gen)
 static int row_by_path(const void *a, const void *b)
 {
     const wh_status_row *x = a, *y = b;
-    return strcmp(x->site->path, y->site->path);
+    return strcmp(x->config->path, y->config->path);
 }
 
 static int row_by_index(const void *a, const void *b)
@@ -297,7 +303,7 @@ static int row_by_index(const void *a, const void *b)
     const wh_status_row *x = a, *y = b;
     if (x->index != y->index)
         return x->index < 0 ? 1 : y->index < 0 ? -1 : x->index - y->index;
-    return strcmp(x->site->path, y->site->path);
+    return strcmp(x->config->path, y->config->path);
 }
 
 static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
@@ -308,38 +314,39 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     status_nrows = 0;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
-    apr_hash_t *sites = wh_mod_sites(pconf);
-    int n = (int)apr_hash_count(sites);
+    apr_hash_t *configs = wh_mod_configs(pconf);
+    int n = (int)apr_hash_count(configs);
     if (n == 0)
         return OK;
     stats_shm = stats_segment(s);
 
     wh_status_row *rows = apr_pcalloc(pconf, sizeof(*rows) * (size_t)n);
     int k = 0;
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, sites); hi;
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
          hi = apr_hash_next(hi)) {
-        rows[k].site = apr_hash_this_val(hi);
+        rows[k].config = apr_hash_this_val(hi);
         rows[k].index = -1;
         k++;
     }
-    /* new sites take slots in path order: a first start numbers them so */
+    /* new configurations take slots in path order: a first start numbers
+     * them so */
     qsort(rows, (size_t)n, sizeof(*rows), row_by_path);
 
     wh_stats_shm *shm = stats_shm;
     unsigned int gen = shm ? ++shm->generation : 0;
     for (int pass = 0; shm && pass < 2; pass++) {
         for (int i = 0; i < n; i++) {
-            wh_mod_site *site = rows[i].site;
+            wh_mod_config *config = rows[i].config;
             if (rows[i].index >= 0)
                 continue;
-            if (strlen(site->path) >= WH_STATS_PATH_MAX)
+            if (strlen(config->path) >= WH_STATS_PATH_MAX)
                 continue;
             int slot = -1;
             if (pass == 0) {
-                /* the site's own slot of an earlier generation */
-                for (int j = 0; j < WH_STATS_MAX_SITES; j++)
+                /* the configuration's own slot of an earlier generation */
+                for (int j = 0; j < WH_STATS_MAX_CONFIGS; j++)
                     if (shm->slot[j].in_use
-                        && strcmp(shm->slot[j].path, site->path) == 0) {
+                        && strcmp(shm->slot[j].path, config->path) == 0) {
                         slot = j;
                         shm->slot[j].generation = gen;
                         break;
@@ -348,11 +355,11 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             else {
                 slot = slot_take(shm, gen);
                 if (slot >= 0)
-                    slot_reset(&shm->slot[slot], site->path, gen);
+                    slot_reset(&shm->slot[slot], config->path, gen);
             }
             if (slot >= 0) {
                 rows[i].index = slot;
-                site->stats = &shm->slot[slot];
+                config->stats = &shm->slot[slot];
             }
         }
     }
@@ -360,14 +367,14 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         if (rows[i].index >= 0)
             continue;
         const char *why =
-            strlen(rows[i].site->path) >= WH_STATS_PATH_MAX
+            strlen(rows[i].config->path) >= WH_STATS_PATH_MAX
                 ? apr_psprintf(ptemp, "a path of %d bytes or more",
                                WH_STATS_PATH_MAX)
-                : apr_psprintf(ptemp, "more than %d sites",
-                               WH_STATS_MAX_SITES);
+                : apr_psprintf(ptemp, "more than %d configurations",
+                               WH_STATS_MAX_CONFIGS);
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00968)
                      "WirehookConfig %s: no status counters (%s)",
-                     rows[i].site->path, why);
+                     rows[i].config->path, why);
     }
     qsort(rows, (size_t)n, sizeof(*rows), row_by_index);
     status_rows = rows;
@@ -379,10 +386,10 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static apr_uint64_t get(const wh_stats_slot *slot, int i);
 
-int wh_mod_stats_counts(const wh_mod_site *site, apr_pool_t *p,
+int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
                         apr_array_header_t **counts, apr_time_t *since)
 {
-    if (!site || !site->stats || !stats_shm)
+    if (!config || !config->stats || !stats_shm)
         return -1;
     *counts = apr_array_make(p, WH_STAT_OTHER + 1, sizeof(wh_console_count));
     for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
@@ -390,7 +397,7 @@ int wh_mod_stats_counts(const wh_mod_site *site, apr_pool_t *p,
         c->code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
                   : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
                   : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
-        c->n = get(site->stats, i);
+        c->n = get(config->stats, i);
     }
     *since = stats_shm->started;
     return 0;
@@ -429,8 +436,8 @@ static void stat_names(int i, const char **key, const char **label)
     }
 }
 
-/* `wirehook forward`'s progress, for a site whose inbox it forwards: read
- * from the inbox database (the forwarder is a process of its own), on
+/* `wirehook forward`'s progress, for a configuration whose inbox it forwards:
+ * read from the inbox database (the forwarder is a process of its own), on
  * this child's connection to it. Only the status page pays for it. */
 typedef enum {
     WH_FWD_NONE,                        /* no ForwardUrl, or no inbox */
@@ -439,17 +446,17 @@ typedef enum {
     WH_FWD_KNOWN
 } wh_fwd_state;
 
-static wh_fwd_state forward_status(request_rec *r, wh_mod_site *site,
+static wh_fwd_state forward_status(request_rec *r, wh_mod_config *config,
                                    wh_dlv_stats *out)
 {
     wh_inbox *ib;
 
     memset(out, 0, sizeof(*out));
-    if (!site->cfg->forward_url || !site->cfg->inbox_params)
+    if (!config->cfg->forward_url || !config->cfg->inbox_params)
         return WH_FWD_NONE;
-    if ((ib = wh_mod_inbox_get(r, site)) == NULL)
+    if ((ib = wh_mod_inbox_get(r, config)) == NULL)
         return WH_FWD_UNAVAILABLE;
-    switch (wh_delivery_status(r->pool, ib, site->cfg, out)) {
+    switch (wh_delivery_status(r->pool, ib, config->cfg, out)) {
     case 1:
         return WH_FWD_KNOWN;
     case 0:
@@ -469,9 +476,9 @@ static double forward_lag(const wh_dlv_stats *s)
 
 static void status_short(request_rec *r, const wh_status_row *row)
 {
-    const wh_stats_slot *slot = row->site->stats;
+    const wh_stats_slot *slot = row->config->stats;
     int x = row->index;
-    ap_rprintf(r, "WirehookSite[%d]Config: %s\n", x, row->site->path);
+    ap_rprintf(r, "WirehookSite[%d]Config: %s\n", x, row->config->path);
     for (int i = 0; i < WH_STAT_COUNT; i++) {
         const char *key, *label;
         stat_names(i, &key, &label);
@@ -483,7 +490,7 @@ static void status_short(request_rec *r, const wh_status_row *row)
                        "\n", x, wh_stats_codes[i - WH_STAT_CODE0],
                        get(slot, i));
     }
-    const wh_mod_replay *rp = row->site->replay;
+    const wh_mod_replay *rp = row->config->replay;
     apr_uint64_t live = 0, cap = 0;
     if (rp) {
         ap_rprintf(r, "WirehookSite[%d]ReplayStore: %s\n", x,
@@ -498,7 +505,7 @@ static void status_short(request_rec *r, const wh_status_row *row)
                                                               : "unavailable");
     }
     wh_dlv_stats fs;
-    switch (forward_status(r, row->site, &fs)) {
+    switch (forward_status(r, row->config, &fs)) {
     case WH_FWD_NONE:
         break;
     case WH_FWD_UNAVAILABLE:
@@ -522,10 +529,10 @@ static void status_short(request_rec *r, const wh_status_row *row)
 
 static void status_html(request_rec *r, const wh_status_row *row, int flags)
 {
-    const wh_stats_slot *slot = row->site->stats;
+    const wh_stats_slot *slot = row->config->stats;
     int table = !(flags & AP_STATUS_NOTABLE);
-    ap_rprintf(r, "<h3>Site %d: %s</h3>\n", row->index,
-               ap_escape_html(r->pool, row->site->path));
+    ap_rprintf(r, "<h3>Configuration %d: %s</h3>\n", row->index,
+               ap_escape_html(r->pool, row->config->path));
     if (table)
         ap_rputs("<table border=\"0\"><tr><th>answer</th>"
                  "<th>count</th></tr>\n", r);
@@ -541,7 +548,7 @@ static void status_html(request_rec *r, const wh_status_row *row, int flags)
     }
     if (table)
         ap_rputs("</table>\n", r);
-    const wh_mod_replay *rp = row->site->replay;
+    const wh_mod_replay *rp = row->config->replay;
     apr_uint64_t live = 0, cap = 0;
     if (rp) {
         const char *spec = ap_escape_html(r->pool,
@@ -556,7 +563,7 @@ static void status_html(request_rec *r, const wh_status_row *row, int flags)
                        : "does not answer");
     }
     wh_dlv_stats fs;
-    switch (forward_status(r, row->site, &fs)) {
+    switch (forward_status(r, row->config, &fs)) {
     case WH_FWD_NONE:
         break;
     case WH_FWD_UNAVAILABLE:
@@ -611,7 +618,7 @@ static int wh_status_hook(request_rec *r, int flags)
         else
             ap_rprintf(r, "<h3>%s</h3>\n<p>no counters (see the error "
                        "log)</p>\n",
-                       ap_escape_html(r->pool, status_rows[i].site->path));
+                       ap_escape_html(r->pool, status_rows[i].config->path));
     }
     return OK;
 }

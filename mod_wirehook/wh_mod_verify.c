@@ -31,7 +31,7 @@
  * configuration: whatever route httpd took (DirectoryIndex,
  * FallbackResource, mod_rewrite, ErrorDocument, Action, aliases,
  * subrequests, <Files>, .htaccess), the handler runs only if the chain
- * holds a verdict of the site in force. docs/architecture.md has the
+ * holds a verdict of the configuration in force. docs/architecture.md has the
  * rule and why; docs/reliability.md lists every route tried. */
 #include "wh_mod_verify.h"
 #include "wh_mod_inbox.h"
@@ -47,13 +47,13 @@
 #include "http_request.h"
 #include <apr_strings.h>
 
-static wh_mod_state *new_state(request_rec *r, wh_mod_site *site)
+static wh_mod_state *new_state(request_rec *r, wh_mod_config *config)
 {
     wh_mod_state *st = apr_pcalloc(r->pool, sizeof(*st));
-    st->site = site;
+    st->config = config;
     st->log.fn = wh_mod_log_sink;
     st->log.baton = r;
-    wh_mod_request_init(r, site->cfg, &st->req);
+    wh_mod_request_init(r, config->cfg, &st->req);
     st->req.log = &st->log;
     wh_verdict_init(&st->verdict, r->pool);
     ap_set_module_config(r->request_config, &wirehook_module, st);
@@ -66,7 +66,7 @@ static int respond_verdict(request_rec *r, const wh_mod_state *st)
 {
     wh_response resp;
     wh_mod_log_verdict(r, &st->verdict);
-    wh_mod_stats_verdict(st->site, st->verdict.code);
+    wh_mod_stats_verdict(st->config, st->verdict.code);
     wh_response_from_verdict(r->pool, &st->verdict, &resp);
     return wh_mod_respond(r, &resp);
 }
@@ -86,7 +86,7 @@ static void deliver(request_rec *r, wh_mod_state *st)
 
 /* An internal redirect of a request this module verified: the body was
  * consumed, so the redirected request gets the kept body back and the same
- * facts. The guard still checks that the site is the same. */
+ * facts. The guard still checks that the configuration is the same. */
 static int resume_after_redirect(request_rec *r)
 {
     wh_mod_state *prior = r->prev ? wh_mod_chain_state(r->prev) : NULL;
@@ -101,10 +101,10 @@ static int resume_after_redirect(request_rec *r)
  * before a byte of the body is read. */
 static int check_envelope(request_rec *r, wh_mod_state *st)
 {
-    wh_verify_envelope(st->site->vf, &st->req, &st->verdict, r->pool);
+    wh_verify_envelope(st->config->vf, &st->req, &st->verdict, r->pool);
     if (st->verdict.ok)
         return OK;
-    wh_mod_drain_before_answer(r, st->site->cfg->max_body_size);
+    wh_mod_drain_before_answer(r, st->config->cfg->max_body_size);
     return respond_verdict(r, st);
 }
 
@@ -123,7 +123,7 @@ static int read_body(request_rec *r, wh_mod_state *st,
         st->kept = prior->kept;
         return OK;
     }
-    switch (wh_mod_read_body(r, st->site->cfg->max_body_size, &st->req.body,
+    switch (wh_mod_read_body(r, st->config->cfg->max_body_size, &st->req.body,
                              &st->req.body_len, &status)) {
     case WH_BODY_ERROR:
         /* timeouts, aborted clients, bad chunking, LimitRequestBody:
@@ -149,7 +149,7 @@ static int read_body(request_rec *r, wh_mod_state *st,
  * good or bad, is the handler's: it stores or quarantines. */
 static int check_payload(request_rec *r, wh_mod_state *st)
 {
-    wh_verify_payload(st->site->vf, &st->req, &st->verdict, r->pool);
+    wh_verify_payload(st->config->vf, &st->req, &st->verdict, r->pool);
     if (wh_mod_is_inbox(r) && !st->req.body_overflow) {
         st->phase = WH_ST_INBOX;
         wh_mod_log_verdict(r, &st->verdict);
@@ -158,15 +158,15 @@ static int check_payload(request_rec *r, wh_mod_state *st)
     return st->verdict.ok ? OK : respond_verdict(r, st);
 }
 
-/* Seen within ReplayWindow: a duplicate, never delivered again; a store
- * that cannot promise to remember: 503. An id this chain recorded in the
- * same store (the site changed along the chain, the store did not) is its
- * own record, not a replay. */
+/* Seen within ReplayWindow: a duplicate, never delivered again; a store that
+ * cannot promise to remember: 503. An id this chain recorded in the same store
+ * (the configuration changed along the chain, the store did not) is its own
+ * record, not a replay. */
 static int check_replay(request_rec *r, wh_mod_state *st,
                         const wh_mod_state *prior)
 {
     const wh_facts *f = &st->verdict.facts;
-    wh_mod_replay *rp = st->site->replay;
+    wh_mod_replay *rp = st->config->replay;
 
     if (prior && prior->recorded == rp && rp != NULL
         && prior->verdict.facts.notification_id && f->notification_id
@@ -178,7 +178,7 @@ static int check_replay(request_rec *r, wh_mod_state *st,
         /* every WirehookConfig naming this file sits beside SetHandler
          * wirehook, so it got no replay store; yet this request reached
          * another handler (.htaccess, a later section): fail closed */
-        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00995)
                       "refused notificationId=%s: WirehookConfig %s was taken "
                       "for the inbox's alone (each WirehookConfig naming it "
@@ -186,27 +186,27 @@ static int check_replay(request_rec *r, wh_mod_state *st,
                       "store, yet %s reached handler %s: name it in a section "
                       "of its own in front of the application",
                       f->notification_id ? f->notification_id : "-",
-                      st->site->path, r->uri, r->handler ? r->handler : "-");
+                      st->config->path, r->uri, r->handler ? r->handler : "-");
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
     }
-    switch (wh_mod_replay_check(r, rp, st->site->cfg, f, &st->claim)) {
+    switch (wh_mod_replay_check(r, rp, st->config->cfg, f, &st->claim)) {
     case WH_REPLAY_DUPLICATE: {
         wh_response resp;
-        wh_mod_stats_verdict(st->site, WH_MOD_STATS_DUPLICATE);
+        wh_mod_stats_verdict(st->config, WH_MOD_STATS_DUPLICATE);
         wh_response_ack(r->pool, "duplicate", f->notification_id, &resp);
         return wh_mod_respond(r, &resp);
     }
     case WH_REPLAY_UNAVAILABLE:
-        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
     case WH_REPLAY_IN_PROGRESS:
         /* not "duplicate": that delivery may still fail (a 5xx, a killed
          * handler), and this copy would then be lost */
-        wh_mod_stats_verdict(st->site, WH_CODE_IN_PROGRESS);
+        wh_mod_stats_verdict(st->config, WH_CODE_IN_PROGRESS);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00944)
                       "notificationId=%s: another copy is being delivered; "
                       "answered 503", f->notification_id);
@@ -220,7 +220,7 @@ static int check_replay(request_rec *r, wh_mod_state *st,
     /* Still fresh now that the id is recorded? Otherwise this record
      * may have followed a copy's that had just lapsed (wh_verify.h): it
      * is taken back, and the bank retries with a fresh timestamp. */
-    if (!wh_verify_fresh_at(st->site->vf, &st->verdict, apr_time_now())) {
+    if (!wh_verify_fresh_at(st->config->vf, &st->verdict, apr_time_now())) {
         wh_mod_replay_forget(r, st->claim);
         st->claim = NULL;
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00991)
@@ -228,7 +228,7 @@ static int check_replay(request_rec *r, wh_mod_state *st,
                       "only after its timestamp's TimestampTolerance had passed "
                       "(the store kept it waiting); taken back, answered 503",
                       f->notification_id);
-        wh_mod_stats_verdict(st->site, WH_CODE_REPLAY_UNAVAILABLE);
+        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
         return wh_mod_respond_error(
             r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
             "replay protection is unavailable; retry later");
@@ -237,12 +237,13 @@ static int check_replay(request_rec *r, wh_mod_state *st,
     return OK;
 }
 
-/* The whole verification of r under site. OK: the handler may run (with
- * the kept body and facts, or, for the inbox, the verdict to store).
+/* The whole verification of r under config. OK: the handler may run
+ * (with the kept body and facts, or, for the inbox, the verdict to store).
  * Anything else has been answered (DONE) or is httpd's own error status. */
-static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
+static int verify(request_rec *r, wh_mod_config *config,
+                  const wh_mod_state *prior)
 {
-    wh_mod_state *st = new_state(r, site);
+    wh_mod_state *st = new_state(r, config);
     int rc;
 
     wh_mod_strip_client_headers(r);
@@ -255,7 +256,7 @@ static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
     if ((rc = check_replay(r, st, prior)) != OK)
         return rc;
     wh_mod_log_verdict(r, &st->verdict);
-    wh_mod_stats_verdict(st->site, WH_CODE_ACCEPTED);
+    wh_mod_stats_verdict(st->config, WH_CODE_ACCEPTED);
     st->phase = WH_ST_VERIFIED;
     if (st->kept == NULL)
         st->kept = wh_mod_keep_body(r, st->req.body, st->req.body_len);
@@ -270,13 +271,13 @@ static int verify(request_rec *r, wh_mod_site *site, const wh_mod_state *prior)
  * the body is settled as for any answer given without reading it (an h2
  * stream is otherwise reset under the client's upload). DECLINED when r
  * is not an error document. */
-static int refuse_error_document(request_rec *r, const wh_mod_site *site)
+static int refuse_error_document(request_rec *r, const wh_mod_config *config)
 {
     wh_response resp;
 
     if (!r->prev || !wh_endpoint_error_document(r->pool, r->prev->status, &resp))
         return DECLINED;
-    wh_mod_drain_before_answer(r, site->cfg->max_body_size);
+    wh_mod_drain_before_answer(r, config->cfg->max_body_size);
     ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00970)
                   "%s is not an error document: %d for %s answered as such",
                   wh_mod_is_inbox(r) ? "the inbox" : r->uri, r->prev->status,
@@ -294,41 +295,41 @@ static int wh_post_read_request(request_rec *r)
 
 static int wh_fixups(request_rec *r)
 {
-    wh_mod_site *site = wh_mod_site_of(r);
+    wh_mod_config *config = wh_mod_config_of(r);
     int rc;
 
     if (r->main)                 /* a subrequest: the guard decides */
         return DECLINED;
-    if (site != NULL && (rc = refuse_error_document(r, site)) != DECLINED)
+    if (config != NULL && (rc = refuse_error_document(r, config)) != DECLINED)
         return rc;
     if (resume_after_redirect(r))
         return DECLINED;
-    if (site == NULL)
+    if (config == NULL)
         return DECLINED;
     if (wh_mod_is_inbox(r) && r->method_number != M_POST)
         return DECLINED;         /* the listing checks Basic auth itself */
     if (wh_mod_is_console(r))
         return DECLINED;         /* no notification: the guard runs it */
-    rc = verify(r, site, r->prev ? wh_mod_chain_state(r->prev) : NULL);
+    rc = verify(r, config, r->prev ? wh_mod_chain_state(r->prev) : NULL);
     return rc == OK ? DECLINED : rc;
 }
 
 static int wh_guard(request_rec *r)
 {
-    wh_mod_site *site = wh_mod_site_of(r);
+    wh_mod_config *config = wh_mod_config_of(r);
     wh_mod_state *st;
     int rc;
 
-    if (site == NULL)
+    if (config == NULL)
         return DECLINED;
     if (r->main) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00955)
                       "refused: a subrequest for %s would run a handler under "
                       "WirehookConfig %s, and a subrequest carries no "
-                      "verified body", r->uri, site->path);
+                      "verified body", r->uri, config->path);
         return HTTP_FORBIDDEN;
     }
-    if ((rc = refuse_error_document(r, site)) != DECLINED)
+    if ((rc = refuse_error_document(r, config)) != DECLINED)
         return rc;
     /* The console is no webhook: its readers and operators passed httpd's
      * authz, and it delivers nothing to an application. The guard runs it
@@ -336,7 +337,7 @@ static int wh_guard(request_rec *r)
     if (wh_mod_is_console(r))
         return wh_mod_console_run(r);
     st = wh_mod_chain_state(r);
-    if (st && st->site == site) {
+    if (st && st->config == config) {
         if (st->phase == WH_ST_VERIFIED && !wh_mod_is_inbox(r)) {
             deliver(r, st);
             return DECLINED;
@@ -349,10 +350,10 @@ static int wh_guard(request_rec *r)
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00956)
                   "verifying at the handler: %s reached handler %s under "
                   "WirehookConfig %s %s", r->uri, r->handler ? r->handler : "-",
-                  site->path, st ? "after a verdict of another configuration"
+                  config->path, st ? "after a verdict of another configuration"
                                  : "unverified (the configuration changed "
                                    "after fixups)");
-    rc = verify(r, site, st);
+    rc = verify(r, config, st);
     if (rc != OK)
         return rc;
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
@@ -382,7 +383,7 @@ static int wh_log_transaction(request_rec *r)
             continue;
         done = wh_mod_replay_of_claim(st->claim);
         if (!failed) {
-            wh_mod_replay_settle(r, st->claim, st->site->cfg);
+            wh_mod_replay_settle(r, st->claim, st->config->cfg);
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)

@@ -73,8 +73,8 @@ assert_ne 0 $? "the module refuses ConsoleReaders (readers are httpd's Require)"
 assert_contains "$WH_OUT" "ConsoleReaders and ConsoleOperators are wirehook.cgi's" "with a message"
 
 wh_httpd_start || exit 1
-assert_contains "$(grep WH00989 "$T/logs/error.log")" "$WH_CONF" "a site with an inbox and no console is warned about at startup"
-assert_not_contains "$(grep WH00989 "$T/logs/error.log")" "$CONF" "a site with a console is not"
+assert_contains "$(grep WH00989 "$T/logs/error.log")" "$WH_CONF" "a configuration with an inbox and no console is warned about at startup"
+assert_not_contains "$(grep WH00989 "$T/logs/error.log")" "$CONF" "a configuration with a console is not"
 fw_app_start con || exit 1
 fw_ctl con '{"rules": [{"payment": "P-DEAD", "answer": 400, "body": "refused <b>by</b> the app"}]}'
 

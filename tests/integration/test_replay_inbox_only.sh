@@ -11,7 +11,7 @@ wh_init
 INBOX_ONLY="$T/etc/inbox-only.conf"
 wh_write_config "$INBOX_ONLY" "InboxParams $T/data/only.db" \
     "ReplayCache redis:127.0.0.1:$(wh_free_port)"
-# the standard layout's sites are left out: this server has the inbox alone
+# the standard layout's protected locations are left out: this server has the inbox alone
 WH_EXTRA_MODULES="status" wh_httpd_conf
 sed -i -e '/^<Location \/v1\/wires>$/,/^<\/Location>$/d' \
        -e '/^<Location \/ignore>$/,/^<\/Location>$/d' \
@@ -25,8 +25,8 @@ wh_httpd_extra "<Location /server-status>
     SetHandler wirehook
     WirehookConfig $INBOX_ONLY
 </Location>
-# an application under the inbox's path, by another section: the site was
-# judged the inbox's alone, so this is refused
+# an application under the inbox's path, by another section: the configuration
+# was judged the inbox's alone, so this is refused
 ScriptAlias /only/app \"$T/cgi-bin/record.cgi\"
 <Location /only/app>
     SetHandler cgi-script
@@ -35,7 +35,7 @@ wh_httpd_start || exit 1
 
 log=$(wh_errlog)
 assert_not_contains "$log" "WH00962" "no replay store is announced at start"
-assert_contains "$log" "WH00993: WirehookConfig $INBOX_ONLY: replay store none" "... the site's start-up line says it has none"
+assert_contains "$log" "WH00993: WirehookConfig $INBOX_ONLY: replay store none" "... the configuration's start-up line says it has none"
 assert_false "no lmdb file is made" wh_glob_exists "$T/run/wirehook-replay.mdb*"
 assert_not_contains "$log" "WH00982" "... nor warned about"
 b=$(wh_body Complete)
@@ -48,7 +48,7 @@ wh_curl "$WH_URL/server-status?auto"
 assert_contains "$WH_BODY" "WirehookSite[0]Config: $INBOX_ONLY" "server-status lists the site"
 assert_not_contains "$WH_BODY" "ReplayStore" "... without a replay store line"
 wh_post "$WH_URL/only/app" "$(wh_body Complete)"
-assert_status 503 "an application reached under the inbox-only site: 503"
+assert_status 503 "an application reached under the inbox-only configuration: 503"
 assert_json_code replay_cache_unavailable "... replay_cache_unavailable"
 assert_eq 0 "$(wh_app_calls)" "... never delivered"
 assert_contains "$(wh_errlog)" "WH00992" "... and logged with the reason"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # wirehook's counters in mod_status (mod_wirehook/wh_mod_status.c): per
-# site (one WirehookConfig file) accepted, duplicate, every rejection code
-# and the inbox's results, read back through /server-status?auto and the
-# HTML page with exact numbers; concurrent requests over several children
-# add up; two sites count apart; a graceful restart and a plain restart
-# keep the numbers, a site dropped and re-added keeps its slot, a new site
-# starts at zero; a stop and start starts everything at zero.
+# configuration (one WirehookConfig file) accepted, duplicate, every rejection
+# code and the inbox's results, read back through /server-status?auto and the
+# HTML page with exact numbers; concurrent requests over several children add
+# up; two configurations count apart; a graceful restart and a plain restart
+# keep the numbers, a configuration dropped and re-added keeps its slot, a new
+# one starts at zero; a stop and start starts everything at zero.
 . "$(dirname "$0")/lib.sh"
 wh_init
 
@@ -35,24 +35,24 @@ wh_httpd_start || exit 1
 
 # ------------------------------------------------------------ helpers ---
 # st_fetch -- /server-status?auto into $T/status.auto, read into ST (key ->
-# value) and SITE (config path -> index)
-declare -A ST=() SITE=()
+# value) and IDX (config path -> index)
+declare -A ST=() IDX=()
 st_fetch() {
     local k v line
     curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"
-    ST=(); SITE=()
+    ST=(); IDX=()
     while IFS= read -r line; do
         [[ $line == *": "* ]] || continue
         k=${line%%: *}; v=${line#*: }
         ST[$k]=$v
-        [[ $k =~ ^WirehookSite\[([0-9]+)\]Config$ ]] && SITE[$v]=${BASH_REMATCH[1]}
+        [[ $k =~ ^WirehookSite\[([0-9]+)\]Config$ ]] && IDX[$v]=${BASH_REMATCH[1]}
     done <"$T/status.auto"
 }
-# st_index CONF -> the site's index in the ?auto keys ("" if not shown)
-st_index() { printf '%s\n' "${SITE[$1]:-}"; }
-# st CONF KEY -> the value of WirehookSite[i]KEY for the site of CONF
+# st_index CONF -> the configuration's index in the ?auto keys ("" if not shown)
+st_index() { printf '%s\n' "${IDX[$1]:-}"; }
+# st CONF KEY -> the value of WirehookSite[i]KEY for the configuration CONF
 st() {
-    local i=${SITE[$1]:-}
+    local i=${IDX[$1]:-}
     [ -n "$i" ] || return 0
     printf '%s\n' "${ST[WirehookSite[$i]$2]:-}"
 }
@@ -60,7 +60,7 @@ st() {
 # WH_CODES in shared/verify/wh_verdict.h.
 mapfile -t CODES < <(sed -n 's/^[[:space:]]*X([A-Z_]*, "\([a-z_]*\)", 1).*/\1/p' "$WH_TOP/shared/verify/wh_verdict.h")
 assert_true "wh_verdict.h lists 15 or more counted codes" test "${#CODES[@]}" -ge 15
-# expect CONF LABEL KEY=N... -- every counter of the site: those named are
+# expect CONF LABEL KEY=N... -- every counter of the configuration: those named are
 # N, all others 0 (so an unexpected count anywhere fails)
 expect() {
     local conf=$1 label=$2 kv k c
@@ -80,13 +80,13 @@ ZEROS=$(printf '0%.0s' $(seq 64))
 # ------------------------------------------------------ at start: zero ---
 st_fetch
 assert_contains "$(cat "$T/status.auto")" "Total Accesses:" "mod_status answers ?auto"
-assert_eq 3 "$(grep -c '^WirehookSite\[[0-9]*\]Config: ' "$T/status.auto")" "?auto: three sites listed"
+assert_eq 3 "$(grep -c '^WirehookSite\[[0-9]*\]Config: ' "$T/status.auto")" "?auto: three configurations listed"
 assert_eq 3 "$(sed -n 's/^WirehookSites: //p' "$T/status.auto")" "?auto: WirehookSites: 3"
 since=$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")
 assert_true "?auto: WirehookCountersSince is a time ($since)" test "${since:-0}" -gt 1000000000
 IA=$(st_index "$CONF_A"); IB=$(st_index "$CONF_B"); IC=$(st_index "$CONF_C")
 # down.conf < second.conf < wirehook.conf
-assert_eq "2 1 0" "$IA $IB $IC" "first start: sites numbered in path order"
+assert_eq "2 1 0" "$IA $IB $IC" "first start: configurations numbered in path order"
 for c in "${CODES[@]}"; do
     assert_eq 1 "$(grep -c "^WirehookSite\[$IA\]Rejected\[$c\]: " "$T/status.auto")" "?auto has a line for $c"
 done
@@ -94,7 +94,7 @@ expect "$CONF_A" "fresh" ""
 assert_eq lmdb "$(st "$CONF_A" ReplayStore)" "?auto: the replay store is named (the default, lmdb)"
 
 # ---------------------------------------------- requests of every kind ---
-# site A in front of the app
+# configuration A in front of the app
 good=$(wh_body Complete)
 wh_post "$WH_URL/v1/wires" "$good"; assert_status 200 "A: accepted"
 post /v1/wires; post /v1/wires
@@ -112,7 +112,7 @@ printf '{"broken": ' >"$T/broken.json"
 wh_post "$WH_URL/v1/wires" "$T/broken.json"; assert_json_code invalid_json "A: invalid_json"
 python3 -c 'import sys; sys.stdout.write("{\"pad\":\"" + "x" * 70000 + "\"}")' >"$T/big.json"
 wh_post "$WH_URL/v1/wires" "$T/big.json"; assert_json_code body_too_large "A: body_too_large"
-# site A's inbox: two stored, one duplicate, one quarantined
+# configuration A's inbox: two stored, one duplicate, one quarantined
 ib=$(wh_body Review)
 wh_post "$WH_URL/inbox" "$ib"; assert_json_code accepted "A inbox: stored"
 post /inbox
@@ -130,10 +130,10 @@ assert_status 200 "A inbox: a listing (not counted)"
 out=$("$WIREHOOK" send --config "$CONF_A" --url "$WH_URL/v1/wires" --user "$WH_USER:$WH_PASSWD" \
     --sample Complete --count 40 --concurrency 8 2>/dev/null)
 assert_eq 40 "$(grep -c '^200 ' <<<"$out")" "A: 40 concurrent notifications accepted"
-# site B
+# configuration B
 post /v2/wires; assert_status 200 "B: accepted"
 WH_SIG=$ZEROS post /v2/wires; assert_json_code signature_mismatch "B: signature_mismatch"
-# site C: the inbox cannot be opened
+# configuration C: the inbox cannot be opened
 post /down; assert_json_code inbox_unavailable "C: inbox_unavailable"
 
 A_WANT=(Accepted=45 Duplicate=2 InboxStored=2 InboxDuplicate=1 auth_required=1 auth_failed=1
@@ -149,12 +149,12 @@ expect "$CONF_C" "C" "${C_WANT[@]}"
 
 # ------------------------------------------------------ the HTML page ---
 curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
-# html CONF LABEL -> the count in the site's table row LABEL
+# html CONF LABEL -> the count in the configuration's table row LABEL
 html() {
     python3 - "$T/status.html" "$1" "$2" <<'EOF'
 import html, re, sys
 page, conf, label = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
-for m in re.finditer(r"<h3>Site \d+: (.*?)</h3>(.*?)(?=<h3>|<hr|$)", page, re.S):
+for m in re.finditer(r"<h3>Configuration \d+: (.*?)</h3>(.*?)(?=<h3>|<hr|$)", page, re.S):
     if html.unescape(m.group(1)) == conf:
         r = re.search(r"<tr><td>%s</td><td>(\d+)</td></tr>" % re.escape(label), m.group(2))
         print(r.group(1) if r else "")
@@ -187,7 +187,7 @@ st_fetch
 expect "$CONF_B" "after SIGHUP, B" "${B_WANT[@]}"
 assert_eq 46 "$(st "$CONF_A" Accepted)" "SIGHUP: A kept"
 
-# --------------------- a site dropped, a site added, the site back ---
+# ------ a configuration dropped, one added, the first back ---
 sed "s|WirehookConfig $CONF_B|WirehookConfig $CONF_D|" "$T/extra.base" >"$T/extra.conf"
 assert_true "graceful restart: B replaced by D" wh_httpd_graceful
 st_fetch

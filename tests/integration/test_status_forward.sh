@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# `wirehook forward`'s progress in mod_status (docs/monitoring.md): a site
-# whose configuration forwards its inbox shows ForwardState "not started"
-# until a forwarder has run; with the application down, the events stored
-# are queued and retrying and the lag grows; once the application is back
-# and the forwarder has delivered, everything is 0. A site without
-# ForwardUrl shows no Forward lines. Read through /server-status?auto and
-# the HTML page of a real httpd.
+# `wirehook forward`'s progress in mod_status (docs/monitoring.md): a
+# configuration that forwards its inbox shows ForwardState "not started" until
+# a forwarder has run; with the application down, the events stored are queued
+# and retrying and the lag grows; once the application is back and the
+# forwarder has forwarded them, everything is 0. A configuration without
+# ForwardUrl shows no Forward lines. Read through /server-status?auto and the
+# HTML page of a real httpd.
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/forward_lib.sh"
@@ -19,15 +19,15 @@ wh_httpd_extra "<Location /server-status>
 </Location>"
 wh_httpd_start || exit 1
 
-# site_lines CONF -> the ?auto lines of the site of CONF, "KEY: value"
+# config_lines CONF -> the ?auto lines of the configuration CONF, "KEY: value"
 # with the WirehookSite[i] prefix taken off
-site_lines() {
+config_lines() {
     awk -v conf="$1" -F': ' '
         $1 ~ /^WirehookSite\[[0-9]+\]Config$/ { i = ($2 == conf) ? substr($1, 1, length($1) - 6) : "" }
         i != "" && index($1, i) == 1 { print substr($0, length(i) + 1) }' "$T/status.auto"
 }
-# fwd KEY -> the forwarding site's KEY ("" when absent)
-fwd() { site_lines "$(fw_conf st)" | sed -n "s/^$1: //p"; }
+# fwd KEY -> the forwarding configuration's KEY ("" when absent)
+fwd() { config_lines "$(fw_conf st)" | sed -n "s/^$1: //p"; }
 fetch() { curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"; }
 
 fw_app_start st --down
@@ -36,9 +36,9 @@ fw_send st P-1:Review P-1:Complete P-2:Review
 fetch
 assert_eq "not started" "$(fwd ForwardState)" "before any forwarder: not started"
 assert_eq "" "$(fwd ForwardQueued)" "before any forwarder: no figures"
-assert_eq 1 "$(site_lines "$WH_CONF" | grep -c "^Accepted: ")" "the site without ForwardUrl is listed"
-main_forward=$(site_lines "$WH_CONF" | grep -c "^Forward")
-assert_eq 0 "$main_forward" "a site without ForwardUrl shows no Forward lines"
+assert_eq 1 "$(config_lines "$WH_CONF" | grep -c "^Accepted: ")" "the configuration without ForwardUrl is listed"
+main_forward=$(config_lines "$WH_CONF" | grep -c "^Forward")
+assert_eq 0 "$main_forward" "a configuration without ForwardUrl shows no Forward lines"
 
 # the application is down: the forwarder queues and retries
 fw_start st --interval 0

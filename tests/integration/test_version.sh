@@ -3,8 +3,8 @@
 # shared/verify/wh_version.c), everywhere a user looks: wirehook --version,
 # the module's start-up line (WH00992, at each start and graceful
 # restart), and server-status (?auto's WirehookVersion line, and the HTML
-# page). The start is quiet: that line, one short line per site
-# (WH00993), and no replay store essay (WH00962 is debug).
+# page). The start is quiet: that line, one short line per
+# configuration (WH00993), and no replay store essay (WH00962 is debug).
 . "$(dirname "$0")/lib.sh"
 wh_init
 VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$WH_TOP/debian/changelog")
@@ -29,10 +29,10 @@ wh_httpd_start || exit 1
 log=$(wh_errlog)
 assert_eq 1 "$(grep -c "WH00992: mod_wirehook $VERSION: 2 WirehookConfig files" <<<"$log")" \
     "one start-up line with the version (LogLevel warn shows notices)"
-assert_eq 2 "$(grep -c 'WH00993: ' <<<"$log")" "one line per site"
-site=$(grep 'WH00993: ' <<<"$log" | grep "$WH_CONF")
-assert_contains "$site" "replay store lmdb (" "... naming the replay store"
-assert_contains "$site" "inbox sqlite3 $WH_INBOX_DB" "... and an SQLite inbox by its file"
+assert_eq 2 "$(grep -c 'WH00993: ' <<<"$log")" "one line per configuration"
+line=$(grep 'WH00993: ' <<<"$log" | grep "$WH_CONF")
+assert_contains "$line" "replay store lmdb (" "... naming the replay store"
+assert_contains "$line" "inbox sqlite3 $WH_INBOX_DB" "... and an SQLite inbox by its file"
 second=$(grep 'WH00993: ' <<<"$log" | grep "second.conf")
 assert_contains "$second" "inbox pgsql" "a PostgreSQL inbox by its driver"
 assert_not_contains "$second" "hunter2" "... never by its conninfo"

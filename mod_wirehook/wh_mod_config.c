@@ -1,10 +1,10 @@
-/* The sites (loaded WirehookConfig files) and the per-request state a
+/* The configurations (loaded WirehookConfig files) and the per-request state a
  * request chain carries. */
-#include "wh_mod_site.h"
+#include "wh_mod_config.h"
 #include "http_core.h"
 #include <apr_hash.h>
 
-#define WH_SITES_KEY "wirehook-sites"
+#define WH_CONFIGS_KEY "wirehook-configs"
 
 /* A hash kept as userdata of pool p under key, created on first use. */
 apr_hash_t *wh_mod_pool_hash(apr_pool_t *p, const char *key)
@@ -20,16 +20,16 @@ apr_hash_t *wh_mod_pool_hash(apr_pool_t *p, const char *key)
 
 /* Loaded configuration files of this configuration generation, keyed by
  * absolute path. Lives in pconf, so a restart re-reads every file. */
-apr_hash_t *wh_mod_sites(apr_pool_t *pconf)
+apr_hash_t *wh_mod_configs(apr_pool_t *pconf)
 {
-    return wh_mod_pool_hash(pconf, WH_SITES_KEY);
+    return wh_mod_pool_hash(pconf, WH_CONFIGS_KEY);
 }
 
-wh_mod_site *wh_mod_site_of(const request_rec *r)
+wh_mod_config *wh_mod_config_of(const request_rec *r)
 {
     const wh_mod_dir_conf *dconf =
         ap_get_module_config(r->per_dir_config, &wirehook_module);
-    return dconf ? dconf->site : NULL;
+    return dconf ? dconf->config : NULL;
 }
 
 wh_mod_state *wh_mod_state_of(const request_rec *r)

@@ -1,15 +1,15 @@
-#ifndef WH_MOD_SITE_H
-#define WH_MOD_SITE_H
+#ifndef WH_MOD_CONFIG_H
+#define WH_MOD_CONFIG_H
 /* What every file of mod_wirehook shares: the loaded WirehookConfig files
- * (sites), the per-directory configuration, the per-request state, and
- * where a request finds them. The module is glue: every decision is the
+ * (configurations), the per-directory configuration, the per-request state,
+ * and where a request finds them. The module is glue: every decision is the
  * core's (shared/). Files, one job each, from the bottom up:
- *   wh_mod_site.c     sites, per-request state
+ *   wh_mod_config.c   configurations, per-request state
  *   wh_mod_request.c  request_rec -> wh_request, wh_response -> wire,
  *                     facts -> env/headers, header stripping, logging
  *   wh_mod_body.c     bounded read-ahead of the body, the
  *                     WIREHOOK_KEPT_BODY input filter
- *   wh_mod_site_inbox.c  a site's inbox in each child
+ *   wh_mod_config_inbox.c  a configuration's inbox in each child
  *   wh_mod_replay_lmdb.c  ReplayCache lmdb in httpd's lifecycle
  *   wh_mod_replay_socache.c  ReplayCache dbm, shmcb (mod_socache)
  *   wh_mod_replay.c   replay protection (ReplayCache): the store of each
@@ -45,12 +45,13 @@ typedef struct wh_mod_claim wh_mod_claim;
 struct wh_mod_stats_slot;
 
 /* One loaded configuration file (cached per path per generation). */
-typedef struct wh_mod_site {
+typedef struct wh_mod_config {
     const char *path;
     wh_config *cfg;
     wh_verifier *vf;
     wh_mod_replay *replay;              /* set in post_config; NULL for a
-                                           site only the inbox uses */
+                                           configuration only the inbox
+                                           uses */
     /* Some WirehookConfig naming this file is not in a section of the
      * inbox alone (SetHandler wirehook beside it, no section inside): an
      * application may be behind it, so it needs a replay store. */
@@ -60,19 +61,20 @@ typedef struct wh_mod_site {
     apr_pool_t *inbox_pool;
     wh_inbox *inbox;
     apr_time_t inbox_retry_at;          /* no open before (wh_mod_inbox.c) */
-    /* wh_mod_status.c: this site's counters in shared memory (set in
-     * post_config; NULL: not counted) */
+    /* wh_mod_status.c: this configuration's counters in shared memory
+     * (set in post_config; NULL: not counted) */
     struct wh_mod_stats_slot *stats;
-    /* wh_mod_console.c: the console (created with the site) and, set in
-     * check_config, the URL of the first console showing this site */
+    /* wh_mod_console.c: the console (created with the configuration)
+     * and, set in check_config, the URL of the first console showing this
+     * configuration */
     struct wh_console *console;
     const char *console_base;
-} wh_mod_site;
+} wh_mod_config;
 
 /* Per-dir config: WirehookConfig PATH | off. */
 typedef struct {
     int set;
-    wh_mod_site *site;                  /* NULL: off */
+    wh_mod_config *config;              /* NULL: off */
     /* The URL path of the <Location> section that holds WirehookConfig
      * (NULL in any other section, or a regex): the inbox's own URL, so
      * the rest of a request's path is the resource under it. */
@@ -93,7 +95,7 @@ typedef enum {
 /* Per-request state, on request_config of the request that verified (and
  * carried along an internal-redirect chain). */
 typedef struct wh_mod_state {
-    wh_mod_site *site;
+    wh_mod_config *config;
     wh_mod_phase phase;
     wh_request req;
     wh_verdict verdict;
@@ -110,9 +112,9 @@ extern module AP_MODULE_DECLARE_DATA wirehook_module;
 apr_hash_t *wh_mod_pool_hash(apr_pool_t *p, const char *key);
 /* Loaded configuration files of this configuration generation, keyed by
  * absolute path. */
-apr_hash_t *wh_mod_sites(apr_pool_t *pconf);
+apr_hash_t *wh_mod_configs(apr_pool_t *pconf);
 /* The WirehookConfig in force for r (its final per-dir config), or NULL. */
-wh_mod_site *wh_mod_site_of(const request_rec *r);
+wh_mod_config *wh_mod_config_of(const request_rec *r);
 /* This module's state on r itself, or NULL. */
 wh_mod_state *wh_mod_state_of(const request_rec *r);
 /* This module's state for r: its own, else the nearest one up r's

@@ -1,9 +1,0 @@
-#ifndef WH_MOD_SITE_INBOX_H
-#define WH_MOD_SITE_INBOX_H
-#include "wh_mod_site.h"
-
-/* The site's inbox in this child, opened on first use (NULL: cannot be
- * opened now; tried again after a few seconds). */
-wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_site *site);
-
-#endif
