@@ -50,7 +50,7 @@ if [ -n "$d" ]; then
 fi
 
 good=$(wh_body Complete)
-say "2. The same notification delivered twice (the bank retries):"
+say "2. The same notification sent twice (the bank retries):"
 send --user "$CRED" "$good" | show
 send --user "$CRED" "$good" | show
 
@@ -170,16 +170,16 @@ PY
     sleep 3
     curl -s -X POST --data-binary '{"up": true}' "http://127.0.0.1:$CPORT/control" >/dev/null
     for _ in $(seq 1 100); do
-        [ "$(grep -c ' 200 ' "$T/fwd-app/deliveries.log" 2>/dev/null)" -ge 6 ] && break
+        [ "$(grep -c ' 200 ' "$T/fwd-app/requests.log" 2>/dev/null)" -ge 6 ] && break
         sleep 0.1
     done
     kill -TERM "$FPID" 2>/dev/null; wait "$FPID" 2>/dev/null
-    echo "    what the forwarder logged (retries with growing, jittered delays, then delivery):"
+    echo "    what the forwarder logged (retries with growing, jittered delays, then the 2xx):"
     grep -E 'retry:|dead' "$T/fwd.err" | sed -E 's/notificationId ([0-9a-f]{8})[0-9a-f-]*/\1…/; s/Failed to connect.*Couldn.t connect to server/connection refused/' | head -n 8 | show
     echo "    its status lines:"
     sed -n '1,4p' "$T/fwd.out" | show
     echo "    what the application received (seq, notificationId, payment, status, attempt, answer):"
-    cut -d' ' -f1-6 "$T/fwd-app/deliveries.log" | show
+    cut -d' ' -f1-6 "$T/fwd-app/requests.log" | show
     echo "    (the earlier events of the inbox went too: one payment's in arrival order, one at a time)"
 
     say "17. The current state of payment WP-DEMO-7: the latest by eventDateTime (Complete, 14:05),"

@@ -4,15 +4,15 @@
  *
  * One thread: libcurl's multi interface carries up to ForwardConcurrency
  * requests while the loop here turns their answers into outcomes and
- * writes them, together with the next claims, in one transaction per
- * cycle (wh_delivery_cycle). An event is marked delivered only after its
- * 2xx arrived; a forwarder killed at any moment leaves at most its
- * in-flight events to be delivered again once their leases run out. */
+ * writes them, together with the next leases, in one transaction per
+ * cycle (wh_fq_cycle). An event is marked forwarded only after its 2xx
+ * arrived; a forwarder killed at any moment leaves at most its in-flight
+ * events to be forwarded again once their leases run out. */
 #include "commands.h"
 #include "cli_util.h"
 #include "forward_http.h"
 #include "verify/wh_config.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "forward/wh_forward.h"
 #include "verify/wh_parse_forward.h"
 #include "inbox/wh_inbox.h"
@@ -68,7 +68,7 @@ typedef struct {
     apr_pool_t *p;
     const wh_config *cfg;
     wh_inbox *ib;
-    wh_delivery *dlv;
+    wh_fq *fq;
     wh_fwd_http *http;
     slot *slots;
     int nslots;
@@ -80,7 +80,7 @@ typedef struct {
     apr_time_t first_outcome;    /* when the oldest pending one arrived */
 
     /* for the status line */
-    apr_int64_t delivered, delivered_total, retried, died, lost;
+    apr_int64_t forwarded, forwarded_total, retried, died, lost;
     apr_time_t interval_start;
 } fwd;
 
@@ -159,7 +159,7 @@ static void on_done(void *ctx, const wh_fwd_result *r)
 {
     fwd *f = ctx;
     slot *s = r->baton;
-    wh_dlv_outcome *o;
+    wh_fq_outcome *o;
     wh_fwd_class c = wh_forward_classify(r->answered, r->status);
     apr_time_t now = apr_time_now();
 
@@ -173,25 +173,25 @@ static void on_done(void *ctx, const wh_fwd_result *r)
     o->answer = answer_text(f->opool, r);
     o->duration_ms = r->elapsed_ms > 0 ? r->elapsed_ms : 0;
     o->started_at = now - apr_time_from_msec(o->duration_ms);
-    if (c == WH_FWD_DELIVERED) {
-        o->state = WH_DLV_DELIVERED;
-        f->delivered++;
-        f->delivered_total++;
+    if (c == WH_FWD_FORWARDED) {
+        o->state = WH_FQ_FORWARDED;
+        f->forwarded++;
+        f->forwarded_total++;
         if (f->verbose > 1)
-            logline("info", "delivered %s (attempt %d, HTTP %ld, %" APR_INT64_T_FMT " ms)",
+            logline("info", "forwarded %s (attempt %d, HTTP %ld, %" APR_INT64_T_FMT " ms)",
                     s->nid, s->attempt, r->status, r->elapsed_ms);
     } else {
         wh_fwd_plan pl;
         wh_forward_plan(f->opool, f->cfg, c, s->attempt, s->first_at, now,
                         r->retry_after_ms, next_random(f), &pl);
         if (pl.dead) {
-            o->state = WH_DLV_DEAD;
+            o->state = WH_FQ_DEAD;
             o->reason = pl.reason;
             f->died++;
             logline("warn", "dead letter: notificationId %s after attempt %d: %s (%s)",
                     s->nid, s->attempt, o->answer, pl.reason);
         } else {
-            o->state = WH_DLV_READY;
+            o->state = WH_FQ_READY;
             o->next_at = pl.next_at;
             f->retried++;
             if (f->verbose)
@@ -212,13 +212,13 @@ static slot *free_slot(fwd *f)
     return NULL;
 }
 
-static void start_claims(fwd *f, const apr_array_header_t *claims)
+static void start_leases(fwd *f, const apr_array_header_t *leases)
 {
-    for (int i = 0; i < claims->nelts; i++) {
-        const wh_dlv_claim *c = &APR_ARRAY_IDX(claims, i, wh_dlv_claim);
+    for (int i = 0; i < leases->nelts; i++) {
+        const wh_fq_lease *c = &APR_ARRAY_IDX(leases, i, wh_fq_lease);
         slot *s = free_slot(f);
         if (!s)
-            break;   /* cannot happen: claims never exceed the free slots */
+            break;   /* cannot happen: leases never exceed the free slots */
         s->used = 1;
         s->event_id = c->ev.id;
         s->attempt = c->ev.attempt;
@@ -239,14 +239,14 @@ static void start_claims(fwd *f, const apr_array_header_t *claims)
 
 static void status_line(fwd *f, apr_pool_t *p, apr_time_t now)
 {
-    wh_dlv_stats st;
+    wh_fq_counts st;
     double secs = (double)(now - f->interval_start) / APR_USEC_PER_SEC;
     const char *lag = "0s";
     apr_time_exp_t tm;
     char when[32];
     apr_size_t n;
 
-    if (wh_delivery_stats(f->dlv, p, &st) != 0) {
+    if (wh_fq_stats(f->fq, p, &st) != 0) {
         printf("status unavailable: the inbox database did not answer\n");
         fflush(stdout);
         return;
@@ -255,24 +255,26 @@ static void status_line(fwd *f, apr_pool_t *p, apr_time_t now)
         lag = apr_psprintf(p, "%.1fs", (double)(now - st.oldest) / APR_USEC_PER_SEC);
     apr_time_exp_gmt(&tm, now);
     apr_strftime(when, &n, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* the documented status line: scripts read "delivered=", which counts
+     * events forwarded (docs/forwarding.md) */
     printf("%s delivered=%" APR_INT64_T_FMT " rate=%.1f/s retrying=%" APR_INT64_T_FMT
            " dead=%" APR_INT64_T_FMT " lag=%s inflight=%d queued=%" APR_INT64_T_FMT
-           " unqueued=%" APR_INT64_T_FMT "\n", when, f->delivered,
-           secs > 0 ? (double)f->delivered / secs : 0.0, st.retrying, st.dead, lag,
+           " unqueued=%" APR_INT64_T_FMT "\n", when, f->forwarded,
+           secs > 0 ? (double)f->forwarded / secs : 0.0, st.retrying, st.dead, lag,
            wh_fwd_http_inflight(f->http), st.waiting + st.ready, st.unqueued);
     fflush(stdout);
-    f->delivered = 0;
+    f->forwarded = 0;
     f->interval_start = now;
 }
 
-/* Writes the pending outcomes and claims up to claim_max: one
+/* Writes the pending outcomes and leases up to lease_max events: one
  * transaction. On failure everything stays pending for the next try. */
-static int cycle(fwd *f, apr_pool_t *cp, int claim_max, wh_dlv_cycle *out)
+static int cycle(fwd *f, apr_pool_t *cp, int lease_max, wh_fq_cycle_result *out)
 {
     apr_time_t now = apr_time_now();
 
-    if (wh_delivery_cycle(f->dlv, cp, f->outcomes, claim_max,
-                          wh_forward_lease_ms(f->cfg), now, out) != 0)
+    if (wh_fq_cycle(f->fq, cp, f->outcomes, lease_max,
+                    wh_forward_lease_ms(f->cfg), now, out) != 0)
         return -1;
     if (out->lost) {
         f->lost += out->lost;
@@ -281,8 +283,8 @@ static int cycle(fwd *f, apr_pool_t *cp, int claim_max, wh_dlv_cycle *out)
     }
     apr_array_clear(f->outcomes);
     apr_pool_clear(f->opool);
-    f->outcomes = apr_array_make(f->opool, 64, sizeof(wh_dlv_outcome));
-    start_claims(f, out->claims);
+    f->outcomes = apr_array_make(f->opool, 64, sizeof(wh_fq_outcome));
+    start_leases(f, out->leases);
     return 0;
 }
 
@@ -305,18 +307,18 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
         int flush = pending && (inflight == 0 || pending >= (conc + 1) / 2 ||
                                 now - f->first_outcome >= apr_time_from_msec(FWD_FLUSH_MS));
         /* Outcomes may make the next event of their payment ready: their
-         * cycle claims too. Otherwise claims wait for half the slots, so
+         * cycle leases too. Otherwise leases wait for half the slots, so
          * that a cycle carries a batch, not one event. */
-        int claim = !stopping && free_n > 0 &&
+        int lease = !stopping && free_n > 0 &&
                     (flush || ((free_n >= (conc + 1) / 2 || inflight == 0) &&
                                (more || new_events || (next_due && next_due <= now))));
         apr_int64_t wait_ms;
 
-        if ((flush || claim) && now >= db_retry_at) {
-            wh_dlv_cycle c;
+        if ((flush || lease) && now >= db_retry_at) {
+            wh_fq_cycle_result c;
             memset(&c, 0, sizeof(c));
             apr_pool_clear(cp);
-            if (cycle(f, cp, claim ? free_n : 0, &c) != 0) {
+            if (cycle(f, cp, lease ? free_n : 0, &c) != 0) {
                 if (!db_down) {
                     logline("error", "the inbox database failed; retrying every %d ms "
                             "(requests in flight go on)", FWD_DB_RETRY_MS);
@@ -331,15 +333,15 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
                 db_retry_at = now + apr_time_from_msec(FWD_DB_RETRY_MS);
                 if (stopping && inflight == 0 && ++stop_tries >= FWD_STOP_WRITE_TRIES) {
                     logline("error", "stopping with %d outcome(s) unwritten: those "
-                            "events will be delivered again", f->outcomes->nelts);
+                            "events will be forwarded again", f->outcomes->nelts);
                     return 1;
                 }
             } else {
                 if (db_down)
                     logline("info", "the inbox database is back");
                 db_down = 0;
-                if (claim) {
-                    more = c.claims->nelts == free_n;
+                if (lease) {
+                    more = c.leases->nelts == free_n;
                     new_events = c.backlog;
                     next_due = c.next_due;
                 }
@@ -350,13 +352,13 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
         }
         if (stopping && inflight == 0 && f->outcomes->nelts == 0)
             break;
-        /* Nothing to write or claim now: look for new events now and then. */
+        /* Nothing to write or lease now: look for new events now and then. */
         if (!stopping && !more && !db_down && now >= next_peek) {
             int fresh = 0;
             apr_time_t due = 0;
             apr_pool_clear(cp);
             next_peek = now + apr_time_from_msec(FWD_IDLE_POLL_MS);
-            if (wh_delivery_peek(f->dlv, cp, &fresh, &due) == 0) {
+            if (wh_fq_peek(f->fq, cp, &fresh, &due) == 0) {
                 new_events = fresh;
                 next_due = due;
                 if (drain && !fresh && !due && inflight == 0 && f->outcomes->nelts == 0)
@@ -383,11 +385,11 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
     }
     if (drain)
         printf("drained: delivered=%" APR_INT64_T_FMT " retries=%" APR_INT64_T_FMT
-               " dead=%" APR_INT64_T_FMT " in %.1fs\n", f->delivered_total, f->retried,
+               " dead=%" APR_INT64_T_FMT " in %.1fs\n", f->forwarded_total, f->retried,
                f->died, (double)(apr_time_now() - started) / APR_USEC_PER_SEC);
     else
         logline("info", "stopped: delivered=%" APR_INT64_T_FMT " in this run",
-                f->delivered_total);
+                f->forwarded_total);
     fflush(stdout);
     return 0;
 }
@@ -409,10 +411,10 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
 {
     static const apr_getopt_option_t opts[] = {
         { "config", 'c', 1, "wirehook configuration file" },
-        { "drain", 'd', 0, "exit once every stored event is delivered or dead" },
+        { "drain", 'd', 0, "exit once every stored event is forwarded or dead" },
         { "once", 'o', 0, "the same as --drain" },
         { "interval", 'i', 1, "seconds between status lines, 0: none (10)" },
-        { "verbose", 'v', 0, "log every retry; twice: every delivery" },
+        { "verbose", 'v', 0, "log every retry; twice: every event forwarded" },
         { "quiet", 'q', 0, "no status lines" },
         { NULL, 0, 0, NULL }
     };
@@ -428,23 +430,23 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
 
     if (wh_cli_wants_help(argc, argv)) {
         printf("usage: wirehook " FORWARD_USAGE "\n\n"
-               "Delivers every notification the inbox (InboxParams) stores to\n"
+               "Forwards every event the inbox (InboxParams) stores to\n"
                "ForwardUrl: POST of the body exactly as received, the verified facts\n"
                "as Wirehook-* headers, Idempotency-Key: the notificationId, and a\n"
                "signature by ForwardSecretFile in the bank's scheme (TimestampHeader,\n"
-               "SignatureHeader). 2xx: delivered. 408, 429, 5xx and no answer:\n"
+               "SignatureHeader). 2xx: forwarded. 408, 429, 5xx and no answer:\n"
                "retried with jittered exponential backoff (ForwardBackoffMin..Max,\n"
                "Retry-After honoured). Other 4xx: dead at once. ForwardMaxAttempts\n"
                "and ForwardMaxAge: dead. Events of one paymentId go in arrival order,\n"
                "one at a time; other payments are not held up.\n\n"
                "  --config F     the configuration file (InboxParams, ForwardUrl, ...)\n"
-               "  --drain        exit once nothing is left to deliver (delivered or\n"
+               "  --drain        exit once nothing is left to forward (forwarded or\n"
                "                 dead); prints a summary line (--once: the same)\n"
                "  --interval S   a status line every S seconds on stdout (default 10,\n"
-               "                 0: none): delivered, rate, retrying, dead, lag, ...\n"
-               "  --verbose      log every retry on stderr; twice: every delivery\n"
+               "                 0: none): events forwarded, rate, retrying, dead, ...\n"
+               "  --verbose      log every retry on stderr; twice: every event forwarded\n"
                "  --quiet        no status lines\n\n"
-               "SIGTERM/SIGINT: stop claiming, wait for the requests in flight, write\n"
+               "SIGTERM/SIGINT: stop leasing, wait for the requests in flight, write\n"
                "their outcomes, exit 0. Exit 1 on errors, 2 on usage errors.\n"
                "See wirehook inbox dead ... for the dead letters.\n");
         return 0;
@@ -480,7 +482,7 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         return 1;
     }
     if ((err = wh_inbox_open(p, cfg, &lg, &f.ib)) != NULL ||
-        (err = wh_delivery_open(p, f.ib, cfg, owner_id(p), &f.dlv)) != NULL) {
+        (err = wh_fq_open(p, f.ib, cfg, owner_id(p), &f.fq)) != NULL) {
         fprintf(stderr, "wirehook forward: %s\n", err);
         return 1;
     }
@@ -496,7 +498,7 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         || f.rng == 0)
         f.rng = (apr_uint64_t)apr_time_now() | 1;
     apr_pool_create(&f.opool, p);
-    f.outcomes = apr_array_make(f.opool, 64, sizeof(wh_dlv_outcome));
+    f.outcomes = apr_array_make(f.opool, 64, sizeof(wh_fq_outcome));
     f.interval_start = apr_time_now();
     if (!(f.http = wh_fwd_http_create(p, cfg, secret, &err))) {
         fprintf(stderr, "wirehook forward: %s\n", err);

@@ -88,7 +88,7 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
                "                    paymentId, attempts, when it died, the last answer\n"
                "  dead show X       everything kept about one (id or notificationId),\n"
                "                    the body included\n"
-               "  dead retry X      put it back in the delivery queue with a fresh count;\n"
+               "  dead retry X      put it back in the forward queue with a fresh count;\n"
                "                    --all: every dead letter (each payment's in order)\n"
                "  quarantine list   authentic notifications refused as invalid JSON or\n"
                "                    schema violations: id, received, code, released?\n"

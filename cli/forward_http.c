@@ -1,6 +1,6 @@
 /* libcurl multi for wirehook forward. One multi handle keeps the
  * connections to the application alive between requests; easy handles
- * are recycled through a free list, so a steady stream of deliveries
+ * are recycled through a free list, so a steady stream of attempts
  * costs no per-request set-up beyond the headers and the signature. */
 #include "forward_http.h"
 #include "verify/wh_signature.h"
@@ -262,7 +262,7 @@ int wh_fwd_http_run(wh_fwd_http *h, int wait_ms, wh_fwd_done_fn done, void *ctx)
     curl_multi_perform(h->multi, &running);
     /* A transfer may finish within that perform (an answer on loopback
      * comes fast): then there is no socket left to wait on, and waiting
-     * would only add wait_ms to its delivery. */
+     * would only delay its outcome by wait_ms. */
     if (wait_ms > 0 && running == h->inflight) {
         curl_multi_poll(h->multi, NULL, 0, wait_ms, NULL);
         curl_multi_perform(h->multi, &running);

@@ -1,6 +1,6 @@
 /* wirehook inbox dead list|show|retry: the forwarder's dead letters. */
 #include "inbox_cmd.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 
 #include <apr_strings.h>
 #include <stdio.h>
@@ -15,19 +15,19 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-static int list(wh_inbox_args *a, wh_delivery *d)
+static int list(wh_inbox_args *a, wh_fq *d)
 {
     apr_array_header_t *rows;
 
-    if (wh_delivery_dead_list(d, a->p, a->after, a->limit ? a->limit : DEAD_LIST_DEFAULT,
-                              &rows) != 0) {
+    if (wh_fq_dead_list(d, a->p, a->after, a->limit ? a->limit : DEAD_LIST_DEFAULT,
+                        &rows) != 0) {
         fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
         return 1;
     }
     printf("%-10s %-36s %-20s %8s  %-24s  %s\n", "ID", "NOTIFICATION", "PAYMENT",
            "ATTEMPTS", "DIED", "LAST ANSWER");
     for (int i = 0; i < rows->nelts; i++) {
-        const wh_dlv_dead *r = &APR_ARRAY_IDX(rows, i, wh_dlv_dead);
+        const wh_fq_dead *r = &APR_ARRAY_IDX(rows, i, wh_fq_dead);
         printf("%-10" APR_INT64_T_FMT " %-36s %-20s %8d  %-24s  %.*s\n", r->event_id,
                or_dash(r->notification_id), or_dash(r->payment_id), r->attempts,
                wh_inbox_time(a->p, r->dead_at), DEAD_LIST_ANSWER, or_dash(r->answer));
@@ -35,10 +35,10 @@ static int list(wh_inbox_args *a, wh_delivery *d)
     return 0;
 }
 
-static int show(wh_inbox_args *a, wh_delivery *d)
+static int show(wh_inbox_args *a, wh_fq *d)
 {
-    wh_dlv_dead r;
-    int found = wh_delivery_dead_get(d, a->p, a->id, &r);
+    wh_fq_dead r;
+    int found = wh_fq_dead_get(d, a->p, a->id, &r);
 
     if (found < 0) {
         fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
@@ -66,7 +66,7 @@ static int show(wh_inbox_args *a, wh_delivery *d)
     return 0;
 }
 
-static int retry(wh_inbox_args *a, wh_delivery *d)
+static int retry(wh_inbox_args *a, wh_fq *d)
 {
     int n = 0, rc;
 
@@ -74,7 +74,7 @@ static int retry(wh_inbox_args *a, wh_delivery *d)
         fprintf(stderr, "wirehook inbox: dead retry takes an id or --all\n");
         return wh_inbox_usage();
     }
-    rc = wh_delivery_dead_retry(d, a->p, a->all ? NULL : a->id, apr_time_now(), &n);
+    rc = wh_fq_dead_retry(d, a->p, a->all ? NULL : a->id, apr_time_now(), &n);
     if (rc < 0) {
         fprintf(stderr, "wirehook inbox: the inbox database did not answer\n");
         return 1;
@@ -83,20 +83,20 @@ static int retry(wh_inbox_args *a, wh_delivery *d)
         fprintf(stderr, "wirehook inbox: no dead letter %s\n", a->id);
         return 1;
     }
-    printf("%d dead letter%s back in the delivery queue\n", n, n == 1 ? "" : "s");
+    printf("%d dead letter%s back in the forward queue\n", n, n == 1 ? "" : "s");
     return 0;
 }
 
 int wh_inbox_cmd_dead(wh_inbox_args *a)
 {
-    wh_delivery *d;
+    wh_fq *d;
     const char *err;
 
     if (!a->verb)
         return wh_inbox_usage();
-    /* The delivery tables may not exist yet: made as the forwarder makes
+    /* The forward queue's tables may not exist yet: made as the forwarder makes
      * them, so an empty list is an empty list. */
-    if ((err = wh_delivery_open(a->p, a->ib, a->cfg, "wirehook-inbox", &d)) != NULL) {
+    if ((err = wh_fq_open(a->p, a->ib, a->cfg, "wirehook-inbox", &d)) != NULL) {
         fprintf(stderr, "wirehook inbox: %s\n", err);
         return 1;
     }

@@ -18,7 +18,7 @@ static const command commands[] = {
     { "configtest", wh_cmd_configtest, "check a configuration file" },
     { "send", wh_cmd_send, "sign and POST notifications as the bank would" },
     { "pull", wh_cmd_pull, "walk an offset/limit list endpoint, print NDJSON" },
-    { "forward", wh_cmd_forward, "deliver what the inbox stores to an application" },
+    { "forward", wh_cmd_forward, "forward what the inbox stores to an application" },
     { "inbox", wh_cmd_inbox, "dead letters, quarantine, payment views of an inbox" },
     { "replay", wh_cmd_replay, "replay init: make a new shared replay store usable" },
     { NULL, NULL, NULL }

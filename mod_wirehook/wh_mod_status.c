@@ -60,7 +60,7 @@
 #include "wh_mod_status.h"
 #include "wh_mod_replay.h"
 #include "wh_mod_config_inbox.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "console/wh_console.h"
 
 #include "http_core.h"
@@ -447,7 +447,7 @@ typedef enum {
 } wh_fwd_state;
 
 static wh_fwd_state forward_status(request_rec *r, wh_mod_config *config,
-                                   wh_dlv_stats *out)
+                                   wh_fq_counts *out)
 {
     wh_inbox *ib;
 
@@ -456,7 +456,7 @@ static wh_fwd_state forward_status(request_rec *r, wh_mod_config *config,
         return WH_FWD_NONE;
     if ((ib = wh_mod_inbox_get(r, config)) == NULL)
         return WH_FWD_UNAVAILABLE;
-    switch (wh_delivery_status(r->pool, ib, config->cfg, out)) {
+    switch (wh_fq_status(r->pool, ib, config->cfg, out)) {
     case 1:
         return WH_FWD_KNOWN;
     case 0:
@@ -466,8 +466,8 @@ static wh_fwd_state forward_status(request_rec *r, wh_mod_config *config,
     }
 }
 
-/* The age of the oldest event stored but not yet delivered (or dead). */
-static double forward_lag(const wh_dlv_stats *s)
+/* The age of the oldest event stored but not yet forwarded (or dead). */
+static double forward_lag(const wh_fq_counts *s)
 {
     apr_time_t now = apr_time_now();
     return s->oldest && s->oldest < now
@@ -504,7 +504,7 @@ static void status_short(request_rec *r, const wh_status_row *row)
                        wh_mod_replay_health(rp, r->pool) == 0 ? "ok"
                                                               : "unavailable");
     }
-    wh_dlv_stats fs;
+    wh_fq_counts fs;
     switch (forward_status(r, row->config, &fs)) {
     case WH_FWD_NONE:
         break;
@@ -562,7 +562,7 @@ static void status_html(request_rec *r, const wh_status_row *row, int flags)
                        ? "answers (shared: fill not counted)"
                        : "does not answer");
     }
-    wh_dlv_stats fs;
+    wh_fq_counts fs;
     switch (forward_status(r, row->config, &fs)) {
     case WH_FWD_NONE:
         break;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal application behind `wirehook forward`: checks each delivery
+"""A minimal application behind `wirehook forward`: checks each request
 exactly as it would check the bank (HMAC-SHA256 over METHOD + URL + BODY +
 TIMESTAMP, the timestamp no older than 5 minutes), handles each
 notificationId once (Idempotency-Key), and answers 2xx only once the event
@@ -57,7 +57,7 @@ class Handler(BaseHTTPRequestHandler):
         with db:
             db.execute("CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY,"
                        " payment TEXT, status TEXT, at TEXT)")
-            # a second delivery of the same event is a no-op
+            # the same event sent a second time is a no-op
             db.execute("INSERT OR IGNORE INTO seen VALUES (?, ?, ?, ?)",
                        (key, self.headers.get("Wirehook-Payment-Id"),
                         self.headers.get("Wirehook-Status"), event["eventDateTime"]))

@@ -4,7 +4,7 @@
  * the quarantine and the replay store. */
 #include "wh_console_int.h"
 #include "inbox/wh_inbox_views.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -109,9 +109,9 @@ static void answers(wh_cx *x)
 
 static void forwarding(wh_cx *x)
 {
-    wh_delivery *d = NULL;
-    wh_dlv_stats st;
-    int rc = wh_delivery_attach(x->p, x->ib, x->c->cfg, &d);
+    wh_fq *d = NULL;
+    wh_fq_counts st;
+    int rc = wh_fq_attach(x->p, x->ib, x->c->cfg, &d);
 
     wh_html_raw(&x->h, "<section><h2>Forwarding</h2>");
     if (rc == 0) {
@@ -119,7 +119,7 @@ static void forwarding(wh_cx *x)
                     "</section>");
         return;
     }
-    if (rc < 0 || wh_delivery_stats(d, x->p, &st) != 0) {
+    if (rc < 0 || wh_fq_stats(d, x->p, &st) != 0) {
         wh_html_raw(&x->h, "<p class=\"notice error\">The inbox did not answer.</p></section>");
         return;
     }
@@ -130,7 +130,7 @@ static void forwarding(wh_cx *x)
     card(x, "Lag", st.oldest && st.oldest < x->req->now
                        ? apr_psprintf(x->p, "%.1f s", (double)(x->req->now - st.oldest)
                                                           / APR_USEC_PER_SEC)
-                       : "0 s", "age of the oldest event not delivered");
+                       : "0 s", "age of the oldest event not forwarded");
     card(x, "Retrying", apr_psprintf(x->p, "%" APR_INT64_T_FMT, st.retrying), NULL);
     wh_html_raw(&x->h, "<a class=\"card-link\" href=\"");
     wh_html_text(&x->h, wh_cx_url(x, "/dead", NULL));

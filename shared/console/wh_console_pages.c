@@ -7,7 +7,7 @@
 #include "inbox/wh_pagination.h"
 #include "inbox/wh_payments.h"
 #include "inbox/wh_quarantine_ops.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "verify/wh_datetime.h"
 #include "verify/wh_parse.h"
 #include "verify/wh_schema.h"
@@ -53,10 +53,10 @@ static const char *filter(wh_cx *x, const char *name)
 static const char *state_name(int state, int leased)
 {
     switch (state) {
-    case WH_DLV_WAITING: return "waiting";
-    case WH_DLV_READY: return leased ? "in flight" : "queued";
-    case WH_DLV_DELIVERED: return "delivered";
-    case WH_DLV_DEAD: return "dead";
+    case WH_FQ_WAITING: return "waiting";
+    case WH_FQ_READY: return leased ? "in flight" : "queued";
+    case WH_FQ_FORWARDED: return "forwarded";
+    case WH_FQ_DEAD: return "dead";
     default: return "not queued";
     }
 }
@@ -105,16 +105,16 @@ static void field(wh_cx *x, const char *name, const char *label, const char *val
  * run or the database failed. */
 static apr_hash_t *states_of(wh_cx *x, const apr_int64_t *ids, int n)
 {
-    wh_delivery *d = NULL;
+    wh_fq *d = NULL;
     apr_array_header_t *st;
     apr_hash_t *h;
 
-    if (n <= 0 || !wh_cx_inbox(x) || wh_delivery_attach(x->p, x->ib, x->c->cfg, &d) <= 0
-        || wh_delivery_states(d, x->p, ids, n, &st) != 0)
+    if (n <= 0 || !wh_cx_inbox(x) || wh_fq_attach(x->p, x->ib, x->c->cfg, &d) <= 0
+        || wh_fq_states(d, x->p, ids, n, &st) != 0)
         return NULL;
     h = apr_hash_make(x->p);
     for (int i = 0; i < st->nelts; i++) {
-        wh_dlv_state *s = &APR_ARRAY_IDX(st, i, wh_dlv_state);
+        wh_fq_state *s = &APR_ARRAY_IDX(st, i, wh_fq_state);
         apr_hash_set(h, &s->event_id, sizeof(s->event_id), s);
     }
     return h;
@@ -122,14 +122,14 @@ static apr_hash_t *states_of(wh_cx *x, const apr_int64_t *ids, int n)
 
 static void state_cell(wh_cx *x, apr_hash_t *states, apr_int64_t id)
 {
-    const wh_dlv_state *s = states ? apr_hash_get(states, &id, sizeof(id)) : NULL;
+    const wh_fq_state *s = states ? apr_hash_get(states, &id, sizeof(id)) : NULL;
     if (!states) {
         cell_text(x, NULL);
         return;
     }
     wh_html_printf(&x->h, "<td><span class=\"st st-%s\">",
-                   s ? (s->state == WH_DLV_DEAD ? "dead"
-                        : s->state == WH_DLV_DELIVERED ? "ok" : "open") : "none");
+                   s ? (s->state == WH_FQ_DEAD ? "dead"
+                        : s->state == WH_FQ_FORWARDED ? "ok" : "open") : "none");
     wh_html_raw(&x->h, state_name(s ? s->state : -1, s ? s->leased : 0));
     wh_html_raw(&x->h, "</span></td>");
 }
@@ -341,12 +341,12 @@ static void body_block(wh_cx *x, const char *body, apr_size_t len)
     wh_html_raw(&x->h, "</pre>");
 }
 
-static void attempts_table(wh_cx *x, wh_delivery *d, apr_int64_t id)
+static void attempts_table(wh_cx *x, wh_fq *d, apr_int64_t id)
 {
     apr_array_header_t *att;
     apr_int64_t total = 0;
 
-    if (wh_delivery_attempts(d, x->p, id, WH_CX_ATTEMPTS, &att, &total) != 0) {
+    if (wh_fq_attempts(d, x->p, id, WH_CX_ATTEMPTS, &att, &total) != 0) {
         unavailable(x);
         return;
     }
@@ -359,7 +359,7 @@ static void attempts_table(wh_cx *x, wh_delivery *d, apr_int64_t id)
                 "<th>Took</th><th>Answer</th><th>Outcome</th><th>Answer or error</th>"
                 "</tr></thead><tbody>");
     for (int i = 0; i < att->nelts; i++) {
-        const wh_dlv_attempt *a = &APR_ARRAY_IDX(att, i, wh_dlv_attempt);
+        const wh_fq_attempt *a = &APR_ARRAY_IDX(att, i, wh_fq_attempt);
         wh_html_printf(&x->h, "<tr><td class=\"n\">%d</td><td>", a->attempt);
         wh_cx_time(x, a->started_at);
         wh_html_printf(&x->h, "</td><td class=\"n\">%" APR_INT64_T_FMT " ms</td>", a->duration_ms);
@@ -368,9 +368,9 @@ static void attempts_table(wh_cx *x, wh_delivery *d, apr_int64_t id)
         else
             wh_html_raw(&x->h, "<td class=\"dim\">no answer</td>");
         wh_html_printf(&x->h, "<td><span class=\"st st-%s\">%s</span></td>",
-                       a->outcome == WH_DLV_DELIVERED ? "ok" : a->outcome == WH_DLV_DEAD ? "dead" : "open",
-                       a->outcome == WH_DLV_DELIVERED ? "delivered"
-                       : a->outcome == WH_DLV_DEAD ? "dead" : "retried");
+                       a->outcome == WH_FQ_FORWARDED ? "ok" : a->outcome == WH_FQ_DEAD ? "dead" : "open",
+                       a->outcome == WH_FQ_FORWARDED ? "forwarded"
+                       : a->outcome == WH_FQ_DEAD ? "dead" : "retried");
         cell_text(x, a->answer);
         wh_html_raw(&x->h, "</tr>");
     }
@@ -379,10 +379,10 @@ static void attempts_table(wh_cx *x, wh_delivery *d, apr_int64_t id)
 
 static void forwarding(wh_cx *x, apr_int64_t id)
 {
-    wh_delivery *d = NULL;
+    wh_fq *d = NULL;
     apr_array_header_t *st;
-    const wh_dlv_state *s;
-    int rc = wh_delivery_attach(x->p, x->ib, x->c->cfg, &d);
+    const wh_fq_state *s;
+    int rc = wh_fq_attach(x->p, x->ib, x->c->cfg, &d);
 
     wh_html_raw(&x->h, "<h2>Forwarding</h2>");
     if (rc < 0) {
@@ -393,20 +393,20 @@ static void forwarding(wh_cx *x, apr_int64_t id)
         wh_html_raw(&x->h, "<p class=\"dim\">wirehook forward has not run on this inbox.</p>");
         return;
     }
-    if (wh_delivery_states(d, x->p, &id, 1, &st) != 0) {
+    if (wh_fq_states(d, x->p, &id, 1, &st) != 0) {
         unavailable(x);
         return;
     }
-    s = st->nelts ? &APR_ARRAY_IDX(st, 0, wh_dlv_state) : NULL;
+    s = st->nelts ? &APR_ARRAY_IDX(st, 0, wh_fq_state) : NULL;
     wh_html_raw(&x->h, "<dl class=\"facts\">");
     dl_row(x, "State", state_name(s ? s->state : -1, s ? s->leased : 0));
     if (s) {
         dl_row(x, "Attempts", apr_itoa(x->p, s->attempts));
-        if (s->state == WH_DLV_READY && s->next_at)
+        if (s->state == WH_FQ_READY && s->next_at)
             dl_row(x, s->leased ? "Lease ends" : "Next attempt",
                    wh_time_rfc3339(x->p, s->next_at));
         if (s->done_at)
-            dl_row(x, s->state == WH_DLV_DEAD ? "Dead since" : "Delivered",
+            dl_row(x, s->state == WH_FQ_DEAD ? "Dead since" : "Forwarded",
                    wh_time_rfc3339(x->p, s->done_at));
         if (s->reason)
             dl_row(x, "Reason", s->reason);
@@ -416,7 +416,7 @@ static void forwarding(wh_cx *x, apr_int64_t id)
                                                  s->answer));
     }
     wh_html_raw(&x->h, "</dl>");
-    if (s && s->state == WH_DLV_DEAD)
+    if (s && s->state == WH_FQ_DEAD)
         wh_cx_action_form(x, "retry", "retry", "event", num(x, id),
                           "Retry this dead letter");
     attempts_table(x, d, id);
@@ -562,7 +562,7 @@ void wh_cx_payment(wh_cx *x, const char *raw_id)
     apr_array_header_t *hist, *arrival;
     apr_int64_t *ids, dead = 0;
     apr_hash_t *states;
-    wh_delivery *d = NULL;
+    wh_fq *d = NULL;
     int trunc = 0;
     wh_pay_result res;
 
@@ -603,8 +603,8 @@ void wh_cx_payment(wh_cx *x, const char *raw_id)
     if (trunc)
         wh_cx_notice(x, "warn", apr_psprintf(x->p, "Only the latest %d events are shown.",
                                              WH_PAYMENT_HISTORY_MAX));
-    if (wh_delivery_attach(x->p, x->ib, x->c->cfg, &d) > 0
-        && wh_delivery_dead_count_payment(d, x->p, id, &dead) == 0 && dead > 0) {
+    if (wh_fq_attach(x->p, x->ib, x->c->cfg, &d) > 0
+        && wh_fq_dead_count_payment(d, x->p, id, &dead) == 0 && dead > 0) {
         wh_cx_notice(x, "error", apr_psprintf(x->p, "%" APR_INT64_T_FMT " dead letter%s.",
                                               dead, dead == 1 ? "" : "s"));
         wh_cx_action_form(x, "retry", "retry", "payment", id,
@@ -629,7 +629,7 @@ void wh_cx_dead(wh_cx *x)
     const char *after_s = wh_cx_param(x, "after");
     apr_int64_t after = 0;
     int limit = rows_wanted(x), rc;
-    wh_delivery *d = NULL;
+    wh_fq *d = NULL;
     apr_array_header_t *rows;
 
     wh_cx_page_begin(x, "Dead letters", "dead");
@@ -637,7 +637,7 @@ void wh_cx_dead(wh_cx *x)
     wh_cx_done_message(x);
     if (after_s && wh_parse_int64(x->p, after_s, 0, APR_INT64_MAX, &after) != NULL)
         after = 0;
-    if (!wh_cx_inbox(x) || (rc = wh_delivery_attach(x->p, x->ib, x->c->cfg, &d)) < 0) {
+    if (!wh_cx_inbox(x) || (rc = wh_fq_attach(x->p, x->ib, x->c->cfg, &d)) < 0) {
         unavailable(x);
         return;
     }
@@ -646,7 +646,7 @@ void wh_cx_dead(wh_cx *x)
                     "no dead letters.</p>");
         return;
     }
-    if (wh_delivery_dead_list(d, x->p, after, limit + 1, &rows) != 0) {
+    if (wh_fq_dead_list(d, x->p, after, limit + 1, &rows) != 0) {
         unavailable(x);
         return;
     }
@@ -654,7 +654,7 @@ void wh_cx_dead(wh_cx *x)
                 "<th>Attempts</th><th>Dead since</th><th>Last answer</th><th>Reason</th>"
                 "<th></th></tr></thead><tbody>");
     for (int i = 0; i < rows->nelts && i < limit; i++) {
-        const wh_dlv_dead *r = &APR_ARRAY_IDX(rows, i, wh_dlv_dead);
+        const wh_fq_dead *r = &APR_ARRAY_IDX(rows, i, wh_fq_dead);
         wh_html_raw(&x->h, "<tr>");
         cell_link(x, "/events", num(x, r->event_id), r->notification_id);
         cell_link(x, "/payments", r->payment_id, NULL);
@@ -687,7 +687,7 @@ void wh_cx_dead(wh_cx *x)
     pager_link(x, "Next \xE2\x80\xBA",
                rows->nelts > limit
                    ? apr_pstrcat(x->p, wh_cx_url(x, "/dead", NULL), "?after=",
-                                 num(x, APR_ARRAY_IDX(rows, limit - 1, wh_dlv_dead).event_id), NULL)
+                                 num(x, APR_ARRAY_IDX(rows, limit - 1, wh_fq_dead).event_id), NULL)
                    : NULL);
     wh_html_raw(&x->h, "</p>");
 }

@@ -5,7 +5,7 @@
 #include "inbox/wh_pagination.h"
 #include "inbox/wh_payments.h"
 #include "inbox/wh_quarantine_ops.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "verify/wh_parse.h"
 #include "verify/wh_verdict.h"
 
@@ -99,7 +99,7 @@ static void retry_action(wh_cx *x)
 {
     const char *form = admit(x, "retry", "retry"), *event, *pay, *back, *pid = NULL;
     apr_int64_t id = 0;
-    wh_delivery *d = NULL;
+    wh_fq *d = NULL;
     wh_inbox *ib;
     int n = 0, rc;
 
@@ -113,14 +113,14 @@ static void retry_action(wh_cx *x)
         wh_cx_error_page(x, 400, WH_CODE_BAD_REQUEST, "retry needs event=ID or payment=PAYMENTID");
         return;
     }
-    if ((ib = wh_cx_inbox(x)) == NULL || (rc = wh_delivery_attach(x->p, ib, x->c->cfg, &d)) < 0) {
+    if ((ib = wh_cx_inbox(x)) == NULL || (rc = wh_fq_attach(x->p, ib, x->c->cfg, &d)) < 0) {
         wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
         return;
     }
     if (rc > 0) {
-        rc = event ? wh_delivery_dead_retry(d, x->p, apr_psprintf(x->p, "%" APR_INT64_T_FMT, id),
-                                            x->req->now, &n)
-                   : wh_delivery_dead_retry_payment(d, x->p, pid, x->req->now, &n);
+        rc = event ? wh_fq_dead_retry(d, x->p, apr_psprintf(x->p, "%" APR_INT64_T_FMT, id),
+                                      x->req->now, &n)
+                   : wh_fq_dead_retry_payment(d, x->p, pid, x->req->now, &n);
         if (rc < 0) {
             wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
             return;

@@ -1,18 +1,18 @@
 #ifndef WH_FORWARD_H
 #define WH_FORWARD_H
-/* wirehook forward: the parts of delivery that are decisions, not I/O.
- * What an answer means (delivered, retry, rejected), when to try again,
+/* wirehook forward: the parts of forwarding that are decisions, not I/O.
+ * What an answer means (forwarded, retry, rejected), when to try again,
  * when to give up, and the exact request an event becomes. The HTTP
- * client (cli/forward_http.c) and the delivery state in the inbox
- * database (wh_delivery.c) build on these. */
+ * client (cli/forward_http.c) and the forward queue in the inbox
+ * database (wh_forward_queue.c) build on these. */
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <apr_time.h>
 #include "verify/wh_config.h"
 
-/* What one delivery attempt came to. */
+/* What one attempt came to. */
 typedef enum {
-    WH_FWD_DELIVERED = 0,        /* 2xx */
+    WH_FWD_FORWARDED = 0,        /* 2xx */
     WH_FWD_RETRY,                /* 408, 429, 5xx, 1xx/3xx, no answer */
     WH_FWD_REJECTED              /* any other 4xx: dead at once */
 } wh_fwd_class;
@@ -37,7 +37,7 @@ apr_int64_t wh_forward_backoff_ms(int attempt, apr_int64_t min_ms,
 int wh_forward_retry_after(const char *value, apr_time_t now,
                            apr_int64_t *delay_ms);
 
-/* What happens to an event after an attempt that was not delivered. */
+/* What happens to an event after an attempt that was not forwarded. */
 typedef struct {
     int dead;                    /* 1: give up (dead letter) */
     apr_time_t next_at;          /* when dead == 0: the next attempt */
@@ -54,8 +54,8 @@ void wh_forward_plan(apr_pool_t *p, const wh_config *cfg, wh_fwd_class c,
                      apr_int64_t retry_after_ms, apr_uint64_t rnd,
                      wh_fwd_plan *out);
 
-/* The lease on an event being delivered: longer than any one attempt can
- * take (ForwardTimeout), so that no other forwarder claims it while its
+/* The lease on an event being forwarded: longer than any one attempt can
+ * take (ForwardTimeout), so that no other forwarder leases it while its
  * request may still be in flight, plus a margin for writing its outcome
  * (ForwardTimeout again, at least 1 s and at most 10 s): an outcome
  * written after the lease passed on is dropped, and the event is sent
@@ -64,7 +64,7 @@ void wh_forward_plan(apr_pool_t *p, const wh_config *cfg, wh_fwd_class c,
 #define WH_FWD_LEASE_MARGIN_MAX_MS 10000
 apr_int64_t wh_forward_lease_ms(const wh_config *cfg);
 
-/* One stored event, as delivery needs it. */
+/* One stored event, as forwarding needs it. */
 typedef struct {
     apr_int64_t id;              /* wh_events.id */
     const char *notification_id;
@@ -77,7 +77,7 @@ typedef struct {
     int attempt;                 /* this attempt's number, from 1 */
 } wh_fwd_event;
 
-/* The request headers of one delivery attempt as "Name: value" strings
+/* The request headers of one attempt as "Name: value" strings
  * (in p): Content-Type, the Wirehook-* facts the module hands an
  * application, Idempotency-Key (the notificationId), Wirehook-Attempt,
  * and TimestampHeader/SignatureHeader signed with `secret` over

@@ -1,4 +1,4 @@
-/* Delivery policy: how an answer is classified, how long to wait before
+/* Forwarding policy: how an answer is classified, how long to wait before
  * the next attempt, when to give up. Pure functions of their arguments
  * (randomness comes in as a number), so every rule is unit-tested. */
 #include "wh_forward.h"
@@ -11,7 +11,7 @@ wh_fwd_class wh_forward_classify(int answered, long status)
     if (!answered)
         return WH_FWD_RETRY;          /* refused, reset, timed out, TLS */
     if (status >= 200 && status <= 299)
-        return WH_FWD_DELIVERED;
+        return WH_FWD_FORWARDED;
     /* The application says the request itself is wrong: the same bytes
      * will be refused again. 408 and 429 are about timing, not content. */
     if (status >= 400 && status <= 499 && status != 408 && status != 429)

@@ -406,9 +406,9 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("ForwardMaxAge", set_forward_max_age,                                  \
       "DURATION: retrying stops this long after the first attempt (1d)")     \
     X("ForwardTimeout", set_forward_timeout,                                 \
-      "DURATION: one delivery attempt, 100ms..10m (30s)")                    \
+      "DURATION: one attempt to forward, 100ms..10m (30s)")                  \
     X("ForwardConcurrency", set_forward_concurrency,                         \
-      "N: deliveries in flight at once, 1..1000 (32)")                       \
+      "N: attempts in flight at once, 1..1000 (32)")                         \
     X("ForwardCAFile", set_forward_ca_file,                                  \
       "PATH: CA bundle for an https ForwardUrl (system CAs)")                \
     X("ForwardBackoffMin", set_forward_backoff_min,                          \

@@ -15,13 +15,13 @@
 #                                       -:EVENTTYPE for one without a payment
 #   fw_drain NAME [ARGS]...             wirehook forward --drain (60 s cap)
 #   fw_start NAME [ARGS]... / fw_stop NAME   a forwarder in the background
-#   fw_verify NAME [KEY=VALUE]...       the deliveries against what was sent
+#   fw_verify NAME [KEY=VALUE]...       the requests against what was sent
 #   fw_check NAME LABEL [KEY=VALUE]...  fw_verify as assertions
-#   fw_wait_deliveries NAME N [SECS]    until the app answered 2xx N times
+#   fw_wait_forwarded NAME N [SECS]     until the app answered 2xx N times
 #   fw_inbox NAME ARGS...               wirehook inbox --config for NAME
 #
-# The application checks every delivery's signature with the forwarder's
-# secret $FW_SECRET_FILE and records it in $T/fw-NAME/app/deliveries.log.
+# The application checks every request's signature with the forwarder's
+# secret $FW_SECRET_FILE and records it in $T/fw-NAME/app/requests.log.
 
 FW_SECRET_FILE="$T/etc/forward.secret"
 wh_make_secrets "$FW_SECRET_FILE" "fw-secret-$(date +%s%N | sha256sum | cut -c1-24)"
@@ -181,13 +181,13 @@ fw_stop() {
     rm -f "$d/fwd.pid"
 }
 
-# fw_app_ok NAME -> how many deliveries the app answered 2xx
+# fw_app_ok NAME -> how many requests the app answered 2xx
 fw_app_ok() {
-    awk '$6 ~ /^2/ {n++} END {print n + 0}' "$(fw_dir "$1")/app/deliveries.log" 2>/dev/null
+    awk '$6 ~ /^2/ {n++} END {print n + 0}' "$(fw_dir "$1")/app/requests.log" 2>/dev/null
 }
 
-# fw_wait_deliveries NAME N [SECS] -- 0 once the app answered 2xx N times
-fw_wait_deliveries() {
+# fw_wait_forwarded NAME N [SECS] -- 0 once the app answered 2xx N times
+fw_wait_forwarded() {
     local i n=$(( ${3:-30} * 10 ))
     for i in $(seq 1 "$n"); do
         [ "$(fw_app_ok "$1")" -ge "$2" ] && return 0
@@ -198,9 +198,9 @@ fw_wait_deliveries() {
 
 _fw_verify_py() {
     cat >"$T/fw_verify.py" <<'EOF'
-"""The deliveries of a scenario against what was sent: every event not
-expected dead delivered (2xx) with its exact body, in each payment's order,
-never two of one payment at once, every delivery authentic; duplicates
+"""The requests of a scenario against what was sent: every event not
+expected dead forwarded (2xx) with its exact body, in each payment's order,
+never two of one payment at once, every request authentic; duplicates
 counted. Prints one summary line and one PROBLEM line per broken promise."""
 import os, sys
 a = dict(x.split("=", 1) for x in sys.argv[1:])
@@ -209,7 +209,7 @@ sent = [l.split() for l in open(os.path.join(d, "sent"))]
 dead = set(x for x in a.get("dead", "").split(",") if x)
 max_dup = int(a.get("max_dup", "0"))
 rows = []
-p = os.path.join(d, "app", "deliveries.log")
+p = os.path.join(d, "app", "requests.log")
 if os.path.exists(p):
     rows = [l.split() for l in open(p)]
 problems = []
@@ -217,25 +217,25 @@ ok = {}
 for r in rows:
     seq, nid, pay, st, attempt, code, sha = r
     if code == "401":
-        problems.append("a delivery failed the application's signature check: %s" % nid)
+        problems.append("a request failed the application's signature check: %s" % nid)
     if code.startswith("2"):
         ok.setdefault(nid, []).append((int(seq), sha))
 sha_of = {s[0]: s[3] for s in sent}
 missing = [s[0] for s in sent if s[0] not in ok and s[0] not in dead]
 if missing:
-    problems.append("%d events never delivered (first %s)" % (len(missing), missing[0]))
+    problems.append("%d events never forwarded (first %s)" % (len(missing), missing[0]))
 for nid in dead:
     if nid in ok:
-        problems.append("expected dead but delivered: %s" % nid)
+        problems.append("expected dead but forwarded: %s" % nid)
 for nid, ds in ok.items():
     if nid not in sha_of:
-        problems.append("delivered an event never sent: %s" % nid)
+        problems.append("forwarded an event never sent: %s" % nid)
     elif any(sha != sha_of[nid] for _, sha in ds):
-        problems.append("body not delivered byte for byte: %s" % nid)
+        problems.append("body not forwarded byte for byte: %s" % nid)
 dups = sum(1 for ds in ok.values() if len(ds) > 1)
 if dups > max_dup:
-    problems.append("%d events delivered more than once (at most %d allowed)" % (dups, max_dup))
-# each payment's first deliveries in the order the events were sent
+    problems.append("%d events forwarded more than once (at most %d allowed)" % (dups, max_dup))
+# each payment's first requests in the order the events were sent
 by_pay = {}
 for nid, pay, st, sha in sent:
     if pay != "-" and nid in ok:
@@ -247,8 +247,8 @@ applog = os.path.join(d, "app", "app.log")
 if os.path.exists(applog):
     ov = [l for l in open(applog) if l.startswith("OVERLAP")]
     if ov:
-        problems.append("%d deliveries overlapped another of the same payment: %s" % (len(ov), ov[0].strip()))
-print("sent=%d delivered=%d deliveries=%d duplicates=%d payments=%d" %
+        problems.append("%d requests overlapped another of the same payment: %s" % (len(ov), ov[0].strip()))
+print("sent=%d forwarded=%d requests=%d duplicates=%d payments=%d" %
       (len(sent), len(ok), len(rows), dups, len(by_pay)))
 for x in problems:
     print("PROBLEM " + x)
@@ -288,5 +288,5 @@ fw_inbox() {
 # fw_attempts NAME NID -> the answers the app gave NID, in order ("500 500 200")
 fw_attempts() {
     awk -v n="$2" '$2 == n {printf "%s%s", sep, $6; sep = " "} END {print ""}' \
-        "$(fw_dir "$1")/app/deliveries.log" 2>/dev/null
+        "$(fw_dir "$1")/app/requests.log" 2>/dev/null
 }

@@ -29,9 +29,9 @@ fws_basic() {
     fw_drain basic --verbose --verbose
     assert_eq 0 "$FW_RC" "$L basic: --drain exits 0"
     assert_contains "$FW_OUT" "drained: delivered=12 retries=0 dead=0" "$L basic: the summary line"
-    assert_contains "$FW_ERR" "delivered " "$L basic: --verbose twice logs each delivery"
+    assert_contains "$FW_ERR" "forwarded " "$L basic: --verbose twice logs each event forwarded"
     fw_check basic "$L basic"
-    # the last delivery, as the application saw it, against what was sent
+    # the last request, as the application saw it, against what was sent
     python3 - "$d/app/last.json" "$d/sent" >"$d/last.vars" <<'EOF'
 import json, shlex, sys
 d = json.load(open(sys.argv[1]))
@@ -56,7 +56,7 @@ EOF
     # shellcheck disable=SC1091
     . "$d/last.vars"
     nid=$B_nid
-    assert_true "$L basic: the last delivery is an event that was sent" grep -q "^$nid " "$d/sent"
+    assert_true "$L basic: the last request is an event that was sent" grep -q "^$nid " "$d/sent"
     assert_eq "$nid" "$H_idempotency_key" "$L basic: Idempotency-Key is the notificationId"
     assert_eq "$nid" "$H_wirehook_notification_id" "$L basic: Wirehook-Notification-Id"
     assert_eq "1|$B_type|$S_pay|$S_status|$S_known|1|$B_time" \
@@ -66,10 +66,10 @@ EOF
     sig=$("$WIREHOOK" sign --secret-file "$FW_SECRET_FILE" --url "$(fw_url basic)" \
         --timestamp "$H_x_timestamp" "$d/app/last.json.body")
     assert_eq "$sig" "$H_x_signature" "$L basic: wirehook sign reproduces the forwarder's signature"
-    # nothing left: a second run delivers nothing
+    # nothing left: a second run forwards nothing
     fw_drain basic
     assert_contains "$FW_OUT" "drained: delivered=0 retries=0 dead=0" "$L basic: a second drain finds nothing to do"
-    assert_eq 12 "$(wc -l <"$d/app/deliveries.log")" "$L basic: each event delivered once"
+    assert_eq 12 "$(wc -l <"$d/app/requests.log")" "$L basic: each event forwarded once"
     fw_inbox basic dead list
     assert_eq "0 1" "$FW_RC $(grep -c . <<<"$FW_OUT")" "$L basic: no dead letters (header line only)"
 }
@@ -101,7 +101,7 @@ fws_later() {
     delay=$(sed -n "s/.*retry: notificationId $first attempt 1: HTTP 503.*; next in \([0-9]*\) ms (Retry-After).*/\1/p" <<<"$FW_ERR")
     assert_true "$L Retry-After: 1 s honoured over a 100 ms backoff (next in ${delay:-?} ms)" \
         test "${delay:-0}" -ge 1000 -a "${delay:-0}" -le 1001
-    assert_eq "503 200" "$(fw_attempts later "$first")" "$L Retry-After: then delivered"
+    assert_eq "503 200" "$(fw_attempts later "$first")" "$L Retry-After: then forwarded"
 }
 
 # ---------------------------------------------------- a poison event ---
@@ -113,7 +113,7 @@ fws_poison() {
     fw_ctl poison "{\"rules\":[{\"nid\":\"$bad\",\"answer\":400,\"body\":\"{\\\"error\\\":\\\"poison pill\\\"}\"}]}"
     fw_drain poison
     assert_eq 0 "$FW_RC" "$L poison: --drain exits 0 with a dead letter"
-    assert_contains "$FW_OUT" "delivered=4 retries=0 dead=1" "$L poison: one dead at once (no retries), four delivered"
+    assert_contains "$FW_OUT" "delivered=4 retries=0 dead=1" "$L poison: one dead at once (no retries), four forwarded"
     assert_eq "400" "$(fw_attempts poison "$bad")" "$L poison: tried once"
     assert_contains "$FW_ERR" "dead letter: notificationId $bad after attempt 1: HTTP 400" "$L poison: the dead letter is logged"
     # the later events of the same payment went on: dead is not pending
@@ -128,15 +128,15 @@ fws_poison() {
     assert_contains "$FW_OUT" "\"notificationId\":\"$bad\"" "$L poison: dead show prints the body"
     fw_inbox poison dead show 999999
     assert_eq 1 "$FW_RC" "$L poison: dead show of an unknown id exits 1"
-    # fixed: back in the queue, delivered with a fresh count
+    # fixed: back in the queue, forwarded with a fresh count
     fw_ctl poison '{"rules":[]}'
     fw_inbox poison dead retry "$bad"
     assert_eq "0" "$FW_RC" "$L poison: dead retry exits 0"
-    assert_contains "$FW_OUT" "1 dead letter back in the delivery queue" "$L poison: dead retry says so"
+    assert_contains "$FW_OUT" "1 dead letter back in the forward queue" "$L poison: dead retry says so"
     fw_drain poison
-    assert_contains "$FW_OUT" "delivered=1 retries=0 dead=0" "$L poison: the retried event is delivered"
+    assert_contains "$FW_OUT" "delivered=1 retries=0 dead=0" "$L poison: the retried event is forwarded"
     assert_eq "400 200" "$(fw_attempts poison "$bad")" "$L poison: ... on attempt 1 of its new count"
-    assert_contains "$(tail -n 1 "$(fw_dir poison)/app/deliveries.log")" "$bad X Review 1 200" \
+    assert_contains "$(tail -n 1 "$(fw_dir poison)/app/requests.log")" "$bad X Review 1 200" \
         "$L poison: Wirehook-Attempt starts again at 1"
     fw_inbox poison dead list
     assert_eq 1 "$(grep -c . <<<"$FW_OUT")" "$L poison: no dead letters left"
@@ -173,10 +173,10 @@ fws_outage_start() {
 
 fws_outage_finish() {
     local L=$1 first delays
-    if fw_wait_deliveries outage 40 $((FW_OUTAGE + 60)); then
-        _wh_ok "$L outage: all 40 delivered after ${FW_OUTAGE}s down"
+    if fw_wait_forwarded outage 40 $((FW_OUTAGE + 60)); then
+        _wh_ok "$L outage: all 40 forwarded after ${FW_OUTAGE}s down"
     else
-        _wh_bad "$L outage: all 40 delivered after ${FW_OUTAGE}s down" "$(fw_app_ok outage) delivered"
+        _wh_bad "$L outage: all 40 forwarded after ${FW_OUTAGE}s down" "$(fw_app_ok outage) forwarded"
     fi
     fw_stop outage TERM
     assert_eq 0 "$FW_RC" "$L outage: SIGTERM stops the forwarder cleanly (exit 0)"
@@ -196,8 +196,8 @@ ok = bool(pairs) and all(min(1000, 100 * 2 ** (n - 1)) // 2 <= ms <= min(1000, 1
                          for n, ms in pairs)
 sys.exit(0 if ok else 1)
 EOF
-    assert_true "$L outage: the first delivery came with Wirehook-Attempt > 1" \
-        grep -qE "^[0-9]+ $first O0 Review ([2-9]|[1-9][0-9]+) 200 " "$(fw_dir outage)/app/deliveries.log"
+    assert_true "$L outage: the first event was forwarded with Wirehook-Attempt > 1" \
+        grep -qE "^[0-9]+ $first O0 Review ([2-9]|[1-9][0-9]+) 200 " "$(fw_dir outage)/app/requests.log"
     assert_true "$L outage: status lines every interval" \
         grep -qE '^[0-9T:-]+Z delivered=[0-9]+ rate=[0-9.]+/s retrying=[0-9]+ dead=0 lag=[0-9.]+s inflight=[0-9]+ queued=[0-9]+ unqueued=[0-9]+$' \
         "$(fw_dir outage)/fwd.out"
@@ -213,11 +213,11 @@ fws_crash() {
     for i in $(seq 0 199); do specs+=("K$((i % 20)):Review"); done
     fw_send crash "${specs[@]}"
     fw_start crash
-    if fw_wait_deliveries crash 60 30; then
+    if fw_wait_forwarded crash 60 30; then
         { kill -KILL "$(cat "$(fw_dir crash)/fwd.pid")"; fw_stop crash; } 2>/dev/null
-        _wh_ok "$L kill -9: the forwarder killed after $(fw_app_ok crash) deliveries"
+        _wh_ok "$L kill -9: the forwarder killed after $(fw_app_ok crash) events forwarded"
     else
-        _wh_bad "$L kill -9: deliveries started" "$(fw_app_ok crash)"
+        _wh_bad "$L kill -9: forwarding started" "$(fw_app_ok crash)"
         fw_stop crash KILL
     fi
     # a new forwarder takes over once the leases of the old one ran out

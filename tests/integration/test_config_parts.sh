@@ -5,7 +5,7 @@
 # and the CGI need them), `wirehook forward` and `wirehook inbox`, run as
 # the web server's user as their systemd unit and docs/forwarding.md run
 # them, start with the inbox and forwarding settings alone: the forwarder
-# delivers what the module stored, the dead letters are listed. Before,
+# forwards what the module stored, the dead letters are listed. Before,
 # both exited with "cannot open: Permission denied" for the secret file
 # (and under Restart=on-failure the unit looped).
 #
@@ -51,8 +51,8 @@ assert_not_contains "$out" "Permission denied" "... without reading the secret o
 out=$(as_www timeout -s KILL 60 "$WIREHOOK" forward --config "$CONF" --drain --interval 0 2>&1)
 assert_eq 0 $? "wirehook forward --drain runs as www-data"
 assert_not_contains "$out" "Permission denied" "... without reading the secret or the htpasswd file"
-assert_true "the forwarder delivered the three notifications" fw_wait_deliveries parts 3 30
-fw_check parts "delivered as www-data"
+assert_true "the forwarder forwarded the three notifications" fw_wait_forwarded parts 3 30
+fw_check parts "forwarded as www-data"
 
 # What the forwarder reads it still needs: its own secret, unreadable, is
 # named with the key and the line that gave it.

@@ -4,7 +4,7 @@
 # (Require user op1 on /actions); headless Chromium (chromedriver, Debian's
 # packages) loads every page with no console error, shows a script-like
 # remittanceInformation as text and runs nothing, and retries a dead
-# letter with a real click, which `wirehook forward` then delivers to the
+# letter with a real click, which `wirehook forward` then forwards to the
 # test application. A POST without the token or from another origin is
 # refused and changes nothing; a reader cannot act; the bank's
 # credentials read nothing; an unauthenticated console location fails
@@ -100,7 +100,7 @@ wh_post "$WH_URL/fw/con" "$T/bad.json"
 assert_status 400 "an authentic bad body is refused (and quarantined)"
 fw_drain con
 assert_eq 0 "$FW_RC" "the forwarder drains: $FW_ERR"
-fw_wait_deliveries con 5 30
+fw_wait_forwarded con 5 30
 
 R=(-u reader1:reader-pass) O=(-u op1:op-pass)
 wh_curl "$WH_URL/wirehook/"
@@ -202,14 +202,14 @@ assert_eq "0" "$(check "$T/reader.json" "d['hostile']['imgs']")" "no img element
 assert_eq "0" "$(check "$T/reader.json" "d['pages']['dead']['actions']")" "the reader sees no Retry button"
 assert_ne "0" "$(check "$T/op.json" "d['pages']['dead']['actions']")" "the operator sees a Retry button"
 assert_contains "$(check "$T/op.json" "d['retry']['notice']")" "1 dead letter put back" "the click retried it"
-fw_wait_deliveries con 6 30
-assert_contains "$(cat "$(fw_dir con)/app/deliveries.log")" "P-DEAD Sent 1 200" \
-    "the retried dead letter is delivered to the application"
+fw_wait_forwarded con 6 30
+assert_contains "$(cat "$(fw_dir con)/app/requests.log")" "P-DEAD Sent 1 200" \
+    "the retried dead letter is forwarded to the application"
 fw_stop con
 assert_contains "$(wh_errlog)" "WH00983" "the action is logged"
 assert_contains "$(grep WH00983 "$T/logs/error.log")" "user op1 retried dead letter event $dead_event" "with the operator's name"
 wh_curl "${O[@]}" "$WH_URL/wirehook/events/$dead_event"
-assert_contains "$WH_BODY" "delivered" "the event page shows its attempts, the last one delivered"
+assert_contains "$WH_BODY" "forwarded" "the event page shows its attempts, the last one forwarded"
 
 # ---- the CGI's console ---------------------------------------------------------
 CGI="$WH_URL/cgi/wirehook.cgi"

@@ -394,7 +394,7 @@ if pg_start; then
         assert_eq "" "$(cut -d' ' -f1 "$SPOOL/received.log" | sort | uniq -d)" "cluster: ... each exactly once"
         assert_contains "$(pg_sql "SELECT count(*) > 0 FROM wh_replay WHERE holder IS NULL")" t \
             "cluster: the replay store is the table wh_replay of the same database"
-        # two forwarders on the one inbox: each event delivered once
+        # two forwarders on the one inbox: each event forwarded once
         FORWARD_SECRET_FILE="$R/etc/wirehook/forward.secret" FORWARD_URL="http://127.0.0.1:$FPORT/wires" \
             RECEIVER_DB="$T/cl-received.db" python3 "$EX/forward/receiver.py" >"$T/cl-receiver.log" 2>&1 &
         EX_PIDS+=($!)
@@ -407,7 +407,7 @@ if pg_start; then
         assert_eq "0 0" "$r1 $r2" "cluster: two forwarders drain the shared inbox"
         d1=$(grep -oE 'delivered=[0-9]+' "$T/fwd1.out" | tail -n 1 | cut -d= -f2)
         d2=$(grep -oE 'delivered=[0-9]+' "$T/fwd2.out" | tail -n 1 | cut -d= -f2)
-        assert_eq 20 $(( ${d1:-0} + ${d2:-0} )) "cluster: between them, each of the 20 events delivered once ($d1 + $d2)"
+        assert_eq 20 $(( ${d1:-0} + ${d2:-0} )) "cluster: between them, each of the 20 events forwarded once ($d1 + $d2)"
         assert_eq 20 "$(sqlite3 "$T/cl-received.db" 'SELECT count(*) FROM seen')" \
             "cluster: the application checked and kept 20"
         # a server lost: B goes on with what A accepted

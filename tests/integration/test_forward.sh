@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wirehook forward on SQLite: the module's inbox (SetHandler wirehook)
-# stores, the forwarder delivers to tests/integration/app/forward_app.py,
-# which checks the forwarder's signature and answers as told: delivery
+# stores, the forwarder forwards to tests/integration/app/forward_app.py,
+# which checks the forwarder's signature and answers as told: a request
 # with headers and signature, 500 twice then 200, Retry-After, a poison
 # event among others (dead letters: list, show, retry), ForwardMaxAttempts,
 # an outage (WH_FWD_OUTAGE seconds, 60 with WH_SOAK=1), kill -9 under load.

@@ -2,7 +2,7 @@
 # wirehook forward on PostgreSQL (a throwaway cluster on 127.0.0.1, see
 # pg.sh): the queue's unit cases on the pgsql driver, the scenarios of
 # test_forward.sh (forward_scenarios.sh), and two forwarders sharing one
-# inbox: each event delivered once, never two of a payment at once.
+# inbox: each event forwarded once, never two of a payment at once.
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/pg.sh"
@@ -56,7 +56,7 @@ fw_drain two
 fw_check two "two forwarders" max_dup=0
 echo "   two forwarders: $(sed -n 's/^drained: //p' "$d/a.out") | $(sed -n 's/^drained: //p' "$d/b.out")"
 assert_eq 300 "$(pg_sql "SELECT count(*) FROM wh_delivery WHERE state = 3" fw_two)" \
-    "two forwarders: every event recorded delivered"
+    "two forwarders: every event recorded forwarded"
 
 # no password in any log or output
 leak=$(grep -rlF "$PG_PASSWORD" "$T/logs" "$T"/fw-*/ 2>/dev/null | grep -v '\.conf$' | head -n 3)

@@ -60,9 +60,9 @@ assert_true "application down: the lag grows ($(fwd ForwardLagSeconds) s)" \
 curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
 assert_contains "$(cat "$T/status.html")" "forwarding: lag " "HTML: the forwarding line"
 
-# back up: delivered, everything 0
+# back up: forwarded, everything 0
 fw_ctl st '{"up": true}'
-assert_true "the application gets all three" fw_wait_deliveries st 3 30
+assert_true "the application gets all three" fw_wait_forwarded st 3 30
 for i in $(seq 1 50); do
     fetch
     [ "$(fwd ForwardQueued)" = 0 ] && break
@@ -72,6 +72,6 @@ fw_stop st
 fetch
 assert_eq "started 0 0 0 0 0.0" \
     "$(fwd ForwardState) $(fwd ForwardQueued) $(fwd ForwardRetrying) $(fwd ForwardDead) $(fwd ForwardUnqueued) $(fwd ForwardLagSeconds)" \
-    "delivered: state, queued, retrying, dead, unqueued, lag"
+    "forwarded: state, queued, retrying, dead, unqueued, lag"
 
 wh_done

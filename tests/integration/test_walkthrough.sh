@@ -5,7 +5,7 @@
 # installed with apt, /etc/wirehook is written, apache2 serves the inbox on
 # loopback, notifications are sent, stored and forwarded to the example
 # application. Then the suite checks what the commands left: the inbox, the
-# application's records, and the forwarder's unit delivering a further
+# application's records, and the forwarder's unit forwarding a further
 # notification by itself.
 #
 # What the suite changes, and why:
@@ -247,7 +247,7 @@ if [ "$rc" -eq 0 ]; then
     pulled=$(/usr/bin/wirehook pull "$U" --user "bank:$PASSWORD" 2>&1)
     assert_eq 2 "$(grep -c '"notificationId"' <<<"$pulled")" "the inbox holds the walkthrough's two notifications"
     assert_eq 2 "$(sqlite3 /tmp/received.db 'SELECT count(*) FROM seen' 2>&1)" "the application received both, signature checked"
-    # the unit delivers what arrives from now on, by itself
+    # the unit forwards what arrives from now on, by itself
     out=$(/usr/bin/wirehook send --config "$CONF" --user "bank:$PASSWORD" --url "$U" --sample Exception 2>&1)
     assert_contains "$out" '200 {"status":"accepted"' "a third notification is stored"
     got=""
@@ -256,7 +256,7 @@ if [ "$rc" -eq 0 ]; then
         [ "$got" = 1 ] && break
         sleep 0.1
     done
-    assert_eq 1 "$got" "the forwarder's unit delivered it to the application"
+    assert_eq 1 "$got" "the forwarder's unit forwarded it to the application"
 fi
 assert_eq "$sys_before" "$(cat "$SYS_PIDFILE" 2>/dev/null)" "the machine's own apache2 was neither started nor stopped"
 

@@ -8,7 +8,7 @@
 #include "console/wh_html.h"
 #include "inbox/wh_quarantine_ops.h"
 #include "inbox/wh_inbox_views.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "verify/wh_signature.h"
 
 #include <apr_strings.h>
@@ -475,26 +475,26 @@ static void test_actions(void)
 static void test_retry_dead(void)
 {
     cfx *x = console_fx();
-    wh_delivery *d = NULL;
-    wh_dlv_cycle c;
-    apr_array_header_t *o = apr_array_make(wh_test_pool(), 1, sizeof(wh_dlv_outcome));
-    wh_dlv_outcome *out = apr_array_push(o);
+    wh_fq *d = NULL;
+    wh_fq_cycle_result c;
+    apr_array_header_t *o = apr_array_make(wh_test_pool(), 1, sizeof(wh_fq_outcome));
+    wh_fq_outcome *out = apr_array_push(o);
     const char *b, *token, *sess;
     apr_time_t now = apr_time_now();
 
-    CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(wh_test_pool(), x->f->ib, x->cfg, "t", &d));
-    CU_ASSERT_EQUAL(wh_delivery_cycle(d, wh_test_pool(), NULL, 5, 40000, now, &c), 0);
-    CU_ASSERT_EQUAL_FATAL(c.claims->nelts, 1);
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(wh_test_pool(), x->f->ib, x->cfg, "t", &d));
+    CU_ASSERT_EQUAL(wh_fq_cycle(d, wh_test_pool(), NULL, 5, 40000, now, &c), 0);
+    CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 1);
     memset(out, 0, sizeof(*out));
     out->event_id = 1;
     out->attempt = 1;
-    out->state = WH_DLV_DEAD;
+    out->state = WH_FQ_DEAD;
     out->http_status = 400;
     out->answer = "HTTP 400: " HOSTILE;
     out->reason = "rejected";
     out->started_at = now;
     out->duration_ms = 7;
-    CU_ASSERT_EQUAL(wh_delivery_cycle(d, wh_test_pool(), o, 0, 40000, now, &c), 0);
+    CU_ASSERT_EQUAL(wh_fq_cycle(d, wh_test_pool(), o, 0, 40000, now, &c), 0);
     x->req.user = "op1";
     x->req.may_act = 1;
     b = get(x, "/dead", NULL);
@@ -511,8 +511,8 @@ static void test_retry_dead(void)
     post(x, "retry", apr_pstrcat(wh_test_pool(), "back=dead&event=1&token=", token, NULL));
     CU_ASSERT_EQUAL(x->out.status, 303);
     CU_ASSERT(contains(hdr(x, "Location"), "/wirehook/dead?done=retry&n=1"));
-    CU_ASSERT_EQUAL(wh_delivery_cycle(d, wh_test_pool(), NULL, 5, 40000, now, &c), 0);
-    CU_ASSERT_EQUAL(c.claims->nelts, 1);
+    CU_ASSERT_EQUAL(wh_fq_cycle(d, wh_test_pool(), NULL, 5, 40000, now, &c), 0);
+    CU_ASSERT_EQUAL(c.leases->nelts, 1);
 }
 
 static const wh_test_case cases[] = {

@@ -196,10 +196,10 @@ static void test_secret_load(void)
 
 static void test_classify(void)
 {
-    CU_ASSERT_EQUAL(wh_forward_classify(1, 200), WH_FWD_DELIVERED);
-    CU_ASSERT_EQUAL(wh_forward_classify(1, 201), WH_FWD_DELIVERED);
-    CU_ASSERT_EQUAL(wh_forward_classify(1, 204), WH_FWD_DELIVERED);
-    CU_ASSERT_EQUAL(wh_forward_classify(1, 299), WH_FWD_DELIVERED);
+    CU_ASSERT_EQUAL(wh_forward_classify(1, 200), WH_FWD_FORWARDED);
+    CU_ASSERT_EQUAL(wh_forward_classify(1, 201), WH_FWD_FORWARDED);
+    CU_ASSERT_EQUAL(wh_forward_classify(1, 204), WH_FWD_FORWARDED);
+    CU_ASSERT_EQUAL(wh_forward_classify(1, 299), WH_FWD_FORWARDED);
     CU_ASSERT_EQUAL(wh_forward_classify(1, 408), WH_FWD_RETRY);
     CU_ASSERT_EQUAL(wh_forward_classify(1, 429), WH_FWD_RETRY);
     CU_ASSERT_EQUAL(wh_forward_classify(1, 500), WH_FWD_RETRY);

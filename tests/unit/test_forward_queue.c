@@ -1,4 +1,4 @@
-/* The delivery queue (wh_delivery.c): what is claimed when, per-payment
+/* The forward queue (wh_forward_queue.c): what is leased when, per-payment
  * order, leases, outcomes, promotion, dead letters. Suite "forward_queue"
  * runs on SQLite in temp files; "forward_queue_pg" runs the same cases on
  * the PostgreSQL database WH_TEST_PG_CONNINFO names (its tables dropped
@@ -7,7 +7,7 @@
  * the listing position in wh_order), with arrival keys apart from the
  * positions so that one is never taken for the other. */
 #include "wh_test.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 #include "inbox/wh_inbox_db.h"
 
 #include <apr_dbd.h>
@@ -24,7 +24,7 @@
 typedef struct {
     wh_inbox *ib;
     wh_config *cfg;
-    wh_delivery *d;
+    wh_fq *d;
     const char *dir;
     int next_seq;
 } qfx;
@@ -76,7 +76,7 @@ static qfx *make(void)
         drop_pg_tables(p, f->cfg->inbox_params);
     }
     CU_ASSERT_PTR_NULL_FATAL(wh_inbox_open(p, f->cfg, NULL, &f->ib));
-    CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(p, f->ib, f->cfg, "me", &f->d));
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(p, f->ib, f->cfg, "me", &f->d));
     return f;
 }
 
@@ -103,35 +103,35 @@ static apr_int64_t store(qfx *f, const char *payment)
 
 static apr_array_header_t *outcomes(void)
 {
-    return apr_array_make(wh_test_pool(), 4, sizeof(wh_dlv_outcome));
+    return apr_array_make(wh_test_pool(), 4, sizeof(wh_fq_outcome));
 }
 
-static void outcome(apr_array_header_t *o, const wh_dlv_claim *c, int state,
+static void outcome(apr_array_header_t *o, const wh_fq_lease *c, int state,
                     apr_time_t next_at)
 {
-    wh_dlv_outcome *x = apr_array_push(o);
+    wh_fq_outcome *x = apr_array_push(o);
     memset(x, 0, sizeof(*x));
     x->event_id = c->ev.id;
     x->attempt = c->ev.attempt;
     x->state = state;
     x->next_at = next_at;
-    x->http_status = state == WH_DLV_DELIVERED ? 200 : 500;
-    x->answer = state == WH_DLV_DELIVERED ? "HTTP 200" : "HTTP 500: down";
-    x->reason = state == WH_DLV_DEAD ? "rejected by the application" : NULL;
+    x->http_status = state == WH_FQ_FORWARDED ? 200 : 500;
+    x->answer = state == WH_FQ_FORWARDED ? "HTTP 200" : "HTTP 500: down";
+    x->reason = state == WH_FQ_DEAD ? "rejected by the application" : NULL;
 }
 
-static wh_dlv_cycle cycle(qfx *f, const apr_array_header_t *o, int max, apr_time_t now)
+static wh_fq_cycle_result cycle(qfx *f, const apr_array_header_t *o, int max, apr_time_t now)
 {
-    wh_dlv_cycle c;
-    CU_ASSERT_EQUAL(wh_delivery_cycle(f->d, wh_test_pool(), o, max, LEASE_MS, now, &c), 0);
+    wh_fq_cycle_result c;
+    CU_ASSERT_EQUAL(wh_fq_cycle(f->d, wh_test_pool(), o, max, LEASE_MS, now, &c), 0);
     return c;
 }
 
-static const wh_dlv_claim *claim_of(const wh_dlv_cycle *c, apr_int64_t id)
+static const wh_fq_lease *lease_of(const wh_fq_cycle_result *c, apr_int64_t id)
 {
-    for (int i = 0; i < c->claims->nelts; i++)
-        if (APR_ARRAY_IDX(c->claims, i, wh_dlv_claim).ev.id == id)
-            return &APR_ARRAY_IDX(c->claims, i, wh_dlv_claim);
+    for (int i = 0; i < c->leases->nelts; i++)
+        if (APR_ARRAY_IDX(c->leases, i, wh_fq_lease).ev.id == id)
+            return &APR_ARRAY_IDX(c->leases, i, wh_fq_lease);
     return NULL;
 }
 
@@ -142,89 +142,89 @@ static void test_heads_only(void)
     qfx *f = make();
     apr_int64_t a1 = store(f, "A"), b1 = store(f, "B"), a2 = store(f, "A");
     apr_int64_t x = store(f, NULL), a3 = store(f, "A"), y = store(f, NULL);
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0);
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
 
     CU_ASSERT_EQUAL(c.ingested, 6);
-    CU_ASSERT_EQUAL(c.claims->nelts, 4);
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, a1));
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, b1));
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, x));     /* no payment: never held */
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, y));
-    CU_ASSERT_PTR_NULL(claim_of(&c, a2));        /* behind a1 */
-    CU_ASSERT_PTR_NULL(claim_of(&c, a3));
-    const wh_dlv_claim *cl = claim_of(&c, a1);
+    CU_ASSERT_EQUAL(c.leases->nelts, 4);
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, a1));
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, b1));
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, x));     /* no payment: never held */
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, y));
+    CU_ASSERT_PTR_NULL(lease_of(&c, a2));        /* behind a1 */
+    CU_ASSERT_PTR_NULL(lease_of(&c, a3));
+    const wh_fq_lease *cl = lease_of(&c, a1);
     CU_ASSERT_EQUAL(cl->ev.attempt, 1);
     ASSERT_STR(cl->ev.notification_id, "n1");
     ASSERT_STR(cl->ev.payment_id, "A");
     ASSERT_STR(cl->ev.body, "{\"n\":1}");
     CU_ASSERT_EQUAL(cl->ev.body_len, 7);
     CU_ASSERT_EQUAL(cl->first_at, T0);
-    /* claimed events are leased: nothing more is due now */
+    /* leased events: nothing more is due now */
     c = cycle(f, NULL, 10, T0 + SEC(1));
-    CU_ASSERT_EQUAL(c.claims->nelts, 0);
+    CU_ASSERT_EQUAL(c.leases->nelts, 0);
     CU_ASSERT_EQUAL(c.next_due, T0 + apr_time_from_msec(LEASE_MS));
 }
 
-static void test_delivered_promotes_next(void)
+static void test_forwarded_promotes_next(void)
 {
     qfx *f = make();
     apr_int64_t a1 = store(f, "A"), a2 = store(f, "A"), a3 = store(f, "A");
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0);
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
     apr_array_header_t *o = outcomes();
 
-    CU_ASSERT_EQUAL_FATAL(c.claims->nelts, 1);
-    outcome(o, claim_of(&c, a1), WH_DLV_DELIVERED, 0);
+    CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 1);
+    outcome(o, lease_of(&c, a1), WH_FQ_FORWARDED, 0);
     c = cycle(f, o, 10, T0 + SEC(1));
     CU_ASSERT_EQUAL(c.recorded, 1);
     CU_ASSERT_EQUAL(c.lost, 0);
-    CU_ASSERT_EQUAL_FATAL(c.claims->nelts, 1);
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, a2));
+    CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 1);
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, a2));
     o = outcomes();
-    outcome(o, claim_of(&c, a2), WH_DLV_DELIVERED, 0);
+    outcome(o, lease_of(&c, a2), WH_FQ_FORWARDED, 0);
     c = cycle(f, o, 10, T0 + SEC(2));
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, a3));
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, a3));
 }
 
 static void test_retry_holds_the_payment_only(void)
 {
     qfx *f = make();
     apr_int64_t a1 = store(f, "A"), a2 = store(f, "A"), b1 = store(f, "B");
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0);
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
     apr_array_header_t *o = outcomes();
 
-    CU_ASSERT_EQUAL(c.claims->nelts, 2);
-    outcome(o, claim_of(&c, a1), WH_DLV_READY, T0 + SEC(10));
-    outcome(o, claim_of(&c, b1), WH_DLV_DELIVERED, 0);
+    CU_ASSERT_EQUAL(c.leases->nelts, 2);
+    outcome(o, lease_of(&c, a1), WH_FQ_READY, T0 + SEC(10));
+    outcome(o, lease_of(&c, b1), WH_FQ_FORWARDED, 0);
     c = cycle(f, o, 10, T0 + SEC(1));
     CU_ASSERT_EQUAL(c.recorded, 2);
-    CU_ASSERT_EQUAL(c.claims->nelts, 0);         /* a1 not due, a2 behind it */
+    CU_ASSERT_EQUAL(c.leases->nelts, 0);         /* a1 not due, a2 behind it */
     CU_ASSERT_EQUAL(c.next_due, T0 + SEC(10));
     b1 = store(f, "B");                           /* B goes on meanwhile */
     c = cycle(f, NULL, 10, T0 + SEC(2));
-    CU_ASSERT_EQUAL(c.claims->nelts, 1);
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, b1));
+    CU_ASSERT_EQUAL(c.leases->nelts, 1);
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, b1));
     c = cycle(f, NULL, 10, T0 + SEC(10));
-    CU_ASSERT_EQUAL_FATAL(c.claims->nelts, 1);
-    const wh_dlv_claim *cl = claim_of(&c, a1);
+    CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 1);
+    const wh_fq_lease *cl = lease_of(&c, a1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
     CU_ASSERT_EQUAL(cl->ev.attempt, 2);
     CU_ASSERT_EQUAL(cl->first_at, T0);           /* age counts from attempt 1 */
-    CU_ASSERT_PTR_NULL(claim_of(&c, a2));
+    CU_ASSERT_PTR_NULL(lease_of(&c, a2));
 }
 
 static void test_dead_is_not_pending(void)
 {
     qfx *f = make();
     apr_int64_t a1 = store(f, "A"), a2 = store(f, "A");
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0);
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
     apr_array_header_t *o = outcomes();
-    wh_dlv_stats st;
+    wh_fq_counts st;
 
-    outcome(o, claim_of(&c, a1), WH_DLV_DEAD, 0);
+    outcome(o, lease_of(&c, a1), WH_FQ_DEAD, 0);
     c = cycle(f, o, 10, T0 + SEC(1));
     CU_ASSERT_EQUAL(c.recorded, 1);
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c, a2));    /* the next one goes */
-    CU_ASSERT_EQUAL(wh_delivery_stats(f->d, wh_test_pool(), &st), 0);
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c, a2));    /* the next one goes */
+    CU_ASSERT_EQUAL(wh_fq_stats(f->d, wh_test_pool(), &st), 0);
     CU_ASSERT_EQUAL(st.dead, 1);
     CU_ASSERT_EQUAL(st.ready, 1);
     CU_ASSERT_EQUAL(st.waiting, 0);
@@ -235,21 +235,21 @@ static void test_stale_outcome_is_lost(void)
 {
     qfx *f = make();
     apr_int64_t a1 = store(f, "A");
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0), c2;
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0), c2;
     apr_array_header_t *o = outcomes();
-    wh_dlv_claim old = *claim_of(&c, a1);
+    wh_fq_lease old = *lease_of(&c, a1);
 
-    /* the lease runs out: the event is claimed again (attempt 2) */
+    /* the lease runs out: the event is leased again (attempt 2) */
     c2 = cycle(f, NULL, 10, T0 + apr_time_from_msec(LEASE_MS) + 1);
-    CU_ASSERT_EQUAL_FATAL(c2.claims->nelts, 1);
-    CU_ASSERT_EQUAL(claim_of(&c2, a1)->ev.attempt, 2);
+    CU_ASSERT_EQUAL_FATAL(c2.leases->nelts, 1);
+    CU_ASSERT_EQUAL(lease_of(&c2, a1)->ev.attempt, 2);
     /* the first attempt's late outcome is not recorded */
-    outcome(o, &old, WH_DLV_DELIVERED, 0);
+    outcome(o, &old, WH_FQ_FORWARDED, 0);
     c = cycle(f, o, 0, T0 + SEC(50));
     CU_ASSERT_EQUAL(c.recorded, 0);
     CU_ASSERT_EQUAL(c.lost, 1);
     o = outcomes();
-    outcome(o, claim_of(&c2, a1), WH_DLV_DELIVERED, 0);
+    outcome(o, lease_of(&c2, a1), WH_FQ_FORWARDED, 0);
     c = cycle(f, o, 0, T0 + SEC(51));
     CU_ASSERT_EQUAL(c.recorded, 1);
 }
@@ -259,18 +259,18 @@ static void test_dead_letters(void)
     qfx *f = make();
     apr_pool_t *p = wh_test_pool();
     apr_int64_t a1 = store(f, "A"), a2 = store(f, "A"), b1 = store(f, "B");
-    wh_dlv_cycle c = cycle(f, NULL, 10, T0);
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
     apr_array_header_t *o = outcomes(), *rows;
-    wh_dlv_dead dd;
+    wh_fq_dead dd;
     int n = -1;
 
-    outcome(o, claim_of(&c, a1), WH_DLV_DEAD, 0);
-    outcome(o, claim_of(&c, b1), WH_DLV_DEAD, 0);
-    c = cycle(f, o, 10, T0 + SEC(1));            /* a2 claimed */
-    CU_ASSERT_PTR_NOT_NULL_FATAL(claim_of(&c, a2));
-    CU_ASSERT_EQUAL(wh_delivery_dead_list(f->d, p, 0, 10, &rows), 0);
+    outcome(o, lease_of(&c, a1), WH_FQ_DEAD, 0);
+    outcome(o, lease_of(&c, b1), WH_FQ_DEAD, 0);
+    c = cycle(f, o, 10, T0 + SEC(1));            /* a2 leased */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, a2));
+    CU_ASSERT_EQUAL(wh_fq_dead_list(f->d, p, 0, 10, &rows), 0);
     CU_ASSERT_EQUAL_FATAL(rows->nelts, 2);
-    dd = APR_ARRAY_IDX(rows, 0, wh_dlv_dead);
+    dd = APR_ARRAY_IDX(rows, 0, wh_fq_dead);
     CU_ASSERT_EQUAL(dd.event_id, a1);
     ASSERT_STR(dd.notification_id, "n1");
     ASSERT_STR(dd.payment_id, "A");
@@ -279,33 +279,33 @@ static void test_dead_letters(void)
     ASSERT_STR(dd.answer, "HTTP 500: down");
     ASSERT_STR(dd.reason, "rejected by the application");
     CU_ASSERT_EQUAL(dd.dead_at, T0 + SEC(1));
-    CU_ASSERT_EQUAL(wh_delivery_dead_list(f->d, p, a1, 10, &rows), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_list(f->d, p, a1, 10, &rows), 0);
     CU_ASSERT_EQUAL(rows->nelts, 1);
-    CU_ASSERT_EQUAL(wh_delivery_dead_get(f->d, p, "n3", &dd), 1);
+    CU_ASSERT_EQUAL(wh_fq_dead_get(f->d, p, "n3", &dd), 1);
     CU_ASSERT_EQUAL(dd.event_id, b1);
     ASSERT_STR(dd.body, "{\"n\":3}");
-    CU_ASSERT_EQUAL(wh_delivery_dead_get(f->d, p, apr_psprintf(p, "%" APR_INT64_T_FMT, a1), &dd), 1);
-    CU_ASSERT_EQUAL(wh_delivery_dead_get(f->d, p, "nope", &dd), 0);
-    CU_ASSERT_EQUAL(wh_delivery_dead_get(f->d, p, "n2", &dd), 0);   /* not dead */
+    CU_ASSERT_EQUAL(wh_fq_dead_get(f->d, p, apr_psprintf(p, "%" APR_INT64_T_FMT, a1), &dd), 1);
+    CU_ASSERT_EQUAL(wh_fq_dead_get(f->d, p, "nope", &dd), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_get(f->d, p, "n2", &dd), 0);   /* not dead */
 
     /* a1 back while a2 (same payment) is in flight: it waits, then is next */
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry(f->d, p, "n1", T0 + SEC(2), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry(f->d, p, "n1", T0 + SEC(2), &n), 0);
     CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry(f->d, p, "n1", T0 + SEC(2), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry(f->d, p, "n1", T0 + SEC(2), &n), 0);
     CU_ASSERT_EQUAL(n, 0);                       /* no longer dead */
-    wh_dlv_cycle c2 = cycle(f, NULL, 10, T0 + SEC(3));
-    CU_ASSERT_EQUAL(c2.claims->nelts, 0);
+    wh_fq_cycle_result c2 = cycle(f, NULL, 10, T0 + SEC(3));
+    CU_ASSERT_EQUAL(c2.leases->nelts, 0);
     o = outcomes();
-    outcome(o, claim_of(&c, a2), WH_DLV_DELIVERED, 0);
+    outcome(o, lease_of(&c, a2), WH_FQ_FORWARDED, 0);
     c2 = cycle(f, o, 10, T0 + SEC(4));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(claim_of(&c2, a1));
-    CU_ASSERT_EQUAL(claim_of(&c2, a1)->ev.attempt, 1);   /* a fresh count */
-    CU_ASSERT_EQUAL(claim_of(&c2, a1)->first_at, T0 + SEC(4));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c2, a1));
+    CU_ASSERT_EQUAL(lease_of(&c2, a1)->ev.attempt, 1);   /* a fresh count */
+    CU_ASSERT_EQUAL(lease_of(&c2, a1)->first_at, T0 + SEC(4));
     /* --all: b1 */
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry(f->d, p, NULL, T0 + SEC(5), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry(f->d, p, NULL, T0 + SEC(5), &n), 0);
     CU_ASSERT_EQUAL(n, 1);
     c2 = cycle(f, NULL, 10, T0 + SEC(6));
-    CU_ASSERT_PTR_NOT_NULL(claim_of(&c2, b1));
+    CU_ASSERT_PTR_NOT_NULL(lease_of(&c2, b1));
 }
 
 static void test_retry_all_keeps_order(void)
@@ -317,21 +317,21 @@ static void test_retry_all_keeps_order(void)
 
     for (int i = 0; i < 3; i++) {
         ids[i] = store(f, "A");
-        wh_dlv_cycle c = cycle(f, NULL, 10, T0 + SEC(i));
+        wh_fq_cycle_result c = cycle(f, NULL, 10, T0 + SEC(i));
         apr_array_header_t *o = outcomes();
-        CU_ASSERT_PTR_NOT_NULL_FATAL(claim_of(&c, ids[i]));
-        outcome(o, claim_of(&c, ids[i]), WH_DLV_DEAD, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, ids[i]));
+        outcome(o, lease_of(&c, ids[i]), WH_FQ_DEAD, 0);
         cycle(f, o, 0, T0 + SEC(i));
     }
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry(f->d, p, NULL, T0 + SEC(10), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry(f->d, p, NULL, T0 + SEC(10), &n), 0);
     CU_ASSERT_EQUAL(n, 3);
     /* one at a time again, oldest first */
     for (int i = 0; i < 3; i++) {
-        wh_dlv_cycle c = cycle(f, NULL, 10, T0 + SEC(11 + i));
+        wh_fq_cycle_result c = cycle(f, NULL, 10, T0 + SEC(11 + i));
         apr_array_header_t *o = outcomes();
-        CU_ASSERT_EQUAL_FATAL(c.claims->nelts, 1);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(claim_of(&c, ids[i]));
-        outcome(o, claim_of(&c, ids[i]), WH_DLV_DELIVERED, 0);
+        CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, ids[i]));
+        outcome(o, lease_of(&c, ids[i]), WH_FQ_FORWARDED, 0);
         cycle(f, o, 0, T0 + SEC(11 + i));
     }
 }
@@ -342,37 +342,37 @@ static void test_batches_and_peek(void)
     apr_pool_t *p = wh_test_pool();
     int fresh = -1, total = 0;
     apr_time_t due = -1;
-    wh_dlv_stats st;
+    wh_fq_counts st;
 
-    CU_ASSERT_EQUAL(wh_delivery_peek(f->d, p, &fresh, &due), 0);
+    CU_ASSERT_EQUAL(wh_fq_peek(f->d, p, &fresh, &due), 0);
     CU_ASSERT_EQUAL(fresh, 0);
     CU_ASSERT_EQUAL(due, 0);
-    for (int i = 0; i < WH_DLV_INGEST_BATCH + 5; i++)
+    for (int i = 0; i < WH_FQ_INGEST_BATCH + 5; i++)
         store(f, i % 2 ? "A" : NULL);
-    CU_ASSERT_EQUAL(wh_delivery_peek(f->d, p, &fresh, &due), 0);
+    CU_ASSERT_EQUAL(wh_fq_peek(f->d, p, &fresh, &due), 0);
     CU_ASSERT_EQUAL(fresh, 1);
-    wh_dlv_cycle c = cycle(f, NULL, 7, T0);
-    CU_ASSERT_EQUAL(c.ingested, WH_DLV_INGEST_BATCH);
-    CU_ASSERT_EQUAL(c.claims->nelts, 7);
-    total += c.claims->nelts;
+    wh_fq_cycle_result c = cycle(f, NULL, 7, T0);
+    CU_ASSERT_EQUAL(c.ingested, WH_FQ_INGEST_BATCH);
+    CU_ASSERT_EQUAL(c.leases->nelts, 7);
+    total += c.leases->nelts;
     c = cycle(f, NULL, 1000, T0);
     CU_ASSERT_EQUAL(c.ingested, 5);
-    total += c.claims->nelts;
+    total += c.leases->nelts;
     /* every event without a payment, and one of payment A */
-    CU_ASSERT_EQUAL(total, (WH_DLV_INGEST_BATCH + 5 + 1) / 2 + 1);
-    CU_ASSERT_EQUAL(wh_delivery_stats(f->d, p, &st), 0);
+    CU_ASSERT_EQUAL(total, (WH_FQ_INGEST_BATCH + 5 + 1) / 2 + 1);
+    CU_ASSERT_EQUAL(wh_fq_stats(f->d, p, &st), 0);
     CU_ASSERT_EQUAL(st.ready, total);
-    CU_ASSERT_EQUAL(st.waiting, (WH_DLV_INGEST_BATCH + 5) / 2 - 1);
+    CU_ASSERT_EQUAL(st.waiting, (WH_FQ_INGEST_BATCH + 5) / 2 - 1);
     CU_ASSERT_EQUAL(st.unqueued, 0);
-    CU_ASSERT_EQUAL(wh_delivery_peek(f->d, p, &fresh, &due), 0);
+    CU_ASSERT_EQUAL(wh_fq_peek(f->d, p, &fresh, &due), 0);
     CU_ASSERT_EQUAL(fresh, 0);
     CU_ASSERT_EQUAL(due, T0 + apr_time_from_msec(LEASE_MS));
 }
 
 /* Each case twice: on SQLite, and on PostgreSQL. */
 #define QUEUE_CASES(X)                                                        \
-    X("claims the head of each payment only", test_heads_only)                \
-    X("delivered: the next event of the payment goes", test_delivered_promotes_next) \
+    X("leases the head of each payment only", test_heads_only)                \
+    X("forwarded: the next event of the payment goes", test_forwarded_promotes_next) \
     X("a retry holds up its payment, not others", test_retry_holds_the_payment_only) \
     X("dead is no longer pending", test_dead_is_not_pending)                  \
     X("an outcome after the lease passed on is not recorded", test_stale_outcome_is_lost) \

@@ -1,13 +1,13 @@
 /* The inbox's read-only views for the console (wh_inbox_views.c), the
  * payment views' rows and keyset pages (wh_payments.c), and the
- * forwarder's attempt history and reader's queries (wh_delivery.c), on
+ * forwarder's attempt history and reader's queries (wh_forward_queue.c), on
  * SQLite. The query plans are checked too: a page must seek, never scan
  * the listing, whatever its offset. */
 #include "inbox_fx.h"
 #include "inbox/wh_inbox_db.h"
 #include "inbox/wh_inbox_views.h"
 #include "inbox/wh_payments.h"
-#include "forward/wh_delivery.h"
+#include "forward/wh_forward_queue.h"
 
 #include <apr_strings.h>
 #include <stdio.h>
@@ -275,30 +275,30 @@ static void test_payment_rows(void)
 
 /* ---- the forwarder's history, as the console reads it ---------------- */
 
-static wh_dlv_outcome outcome(apr_int64_t id, int attempt, int state, int status,
-                              const char *answer, apr_time_t started)
+static wh_fq_outcome outcome(apr_int64_t id, int attempt, int state, int status,
+                             const char *answer, apr_time_t started)
 {
-    wh_dlv_outcome o;
+    wh_fq_outcome o;
     memset(&o, 0, sizeof(o));
     o.event_id = id;
     o.attempt = attempt;
     o.state = state;
     o.http_status = status;
     o.answer = answer;
-    o.reason = state == WH_DLV_DEAD ? "rejected" : NULL;
+    o.reason = state == WH_FQ_DEAD ? "rejected" : NULL;
     o.next_at = started + SEC(1);
     o.started_at = started;
     o.duration_ms = 42;
     return o;
 }
 
-static void cycle(wh_delivery *d, const wh_dlv_outcome *os, int n, int claim,
-                  apr_time_t now, wh_dlv_cycle *out)
+static void cycle(wh_fq *d, const wh_fq_outcome *os, int n, int lease,
+                  apr_time_t now, wh_fq_cycle_result *out)
 {
-    apr_array_header_t *a = apr_array_make(wh_test_pool(), n + 1, sizeof(wh_dlv_outcome));
+    apr_array_header_t *a = apr_array_make(wh_test_pool(), n + 1, sizeof(wh_fq_outcome));
     for (int i = 0; i < n; i++)
-        APR_ARRAY_PUSH(a, wh_dlv_outcome) = os[i];
-    CU_ASSERT_EQUAL(wh_delivery_cycle(d, wh_test_pool(), a, claim, 40000, now, out), 0);
+        APR_ARRAY_PUSH(a, wh_fq_outcome) = os[i];
+    CU_ASSERT_EQUAL(wh_fq_cycle(d, wh_test_pool(), a, lease, 40000, now, out), 0);
 }
 
 static void test_attempts(void)
@@ -306,95 +306,95 @@ static void test_attempts(void)
     fx *f = ix_opened();
     /* the reader is another connection, as the console's is */
     wh_inbox *rib = ix_open_in(f, wh_test_pool());
-    wh_delivery *d = NULL, *r = NULL;
-    wh_dlv_cycle c;
+    wh_fq *d = NULL, *r = NULL;
+    wh_fq_cycle_result c;
     apr_array_header_t *att, *st;
     apr_int64_t total = 0, ids[2] = { 1, 2 }, dead = 0;
     int n = 0;
     /* invalid UTF-8 and a quote in an answer: stored as text */
-    wh_dlv_outcome o1[2];
+    wh_fq_outcome o1[2];
 
     /* before any forwarder: nothing to attach to, nothing created */
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 0);
+    CU_ASSERT_EQUAL(wh_fq_attach(wh_test_pool(), rib, f->cfg, &r), 0);
     CU_ASSERT_PTR_NULL(r);
     store_at(f, 1, "PA", "Sent", T0);
     store_at(f, 2, "PB", "Sent", T0);
-    CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
     cycle(d, NULL, 0, 10, T0 + SEC(1), &c);
-    CU_ASSERT_EQUAL(c.claims->nelts, 2);
-    o1[0] = outcome(1, 1, WH_DLV_READY, 500, "HTTP 500: \"no\" \xff\xfe", T0 + SEC(1));
-    o1[1] = outcome(2, 1, WH_DLV_DEAD, 400, "HTTP 400: bad", T0 + SEC(1));
+    CU_ASSERT_EQUAL(c.leases->nelts, 2);
+    o1[0] = outcome(1, 1, WH_FQ_READY, 500, "HTTP 500: \"no\" \xff\xfe", T0 + SEC(1));
+    o1[1] = outcome(2, 1, WH_FQ_DEAD, 400, "HTTP 400: bad", T0 + SEC(1));
     cycle(d, o1, 2, 10, T0 + SEC(3), &c);
-    CU_ASSERT_EQUAL(c.claims->nelts, 1);     /* event 1 again */
-    o1[0] = outcome(1, 2, WH_DLV_DELIVERED, 200, "HTTP 200", T0 + SEC(3));
+    CU_ASSERT_EQUAL(c.leases->nelts, 1);     /* event 1 again */
+    o1[0] = outcome(1, 2, WH_FQ_FORWARDED, 200, "HTTP 200", T0 + SEC(3));
     cycle(d, o1, 1, 0, T0 + SEC(4), &c);
 
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 1);
+    CU_ASSERT_EQUAL(wh_fq_attach(wh_test_pool(), rib, f->cfg, &r), 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
+    CU_ASSERT_EQUAL(wh_fq_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
     CU_ASSERT_EQUAL(total, 2);
     CU_ASSERT_EQUAL_FATAL(att->nelts, 2);
-    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 0, wh_dlv_attempt).attempt, 2);       /* newest first */
-    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 0, wh_dlv_attempt).outcome, WH_DLV_DELIVERED);
-    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_dlv_attempt).http_status, 500);
-    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_dlv_attempt).duration_ms, 42);
-    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_dlv_attempt).started_at, T0 + SEC(1));
-    ASSERT_STR(APR_ARRAY_IDX(att, 1, wh_dlv_attempt).answer, "HTTP 500: \"no\" ??");
-    CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 1, &att, &total), 0);
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 0, wh_fq_attempt).attempt, 2);       /* newest first */
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 0, wh_fq_attempt).outcome, WH_FQ_FORWARDED);
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_fq_attempt).http_status, 500);
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_fq_attempt).duration_ms, 42);
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(att, 1, wh_fq_attempt).started_at, T0 + SEC(1));
+    ASSERT_STR(APR_ARRAY_IDX(att, 1, wh_fq_attempt).answer, "HTTP 500: \"no\" ??");
+    CU_ASSERT_EQUAL(wh_fq_attempts(r, wh_test_pool(), 1, 1, &att, &total), 0);
     CU_ASSERT_EQUAL(att->nelts, 1);
     CU_ASSERT_EQUAL(total, 2);
 
-    CU_ASSERT_EQUAL(wh_delivery_states(r, wh_test_pool(), ids, 2, &st), 0);
+    CU_ASSERT_EQUAL(wh_fq_states(r, wh_test_pool(), ids, 2, &st), 0);
     CU_ASSERT_EQUAL_FATAL(st->nelts, 2);
     for (int i = 0; i < 2; i++) {
-        const wh_dlv_state *s = &APR_ARRAY_IDX(st, i, wh_dlv_state);
-        CU_ASSERT_EQUAL(s->state, s->event_id == 1 ? WH_DLV_DELIVERED : WH_DLV_DEAD);
+        const wh_fq_state *s = &APR_ARRAY_IDX(st, i, wh_fq_state);
+        CU_ASSERT_EQUAL(s->state, s->event_id == 1 ? WH_FQ_FORWARDED : WH_FQ_DEAD);
         if (s->event_id == 2)
             ASSERT_STR(s->reason, "rejected");
     }
-    CU_ASSERT_EQUAL(wh_delivery_dead_count_payment(r, wh_test_pool(), "PB", &dead), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_count_payment(r, wh_test_pool(), "PB", &dead), 0);
     CU_ASSERT_EQUAL(dead, 1);
-    CU_ASSERT_EQUAL(wh_delivery_dead_count_payment(r, wh_test_pool(), "PA", &dead), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_count_payment(r, wh_test_pool(), "PA", &dead), 0);
     CU_ASSERT_EQUAL(dead, 0);
     /* a payment's dead letters back in the queue, through the reader */
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry_payment(r, wh_test_pool(), "PA", T0 + SEC(5), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry_payment(r, wh_test_pool(), "PA", T0 + SEC(5), &n), 0);
     CU_ASSERT_EQUAL(n, 0);
-    CU_ASSERT_EQUAL(wh_delivery_dead_retry_payment(r, wh_test_pool(), "PB", T0 + SEC(5), &n), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_retry_payment(r, wh_test_pool(), "PB", T0 + SEC(5), &n), 0);
     CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(wh_delivery_dead_count_payment(r, wh_test_pool(), "PB", &dead), 0);
+    CU_ASSERT_EQUAL(wh_fq_dead_count_payment(r, wh_test_pool(), "PB", &dead), 0);
     CU_ASSERT_EQUAL(dead, 0);
     cycle(d, NULL, 0, 10, T0 + SEC(6), &c);
-    CU_ASSERT_EQUAL(c.claims->nelts, 1);
+    CU_ASSERT_EQUAL(c.leases->nelts, 1);
 }
 
-/* A database whose delivery tables an older forwarder made (no
- * wh_attempts): readers see no history and no error; the next forwarder
- * start adds the table, and attempts are kept from then on. */
+/* A database whose forward queue tables an older forwarder made (no
+ * wh_attempts): readers see no history and no error; the next forwarder start
+ * adds the table, and attempts are kept from then on. */
 static void test_attempts_upgrade(void)
 {
     fx *f = ix_opened();
     wh_inbox *rib = ix_open_in(f, wh_test_pool());
-    wh_delivery *d = NULL, *r = NULL;
+    wh_fq *d = NULL, *r = NULL;
     apr_array_header_t *att;
     apr_int64_t total = -1;
-    wh_dlv_cycle c;
-    wh_dlv_outcome o;
+    wh_fq_cycle_result c;
+    wh_fq_outcome o;
 
     store_at(f, 1, "PA", "Sent", T0);
-    CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
     CU_ASSERT_EQUAL(ix_exec(f, "DROP TABLE wh_attempts"), 0);
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 1);
+    CU_ASSERT_EQUAL(wh_fq_attach(wh_test_pool(), rib, f->cfg, &r), 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
+    CU_ASSERT_EQUAL(wh_fq_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
     CU_ASSERT_EQUAL(att->nelts, 0);
     CU_ASSERT_EQUAL(total, 0);
-    CU_ASSERT_PTR_NULL_FATAL(wh_delivery_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(wh_test_pool(), f->ib, f->cfg, "me", &d));
     cycle(d, NULL, 0, 10, T0 + SEC(1), &c);
-    o = outcome(1, 1, WH_DLV_DELIVERED, 204, "HTTP 204", T0 + SEC(1));
+    o = outcome(1, 1, WH_FQ_FORWARDED, 204, "HTTP 204", T0 + SEC(1));
     cycle(d, &o, 1, 0, T0 + SEC(2), &c);
-    CU_ASSERT_EQUAL(wh_delivery_attach(wh_test_pool(), rib, f->cfg, &r), 1);
+    CU_ASSERT_EQUAL(wh_fq_attach(wh_test_pool(), rib, f->cfg, &r), 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    CU_ASSERT_EQUAL(wh_delivery_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
+    CU_ASSERT_EQUAL(wh_fq_attempts(r, wh_test_pool(), 1, 10, &att, &total), 0);
     CU_ASSERT_EQUAL(total, 1);
 }
 
@@ -408,7 +408,7 @@ static const wh_test_case cases[] = {
     { "quarantine: held count", test_quarantine_held },
     { "payments: rows with event ids, keyset pages", test_payment_rows },
     { "attempts: history, states, payment retry", test_attempts },
-    { "attempts: table added to older delivery tables", test_attempts_upgrade },
+    { "attempts: table added to older forward queue tables", test_attempts_upgrade },
     { NULL, NULL }
 };
 

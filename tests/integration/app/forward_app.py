@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The application behind `wirehook forward`, for the tests and the demo.
 
-It checks every delivery the way an application would check the bank
+It checks every request the way an application would check the bank
 (the same HMAC-SHA256 over METHOD + URL + BODY + TIMESTAMP, with the
 forwarder's secret), records it, and answers as it is told. Loopback only.
 
@@ -9,11 +9,11 @@ usage: forward_app.py --port P --control-port C --secret-file F --url URL
                       --out DIR [--ts-header X-Timestamp] [--sig-header X-Signature]
                       [--tolerance 300] [--down]
 
-Every delivery appends one line to DIR/deliveries.log:
+Every request appends one line to DIR/requests.log:
     <seq> <notificationId> <paymentId> <status> <attempt> <answer> <sha256-of-body>
 (answer is the HTTP status it gave; 401 means the signature or the headers
 did not check out, and the reason goes to DIR/app.log). The last
-delivery's headers and body are kept in DIR/last.json.
+request's headers and body are kept in DIR/last.json.
 
 Control (POST JSON to http://127.0.0.1:C/control):
     {"down": N}         close the listening socket for N seconds (refused
@@ -23,11 +23,11 @@ Control (POST JSON to http://127.0.0.1:C/control):
     {"rules": [{"payment": "WP-1" | "*", "answer": 500, "times": 2,
                 "retry_after": "1", "body": "..."},
                {"nid": "8cefee42-...", "answer": 400}]}
-                        answers for matching deliveries (by paymentId, or by
+                        answers for matching requests (by paymentId, or by
                         notificationId), first match wins, "times" counts
                         down (absent: for ever); replaces the rules
     {"delay_ms": N}     wait N ms before each answer
-GET http://127.0.0.1:C/stats gives {"deliveries": n, "listening": bool}."""
+GET http://127.0.0.1:C/stats gives {"requests": n, "listening": bool}."""
 import argparse
 import hashlib
 import hmac
@@ -54,7 +54,7 @@ class State:
         self.server = None
         self.up_timer = None
         os.makedirs(a.out, exist_ok=True)
-        self.log = open(os.path.join(a.out, "deliveries.log"), "a", buffering=1)
+        self.log = open(os.path.join(a.out, "requests.log"), "a", buffering=1)
         self.applog = open(os.path.join(a.out, "app.log"), "a", buffering=1)
 
     def record(self, nid, pay, status, attempt, answer, body):
@@ -158,9 +158,9 @@ def app_handler(st):
             try:
                 if st.delay_ms:
                     time.sleep(st.delay_ms / 1000.0)
-                code, text, hdrs = self.handle_delivery(body, pay, nid, status, attempt)
+                code, text, hdrs = self.handle_request(body, pay, nid, status, attempt)
             finally:
-                # the delivery ends before its answer leaves: once the
+                # the request ends before its answer leaves: once the
                 # forwarder reads the answer it may send the payment's next
                 # event at once, and that must not look like an overlap
                 if pay:
@@ -168,7 +168,7 @@ def app_handler(st):
                         st.active[pay] -= 1
             self.answer(code, text, hdrs)
 
-        def handle_delivery(self, body, pay, nid, status, attempt):
+        def handle_request(self, body, pay, nid, status, attempt):
             why = check(st, self, body)
             if why:
                 st.applog.write("refused %s: %s\n" % (nid, why))
@@ -234,7 +234,7 @@ def control_handler(st):
             self.wfile.write(data)
 
         def do_GET(self):
-            self.reply({"deliveries": st.seq, "listening": st.server is not None})
+            self.reply({"requests": st.seq, "listening": st.server is not None})
 
         def do_POST(self):
             cmd = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")

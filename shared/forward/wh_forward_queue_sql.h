@@ -1,7 +1,7 @@
-#ifndef WH_DELIVERY_SQL_H
-#define WH_DELIVERY_SQL_H
-/* The delivery state's SQL (wh_delivery.c), the same text on SQLite and
- * PostgreSQL except where a _PG variant says otherwise: row locks with
+#ifndef WH_FORWARD_QUEUE_SQL_H
+#define WH_FORWARD_QUEUE_SQL_H
+/* The forward queue's SQL (wh_forward_queue.c), the same text on SQLite
+ * and PostgreSQL except where a _PG variant says otherwise: row locks with
  * SKIP LOCKED, JSON arrays of ids (json_each vs json_array_elements),
  * and the cursor's row lock.
  *
@@ -11,7 +11,7 @@
 
 /* Not part of the inbox's versioned schema (wh_meta): the forwarder and
  * `wirehook inbox` create them when missing, in one transaction. */
-#define WH_DLV_SQL_SCHEMA                                                     \
+#define WH_FQ_SQL_SCHEMA                                                      \
     "CREATE TABLE IF NOT EXISTS wh_forward_cursor ("                          \
     " id INTEGER NOT NULL PRIMARY KEY,"                                       \
     " last_seq BIGINT NOT NULL)",                                             \
@@ -32,7 +32,7 @@
     " answer TEXT,"                                                           \
     " reason TEXT)",                                                          \
     /* Only what is still open is indexed for the hot queries: the ready    \
-     * events by due time (claims), the open events of a payment in order  \
+     * events by due time (leases), the open events of a payment in order  \
      * (who is next), the dead letters by id (listing them). */            \
     "CREATE INDEX IF NOT EXISTS wh_delivery_due ON wh_delivery (next_at)"     \
     " WHERE state = 1",                                                       \
@@ -40,14 +40,14 @@
     " ON wh_delivery (payment_id, seq) WHERE state < 3",                      \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead ON wh_delivery (event_id)"   \
     " WHERE state = 4",                                                       \
-    WH_DLV_SQL_ATTEMPTS_SCHEMA
+    WH_FQ_SQL_ATTEMPTS_SCHEMA
 
 /* The attempt history, one row per attempt, written by the cycle that
  * records its outcome. Added after the tables above: a database made by
  * an older forwarder gets it at the next start (IF NOT EXISTS), and the
- * readers ask whether it is there. outcome: 3 delivered, 1 retried, 4
+ * readers ask whether it is there. outcome: 3 forwarded, 1 retried, 4
  * dead. */
-#define WH_DLV_SQL_ATTEMPTS_SCHEMA                                            \
+#define WH_FQ_SQL_ATTEMPTS_SCHEMA                                             \
     "CREATE TABLE IF NOT EXISTS wh_attempts ("                                \
     " event_id BIGINT NOT NULL,"                                              \
     " attempt INTEGER NOT NULL,"                                              \
@@ -62,24 +62,24 @@
 /* A batch of attempts in one statement: a JSON array of
  * [event_id, attempt, started_at, duration_ms, http_status, answer,
  *  outcome] (http_status 0: no answer, stored NULL). */
-#define WH_DLV_SQL_ATTEMPTS_ADD                                               \
+#define WH_FQ_SQL_ATTEMPTS_ADD                                                \
     "INSERT INTO wh_attempts (event_id, attempt, started_at, duration_ms,"    \
     " http_status, answer, outcome)"                                          \
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"       \
     " json_extract(value, '$[2]'), json_extract(value, '$[3]'),"              \
     " nullif(json_extract(value, '$[4]'), 0), json_extract(value, '$[5]'),"   \
     " json_extract(value, '$[6]') FROM json_each(%s)"
-#define WH_DLV_SQL_ATTEMPTS_ADD_PG                                            \
+#define WH_FQ_SQL_ATTEMPTS_ADD_PG                                             \
     "INSERT INTO wh_attempts (event_id, attempt, started_at, duration_ms,"    \
     " http_status, answer, outcome)"                                          \
     " SELECT (v->>0)::bigint, (v->>1)::int, (v->>2)::bigint, (v->>3)::bigint," \
     " nullif((v->>4)::int, 0), v->>5, (v->>6)::int"                           \
     " FROM json_array_elements(%s::json) v"
-#define WH_DLV_SQL_ATTEMPTS_OF                                                \
+#define WH_FQ_SQL_ATTEMPTS_OF                                                 \
     "SELECT attempt, started_at, duration_ms, http_status, answer, outcome"   \
     " FROM wh_attempts WHERE event_id = %lld"                                 \
     " ORDER BY started_at DESC, attempt DESC LIMIT %d"
-#define WH_DLV_SQL_ATTEMPTS_COUNT                                             \
+#define WH_FQ_SQL_ATTEMPTS_COUNT                                             \
     "SELECT count(*) FROM wh_attempts WHERE event_id = %lld"
 
 /* The cursor, read under a lock that orders every change of states
@@ -87,12 +87,12 @@
  * listing's end (events up to it may be queued), and whether committed
  * events wait for their listing position (PostgreSQL's wh_pending: the
  * sequencer is run after the cycle, so the next one queues them). */
-#define WH_DLV_SQL_CURSOR                                                     \
+#define WH_FQ_SQL_CURSOR                                                      \
     "SELECT last_seq, (SELECT max(seq) FROM wh_order),"                       \
     " (SELECT count(*) FROM (SELECT 1 FROM wh_pending LIMIT 1) AS x)"         \
     " FROM wh_forward_cursor WHERE id = 1"
-#define WH_DLV_SQL_CURSOR_PG WH_DLV_SQL_CURSOR " FOR UPDATE"
-#define WH_DLV_SQL_CURSOR_SET                                                 \
+#define WH_FQ_SQL_CURSOR_PG WH_FQ_SQL_CURSOR " FOR UPDATE"
+#define WH_FQ_SQL_CURSOR_SET                                                  \
     "UPDATE wh_forward_cursor SET last_seq = %lld"                            \
     " WHERE id = 1 AND last_seq = %lld"
 
@@ -102,7 +102,7 @@
  * inserted by this statement is not seen by its own NOT EXISTS, hence the
  * row_number within the batch.) "WHERE 1 = 1" keeps SQLite from reading
  * ON CONFLICT as a join constraint. */
-#define WH_DLV_SQL_INGEST                                                     \
+#define WH_FQ_SQL_INGEST                                                      \
     "INSERT INTO wh_delivery (event_id, seq, payment_id, state, attempts,"    \
     " next_at, received_at)"                                                  \
     " SELECT b.event_id, b.seq, b.payment_id,"                                \
@@ -119,30 +119,30 @@
     " ON CONFLICT (event_id) DO NOTHING"
 
 /* The due ready events, with what their requests need. */
-#define WH_DLV_SQL_DUE                                                        \
+#define WH_FQ_SQL_DUE                                                         \
     "SELECT d.event_id, d.attempts, d.first_at, d.received_at,"               \
     " e.notification_id, e.event_type, e.event_time, e.payment_id,"           \
     " e.status, e.body"                                                       \
     " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
     " WHERE d.state = 1 AND d.next_at <= %lld"                                \
     " ORDER BY d.next_at LIMIT %d"
-/* Another forwarder's claim in progress is passed over, never waited for. */
-#define WH_DLV_SQL_DUE_PG WH_DLV_SQL_DUE " FOR UPDATE OF d SKIP LOCKED"
+/* Another forwarder's lease in progress is passed over, never waited for. */
+#define WH_FQ_SQL_DUE_PG WH_FQ_SQL_DUE " FOR UPDATE OF d SKIP LOCKED"
 
 /* A JSON array of ids, as rows: [3,5,8]. */
-#define WH_DLV_IDS "SELECT value FROM json_each(%s)"
-#define WH_DLV_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
+#define WH_FQ_IDS "SELECT value FROM json_each(%s)"
+#define WH_FQ_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
 /* A JSON array of [id, attempt] pairs, as rows. */
-#define WH_DLV_PAIRS                                                          \
+#define WH_FQ_PAIRS                                                           \
     "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')"         \
     " FROM json_each(%s)"
-#define WH_DLV_PAIRS_PG                                                       \
+#define WH_FQ_PAIRS_PG                                                       \
     "SELECT (v->>0)::bigint, (v->>1)::int FROM json_array_elements(%s::json) v"
 
-/* PostgreSQL claims in one round trip: the due rows locked (another
- * forwarder's claim in progress passed over), leased, and returned with
+/* PostgreSQL leases in one round trip: the due rows locked (another
+ * forwarder's lease in progress passed over), leased, and returned with
  * what their requests need. Parameters: now, limit, now, owner, lease end. */
-#define WH_DLV_SQL_CLAIM_ONE_PG                                               \
+#define WH_FQ_SQL_LEASE_ONE_PG                                                \
     "WITH due AS (SELECT event_id FROM wh_delivery"                           \
     "  WHERE state = 1 AND next_at <= %lld ORDER BY next_at LIMIT %d"         \
     "  FOR UPDATE SKIP LOCKED),"                                              \
@@ -156,31 +156,31 @@
 
 /* The lease: attempts + 1 is the new attempt, and (lease_owner, attempts)
  * its token; next_at is when the lease ends. */
-#define WH_DLV_CLAIM(ids)                                                     \
+#define WH_FQ_LEASE(ids)                                                      \
     "UPDATE wh_delivery SET attempts = attempts + 1,"                         \
     " first_at = coalesce(first_at, %lld), lease_owner = %s, next_at = %lld"  \
     " WHERE state = 1 AND event_id IN (" ids ")"
-#define WH_DLV_SQL_CLAIM WH_DLV_CLAIM(WH_DLV_IDS)
-#define WH_DLV_SQL_CLAIM_PG WH_DLV_CLAIM(WH_DLV_IDS_PG)
+#define WH_FQ_SQL_LEASE WH_FQ_LEASE(WH_FQ_IDS)
+#define WH_FQ_SQL_LEASE_PG WH_FQ_LEASE(WH_FQ_IDS_PG)
 
-/* Delivered, in one statement for a batch; only events still leased to
+/* Forwarded, in one statement for a batch; only events still leased to
  * this forwarder for that attempt. */
-#define WH_DLV_MARK_DELIVERED(pairs)                                               \
+#define WH_FQ_MARK_FORWARDED(pairs)                                           \
     "UPDATE wh_delivery SET state = 3, done_at = %lld, next_at = 0,"          \
     " lease_owner = NULL, http_status = NULL, answer = NULL"                  \
     " WHERE state = 1 AND lease_owner = %s"                                   \
     " AND (event_id, attempts) IN (" pairs ")"
-#define WH_DLV_SQL_DELIVERED WH_DLV_MARK_DELIVERED(WH_DLV_PAIRS)
-#define WH_DLV_SQL_DELIVERED_PG WH_DLV_MARK_DELIVERED(WH_DLV_PAIRS_PG)
+#define WH_FQ_SQL_FORWARDED WH_FQ_MARK_FORWARDED(WH_FQ_PAIRS)
+#define WH_FQ_SQL_FORWARDED_PG WH_FQ_MARK_FORWARDED(WH_FQ_PAIRS_PG)
 
 /* A failed attempt that will be retried: due again at next_at. */
-#define WH_DLV_SQL_RETRY                                                      \
+#define WH_FQ_SQL_RETRY                                                       \
     "UPDATE wh_delivery SET next_at = %lld, lease_owner = NULL,"              \
     " http_status = %d, answer = %s"                                          \
     " WHERE event_id = %lld AND attempts = %d AND lease_owner = %s"           \
     " AND state = 1"
 
-#define WH_DLV_SQL_DEAD                                                       \
+#define WH_FQ_SQL_DEAD                                                        \
     "UPDATE wh_delivery SET state = 4, done_at = %lld, next_at = 0,"          \
     " lease_owner = NULL, http_status = %d, answer = %s, reason = %s"         \
     " WHERE event_id = %lld AND attempts = %d AND lease_owner = %s"           \
@@ -191,24 +191,24 @@
  * (payment, lowest open seq) are found first and then updated by the
  * (payment_id, seq) index. "state < 3" is spelled out beside "state = 0":
  * SQLite uses a partial index only for a query that repeats its WHERE. */
-#define WH_DLV_PROMOTE(ids)                                                   \
+#define WH_FQ_PROMOTE(ids)                                                    \
     "UPDATE wh_delivery SET state = 1, next_at = %lld"                        \
     " WHERE state < 3 AND state = 0 AND (payment_id, seq) IN ("               \
     "  SELECT f.payment_id, (SELECT min(w.seq) FROM wh_delivery w"            \
     "   WHERE w.payment_id = f.payment_id AND w.state < 3)"                   \
     "  FROM wh_delivery f WHERE f.event_id IN (" ids ") AND f.state > 2"      \
     "  AND f.payment_id IS NOT NULL)"
-#define WH_DLV_SQL_PROMOTE WH_DLV_PROMOTE(WH_DLV_IDS)
-#define WH_DLV_SQL_PROMOTE_PG WH_DLV_PROMOTE(WH_DLV_IDS_PG)
+#define WH_FQ_SQL_PROMOTE WH_FQ_PROMOTE(WH_FQ_IDS)
+#define WH_FQ_SQL_PROMOTE_PG WH_FQ_PROMOTE(WH_FQ_IDS_PG)
 
-#define WH_DLV_SQL_NEXT_DUE "SELECT min(next_at) FROM wh_delivery WHERE state = 1"
+#define WH_FQ_SQL_NEXT_DUE "SELECT min(next_at) FROM wh_delivery WHERE state = 1"
 
-#define WH_DLV_SQL_PEEK                                                       \
+#define WH_FQ_SQL_PEEK                                                        \
     "SELECT (SELECT max(seq) FROM wh_order),"                                 \
     " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1),"                 \
     " (SELECT min(next_at) FROM wh_delivery WHERE state = 1)"
 
-#define WH_DLV_SQL_STATS                                                      \
+#define WH_FQ_SQL_STATS                                                        \
     "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3 AND state = 0)," \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1),"                    \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"     \
@@ -220,42 +220,42 @@
 
 /* ---- dead letters ---------------------------------------------------- */
 
-#define WH_DLV_DEAD_COLS                                                      \
+#define WH_FQ_DEAD_COLS                                                       \
     "SELECT d.event_id, d.seq, e.notification_id, e.payment_id, e.status,"    \
     " e.event_time, d.attempts, d.received_at, d.first_at, d.done_at,"        \
     " d.http_status, d.answer, d.reason"
-#define WH_DLV_SQL_DEAD_LIST                                                  \
-    WH_DLV_DEAD_COLS                                                          \
+#define WH_FQ_SQL_DEAD_LIST                                                  \
+    WH_FQ_DEAD_COLS                                                          \
     " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
     " WHERE d.state = 4 AND d.event_id > %lld ORDER BY d.event_id LIMIT %d"
-#define WH_DLV_SQL_DEAD_BY_ID                                                 \
-    WH_DLV_DEAD_COLS ", e.body"                                               \
+#define WH_FQ_SQL_DEAD_BY_ID                                                 \
+    WH_FQ_DEAD_COLS ", e.body"                                               \
     " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
     " WHERE d.state = 4 AND d.event_id = %lld"
-#define WH_DLV_SQL_DEAD_BY_NID                                                \
-    WH_DLV_DEAD_COLS ", e.body"                                               \
+#define WH_FQ_SQL_DEAD_BY_NID                                                \
+    WH_FQ_DEAD_COLS ", e.body"                                               \
     " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"               \
     " WHERE d.state = 4 AND e.notification_id = %s"
-#define WH_DLV_SQL_DEAD_IDS                                                   \
+#define WH_FQ_SQL_DEAD_IDS                                                   \
     "SELECT event_id FROM wh_delivery WHERE state = 4 ORDER BY seq LIMIT %d"
-#define WH_DLV_SQL_DEAD_IDS_PAYMENT                                           \
+#define WH_FQ_SQL_DEAD_IDS_PAYMENT                                            \
     "SELECT event_id FROM wh_delivery WHERE state = 4 AND payment_id = %s"    \
     " ORDER BY seq LIMIT %d"
-#define WH_DLV_SQL_DEAD_COUNT_PAYMENT                                         \
+#define WH_FQ_SQL_DEAD_COUNT_PAYMENT                                         \
     "SELECT count(*) FROM wh_delivery WHERE state = 4 AND payment_id = %s"
 
 /* Queue rows of a JSON array of event ids. */
-#define WH_DLV_STATES(ids)                                                    \
+#define WH_FQ_STATES(ids)                                                     \
     "SELECT event_id, state, attempts, lease_owner, next_at, first_at,"       \
     " done_at, http_status, answer, reason FROM wh_delivery"                  \
     " WHERE event_id IN (" ids ")"
-#define WH_DLV_SQL_STATES WH_DLV_STATES(WH_DLV_IDS)
-#define WH_DLV_SQL_STATES_PG WH_DLV_STATES(WH_DLV_IDS_PG)
+#define WH_FQ_SQL_STATES WH_FQ_STATES(WH_FQ_IDS)
+#define WH_FQ_SQL_STATES_PG WH_FQ_STATES(WH_FQ_IDS_PG)
 
 /* Back in the queue with a fresh count: ready, unless an event of its
  * payment is still open (then it waits; being earlier, it is next). One
  * row per statement, in seq order, so each sees the ones before it. */
-#define WH_DLV_SQL_REVIVE                                                     \
+#define WH_FQ_SQL_REVIVE                                                      \
     "UPDATE wh_delivery SET state = CASE WHEN payment_id IS NOT NULL"         \
     "  AND EXISTS (SELECT 1 FROM wh_delivery x"                               \
     "   WHERE x.payment_id = wh_delivery.payment_id AND x.state < 3)"         \

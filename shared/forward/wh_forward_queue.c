@@ -1,10 +1,10 @@
-/* The delivery queue in the inbox database (wh_delivery.h): taking new
- * events in, claiming due ones with leases, recording outcomes, and the
- * dead letters. Every change of state happens in one transaction with
+/* The forward queue in the inbox database (wh_forward_queue.h): taking
+ * new events in, leasing due ones, recording outcomes, and the dead
+ * letters. Every change of state happens in one transaction with
  * what it implies (a finished event makes the next of its payment ready),
  * so the queue is consistent after a crash at any point. */
-#include "wh_delivery.h"
-#include "wh_delivery_sql.h"
+#include "wh_forward_queue.h"
+#include "wh_forward_queue_sql.h"
 #include "inbox/wh_db_cells.h"
 #include "inbox/wh_inbox_db.h"
 #include "verify/wh_parse.h"
@@ -14,33 +14,33 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#define WH_DLV_REVIVE_BATCH 1000
+#define WH_FQ_REVIVE_BATCH 1000
 
-static const wh_inbox_stmt st_cursor = { WH_DLV_SQL_CURSOR, WH_DLV_SQL_CURSOR_PG };
-static const wh_inbox_stmt st_cursor_set = { WH_DLV_SQL_CURSOR_SET, NULL };
-static const wh_inbox_stmt st_ingest = { WH_DLV_SQL_INGEST, NULL };
-static const wh_inbox_stmt st_due = { WH_DLV_SQL_DUE, WH_DLV_SQL_DUE_PG };
-static const wh_inbox_stmt st_claim = { WH_DLV_SQL_CLAIM, WH_DLV_SQL_CLAIM_PG };
-static const wh_inbox_stmt st_claim_one_pg = { WH_DLV_SQL_CLAIM_ONE_PG, NULL };
-static const wh_inbox_stmt st_delivered = { WH_DLV_SQL_DELIVERED, WH_DLV_SQL_DELIVERED_PG };
-static const wh_inbox_stmt st_retry = { WH_DLV_SQL_RETRY, NULL };
-static const wh_inbox_stmt st_dead = { WH_DLV_SQL_DEAD, NULL };
-static const wh_inbox_stmt st_promote = { WH_DLV_SQL_PROMOTE, WH_DLV_SQL_PROMOTE_PG };
-static const wh_inbox_stmt st_next_due = { WH_DLV_SQL_NEXT_DUE, NULL };
-static const wh_inbox_stmt st_peek = { WH_DLV_SQL_PEEK, NULL };
-static const wh_inbox_stmt st_stats = { WH_DLV_SQL_STATS, NULL };
-static const wh_inbox_stmt st_dead_list = { WH_DLV_SQL_DEAD_LIST, NULL };
-static const wh_inbox_stmt st_dead_by_id = { WH_DLV_SQL_DEAD_BY_ID, NULL };
-static const wh_inbox_stmt st_dead_by_nid = { WH_DLV_SQL_DEAD_BY_NID, NULL };
-static const wh_inbox_stmt st_dead_ids = { WH_DLV_SQL_DEAD_IDS, NULL };
-static const wh_inbox_stmt st_revive = { WH_DLV_SQL_REVIVE, NULL };
-static const wh_inbox_stmt st_dead_ids_payment = { WH_DLV_SQL_DEAD_IDS_PAYMENT, NULL };
-static const wh_inbox_stmt st_dead_count_payment = { WH_DLV_SQL_DEAD_COUNT_PAYMENT, NULL };
-static const wh_inbox_stmt st_states = { WH_DLV_SQL_STATES, WH_DLV_SQL_STATES_PG };
+static const wh_inbox_stmt st_cursor = { WH_FQ_SQL_CURSOR, WH_FQ_SQL_CURSOR_PG };
+static const wh_inbox_stmt st_cursor_set = { WH_FQ_SQL_CURSOR_SET, NULL };
+static const wh_inbox_stmt st_ingest = { WH_FQ_SQL_INGEST, NULL };
+static const wh_inbox_stmt st_due = { WH_FQ_SQL_DUE, WH_FQ_SQL_DUE_PG };
+static const wh_inbox_stmt st_lease = { WH_FQ_SQL_LEASE, WH_FQ_SQL_LEASE_PG };
+static const wh_inbox_stmt st_lease_one_pg = { WH_FQ_SQL_LEASE_ONE_PG, NULL };
+static const wh_inbox_stmt st_forwarded = { WH_FQ_SQL_FORWARDED, WH_FQ_SQL_FORWARDED_PG };
+static const wh_inbox_stmt st_retry = { WH_FQ_SQL_RETRY, NULL };
+static const wh_inbox_stmt st_dead = { WH_FQ_SQL_DEAD, NULL };
+static const wh_inbox_stmt st_promote = { WH_FQ_SQL_PROMOTE, WH_FQ_SQL_PROMOTE_PG };
+static const wh_inbox_stmt st_next_due = { WH_FQ_SQL_NEXT_DUE, NULL };
+static const wh_inbox_stmt st_peek = { WH_FQ_SQL_PEEK, NULL };
+static const wh_inbox_stmt st_stats = { WH_FQ_SQL_STATS, NULL };
+static const wh_inbox_stmt st_dead_list = { WH_FQ_SQL_DEAD_LIST, NULL };
+static const wh_inbox_stmt st_dead_by_id = { WH_FQ_SQL_DEAD_BY_ID, NULL };
+static const wh_inbox_stmt st_dead_by_nid = { WH_FQ_SQL_DEAD_BY_NID, NULL };
+static const wh_inbox_stmt st_dead_ids = { WH_FQ_SQL_DEAD_IDS, NULL };
+static const wh_inbox_stmt st_revive = { WH_FQ_SQL_REVIVE, NULL };
+static const wh_inbox_stmt st_dead_ids_payment = { WH_FQ_SQL_DEAD_IDS_PAYMENT, NULL };
+static const wh_inbox_stmt st_dead_count_payment = { WH_FQ_SQL_DEAD_COUNT_PAYMENT, NULL };
+static const wh_inbox_stmt st_states = { WH_FQ_SQL_STATES, WH_FQ_SQL_STATES_PG };
 static const wh_inbox_stmt st_attempts_add = {
-    WH_DLV_SQL_ATTEMPTS_ADD, WH_DLV_SQL_ATTEMPTS_ADD_PG };
-static const wh_inbox_stmt st_attempts_of = { WH_DLV_SQL_ATTEMPTS_OF, NULL };
-static const wh_inbox_stmt st_attempts_count = { WH_DLV_SQL_ATTEMPTS_COUNT, NULL };
+    WH_FQ_SQL_ATTEMPTS_ADD, WH_FQ_SQL_ATTEMPTS_ADD_PG };
+static const wh_inbox_stmt st_attempts_of = { WH_FQ_SQL_ATTEMPTS_OF, NULL };
+static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL };
 /* Which of the forwarder's tables exist: the queue's, and the attempt
  * history (an older forwarder made the first without the second). */
 static const wh_inbox_stmt st_tables = {
@@ -57,7 +57,7 @@ static const wh_inbox_stmt st_started = {
     "SELECT count(*) FROM pg_catalog.pg_tables"
     " WHERE tablename = 'wh_forward_cursor' AND schemaname = current_schema()" };
 
-struct wh_delivery {
+struct wh_fq {
     wh_inbox *ib;
     const wh_config *cfg;
     const char *owner;
@@ -74,33 +74,33 @@ static int is_pg(wh_inbox *ib)
 
 static int create_schema(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
-    static const char *const ddl[] = { WH_DLV_SQL_SCHEMA };
+    static const char *const ddl[] = { WH_FQ_SQL_SCHEMA };
     int rv;
     (void)baton;
     for (size_t i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++)
         if ((rv = wh_inbox_db_sql(ib, ddl[i])) != 0)
-            return wh_inbox_db_fail(ib, p, "creating the delivery tables", rv);
+            return wh_inbox_db_fail(ib, p, "creating the forward queue's tables", rv);
     return WH_TXN_COMMIT;
 }
 
-const char *wh_delivery_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
-                             const char *owner, wh_delivery **out)
+const char *wh_fq_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                       const char *owner, wh_fq **out)
 {
-    wh_delivery *d = apr_pcalloc(p, sizeof(*d));
+    wh_fq *q = apr_pcalloc(p, sizeof(*q));
 
-    d->ib = ib;
-    d->cfg = cfg;
-    d->owner = apr_pstrdup(p, owner ? owner : "wirehook");
-    d->attempts_table = 1;
+    q->ib = ib;
+    q->cfg = cfg;
+    q->owner = apr_pstrdup(p, owner ? owner : "wirehook");
+    q->attempts_table = 1;
     /* Two processes creating the tables at once: the loser's IF NOT
      * EXISTS may still collide in PostgreSQL's catalog; once more wins. */
-    if (wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK &&
-        wh_inbox_db_txn(ib, p, "delivery tables", create_schema, NULL) != WH_DB_OK)
-        return "cannot create the delivery tables in the inbox database (see "
+    if (wh_inbox_db_txn(ib, p, "forward queue tables", create_schema, NULL) != WH_DB_OK &&
+        wh_inbox_db_txn(ib, p, "forward queue tables", create_schema, NULL) != WH_DB_OK)
+        return "cannot create the forward queue's tables in the inbox database (see "
                "the error above)";
     /* its commits are bookkeeping (sqlite_no_fsync below) */
     wh_inbox_db_set_relaxed(ib);
-    *out = d;
+    *out = q;
     return NULL;
 }
 
@@ -122,12 +122,12 @@ static const char *json_ids(apr_pool_t *p, const apr_array_header_t *ids)
 /* ---- the cycle ------------------------------------------------------- */
 
 typedef struct {
-    wh_delivery *d;
+    wh_fq *q;
     const apr_array_header_t *outcomes;
-    int claim_max;
+    int lease_max;
     apr_int64_t lease_ms;
     apr_time_t now;
-    wh_dlv_cycle *out;
+    wh_fq_cycle_result *out;
     int pending;                 /* PostgreSQL: events await the sequencer */
 } cycle_ctx;
 
@@ -163,7 +163,7 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     if (!arr)
         return wh_inbox_db_fail(ib, p, "recording attempts", -1);
     for (int i = 0; i < c->outcomes->nelts; i++) {
-        const wh_dlv_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_dlv_outcome);
+        const wh_fq_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_fq_outcome);
         json_object *a;
         if (o->started_at <= 0 || !(a = json_object_new_array()))
             continue;
@@ -194,27 +194,27 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
     apr_int64_t now = c->now;
-    const char *owner = c->d->owner;
+    const char *owner = c->q->owner;
     apr_array_header_t *finished = apr_array_make(p, c->outcomes->nelts + 1,
                                                   sizeof(apr_int64_t));
     char *pairs = apr_palloc(p, (apr_size_t)c->outcomes->nelts * 34 + 3), *w = pairs;
-    int delivered = 0, n, rv;
+    int forwarded = 0, n, rv;
 
     *w++ = '[';
     for (int i = 0; i < c->outcomes->nelts; i++) {
-        const wh_dlv_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_dlv_outcome);
+        const wh_fq_outcome *o = &APR_ARRAY_IDX(c->outcomes, i, wh_fq_outcome);
         apr_int64_t id = o->event_id, next = o->next_at;
         int attempt = o->attempt, status = o->http_status;
         const void *args[7];
 
-        if (o->state == WH_DLV_DELIVERED) {
-            w += apr_snprintf(w, 35, "%s[%" APR_INT64_T_FMT ",%d]", delivered++ ? "," : "",
+        if (o->state == WH_FQ_FORWARDED) {
+            w += apr_snprintf(w, 35, "%s[%" APR_INT64_T_FMT ",%d]", forwarded++ ? "," : "",
                               id, attempt);
             APR_ARRAY_PUSH(finished, apr_int64_t) = id;
             continue;
         }
         n = 0;
-        if (o->state == WH_DLV_DEAD) {
+        if (o->state == WH_FQ_DEAD) {
             args[0] = &now;
             args[1] = &status;
             args[2] = o->answer;
@@ -241,12 +241,12 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     }
     *w++ = ']';
     *w = '\0';
-    if (delivered) {
+    if (forwarded) {
         const void *args[3] = { &now, owner, pairs };
-        if ((rv = wh_inbox_db_exec(ib, p, &st_delivered, &n, args)) != 0)
-            return wh_inbox_db_fail(ib, p, "recording deliveries", rv);
+        if ((rv = wh_inbox_db_exec(ib, p, &st_forwarded, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "recording forwarded events", rv);
         c->out->recorded += n;
-        c->out->lost += delivered - n;
+        c->out->lost += forwarded - n;
     }
     if (finished->nelts) {
         const void *args[2] = { &now, json_ids(p, finished) };
@@ -256,7 +256,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     return 0;
 }
 
-/* Takes up to WH_DLV_INGEST_BATCH newly listed events (last, head] into
+/* Takes up to WH_FQ_INGEST_BATCH newly listed events (last, head] into
  * the queue; the cursor's lock (taken by the caller) orders this against
  * every other change of states. */
 static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last,
@@ -267,7 +267,7 @@ static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last,
 
     if (head <= last)
         return 0;
-    upto = head - last > WH_DLV_INGEST_BATCH ? last + WH_DLV_INGEST_BATCH : head;
+    upto = head - last > WH_FQ_INGEST_BATCH ? last + WH_FQ_INGEST_BATCH : head;
     {
         const void *args[3] = { &now, &last, &upto };
         if ((rv = wh_inbox_db_exec(ib, p, &st_ingest, &n, args)) != 0)
@@ -283,15 +283,15 @@ static int ingest(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c, apr_int64_t last,
     return 0;
 }
 
-/* Claimed rows (event_id, attempts, first_at, received_at, then the
+/* Leased rows (event_id, attempts, first_at, received_at, then the
  * event's notification_id, event_type, event_time, payment_id, status,
- * body) into claims; attempts_done: the attempts column counts this one
+ * body) into leases; attempts_done: the attempts column counts this one
  * already (PostgreSQL's RETURNING) or not yet (SQLite's SELECT). */
-static void take_claims(cycle_ctx *c, const wh_inbox_rows *rows, int attempts_done,
+static void take_leases(cycle_ctx *c, const wh_inbox_rows *rows, int attempts_done,
                         apr_array_header_t *ids)
 {
     for (int i = 0; i < rows->nrows; i++) {
-        wh_dlv_claim *cl = apr_array_push(c->out->claims);
+        wh_fq_lease *cl = apr_array_push(c->out->leases);
         memset(cl, 0, sizeof(*cl));
         cl->ev.id = wh_cell_num(WH_ROW_CELL(rows, i, 0));
         cl->ev.attempt = (int)wh_cell_num(WH_ROW_CELL(rows, i, 1)) + !attempts_done;
@@ -311,18 +311,18 @@ static void take_claims(cycle_ctx *c, const wh_inbox_rows *rows, int attempts_do
     }
 }
 
-static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
+static int lease_due(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
 {
-    int limit = c->claim_max, n = 0, rv;
+    int limit = c->lease_max, n = 0, rv;
     apr_int64_t now = c->now, lease_end = c->now + apr_time_from_msec(c->lease_ms);
     apr_array_header_t *ids;
     wh_inbox_rows rows;
 
     if (is_pg(ib)) {
-        const void *args[5] = { &now, &limit, &now, c->d->owner, &lease_end };
-        if ((rv = wh_inbox_db_select(ib, p, &st_claim_one_pg, args, limit, &rows)) != 0)
-            return wh_inbox_db_fail(ib, p, "claiming events", rv);
-        take_claims(c, &rows, 1, NULL);
+        const void *args[5] = { &now, &limit, &now, c->q->owner, &lease_end };
+        if ((rv = wh_inbox_db_select(ib, p, &st_lease_one_pg, args, limit, &rows)) != 0)
+            return wh_inbox_db_fail(ib, p, "leasing events", rv);
+        take_leases(c, &rows, 1, NULL);
         return 0;
     }
     {
@@ -333,16 +333,16 @@ static int claim(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     if (!rows.nrows)
         return 0;
     ids = apr_array_make(p, rows.nrows, sizeof(apr_int64_t));
-    take_claims(c, &rows, 0, ids);
+    take_leases(c, &rows, 0, ids);
     {
-        const void *args[4] = { &now, c->d->owner, &lease_end, json_ids(p, ids) };
-        if ((rv = wh_inbox_db_exec(ib, p, &st_claim, &n, args)) != 0)
-            return wh_inbox_db_fail(ib, p, "claiming events", rv);
+        const void *args[4] = { &now, c->q->owner, &lease_end, json_ids(p, ids) };
+        if ((rv = wh_inbox_db_exec(ib, p, &st_lease, &n, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "leasing events", rv);
     }
     /* The database is locked (BEGIN IMMEDIATE): every one selected is
-     * claimed. */
+     * leased. */
     if (n != ids->nelts)
-        return wh_inbox_db_fail(ib, p, "claiming events", -1);
+        return wh_inbox_db_fail(ib, p, "leasing events", -1);
     return 0;
 }
 
@@ -355,7 +355,7 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
     int rv;
 
     /* Not durable on PostgreSQL: what a crash may roll back here is a
-     * lease (the event is claimed again) or an outcome (it is delivered
+     * lease (the event is leased again) or an outcome (it is forwarded
      * again), never an event. */
     if (is_pg(ib) && (rv = wh_inbox_db_sql(ib, "SET LOCAL synchronous_commit = off")) != 0)
         return wh_inbox_db_fail(ib, p, "SET LOCAL synchronous_commit", rv);
@@ -368,13 +368,13 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
     if (c->outcomes && c->outcomes->nelts &&
         ((rv = record(ib, p, c)) != 0 || (rv = record_attempts(ib, p, c)) != 0))
         return rv;
-    if (c->claim_max > 0) {
+    if (c->lease_max > 0) {
         if ((rv = ingest(ib, p, c, last, wh_cell_num(WH_ROW_CELL(&cur, 0, 1)))) != 0 ||
-            (rv = claim(ib, p, c)) != 0)
+            (rv = lease_due(ib, p, c)) != 0)
             return rv;
-        /* every slot filled: the caller claims again as soon as one is free,
+        /* every slot filled: the caller leases again as soon as one is free,
          * whenever the rest is due */
-        if (c->out->claims->nelts < c->claim_max) {
+        if (c->out->leases->nelts < c->lease_max) {
             if ((rv = wh_inbox_db_value(ib, p, &st_next_due, NULL, &v)) != 0)
                 return wh_inbox_db_fail(ib, p, "finding the next due event", rv);
             c->out->next_due = (apr_time_t)wh_cell_num(v);
@@ -389,7 +389,7 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
  * is told to skip). A renewed connection may start FULL, so it is set
  * before every cycle: no I/O, a parse. In WAL mode a commit is then not
  * fsynced; a power failure may
- * undo the last cycles (events leased or delivered again), never an
+ * undo the last cycles (events leased or forwarded again), never an
  * event. */
 static int sqlite_no_fsync(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
@@ -398,24 +398,24 @@ static int sqlite_no_fsync(wh_inbox *ib, apr_pool_t *p, void *baton)
     return rv ? wh_inbox_db_fail(ib, p, "PRAGMA synchronous", rv) : 0;
 }
 
-int wh_delivery_cycle(wh_delivery *d, apr_pool_t *p,
-                      const apr_array_header_t *outcomes, int claim_max,
-                      apr_int64_t lease_ms, apr_time_t now, wh_dlv_cycle *out)
+int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
+                const apr_array_header_t *outcomes, int lease_max,
+                apr_int64_t lease_ms, apr_time_t now, wh_fq_cycle_result *out)
 {
-    cycle_ctx c = { d, outcomes, claim_max, lease_ms, now, out, 0 };
+    cycle_ctx c = { q, outcomes, lease_max, lease_ms, now, out, 0 };
 
     memset(out, 0, sizeof(*out));
-    out->claims = apr_array_make(p, claim_max > 0 ? claim_max : 1, sizeof(wh_dlv_claim));
-    if ((!is_pg(d->ib) &&
-         wh_inbox_db_read(d->ib, p, "forward session", sqlite_no_fsync, NULL) != WH_DB_OK) ||
-        wh_inbox_db_txn(d->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
+    out->leases = apr_array_make(p, lease_max > 0 ? lease_max : 1, sizeof(wh_fq_lease));
+    if ((!is_pg(q->ib) &&
+         wh_inbox_db_read(q->ib, p, "forward session", sqlite_no_fsync, NULL) != WH_DB_OK) ||
+        wh_inbox_db_txn(q->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
         memset(out, 0, sizeof(*out));
-        out->claims = apr_array_make(p, 1, sizeof(wh_dlv_claim));
+        out->leases = apr_array_make(p, 1, sizeof(wh_fq_lease));
         return -1;
     }
     /* Numbered now, queued by the next cycle. A failure here only delays
      * them: the next peek or cycle sees them pending again. */
-    if (c.pending && wh_inbox_sequence(d->ib, p) == 0)
+    if (c.pending && wh_inbox_sequence(q->ib, p) == 0)
         out->backlog = 1;
     return 0;
 }
@@ -436,34 +436,34 @@ static int read_rows(wh_inbox *ib, apr_pool_t *p, void *baton)
 }
 
 /* The first row's cells, or NULL. */
-static const char **read_one(wh_delivery *d, apr_pool_t *p, const wh_inbox_stmt *st,
+static const char **read_one(wh_fq *q, apr_pool_t *p, const wh_inbox_stmt *st,
                              const char *what)
 {
     read_ctx r = { st, NULL, 1, { 0, 0, 0, NULL } };
 
-    if (wh_inbox_db_read(d->ib, p, what, read_rows, &r) != WH_DB_OK || !r.rows.nrows)
+    if (wh_inbox_db_read(q->ib, p, what, read_rows, &r) != WH_DB_OK || !r.rows.nrows)
         return NULL;
     return r.rows.cell;
 }
 
-int wh_delivery_peek(wh_delivery *d, apr_pool_t *p, int *new_events,
-                     apr_time_t *next_due)
+int wh_fq_peek(wh_fq *q, apr_pool_t *p, int *new_events,
+               apr_time_t *next_due)
 {
     const char **r;
 
     /* Committed events without a listing position yet (PostgreSQL) get
      * it first: the forwarder queues by position. */
-    if (wh_inbox_sequence(d->ib, p) != 0 ||
-        !(r = read_one(d, p, &st_peek, "forward peek")))
+    if (wh_inbox_sequence(q->ib, p) != 0 ||
+        !(r = read_one(q, p, &st_peek, "forward peek")))
         return -1;
     *new_events = wh_cell_num(r[0]) > wh_cell_num(r[1]);
     *next_due = (apr_time_t)wh_cell_num(r[2]);
     return 0;
 }
 
-int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
+int wh_fq_stats(wh_fq *q, apr_pool_t *p, wh_fq_counts *out)
 {
-    const char **r = read_one(d, p, &st_stats, "forward status");
+    const char **r = read_one(q, p, &st_stats, "forward status");
 
     memset(out, 0, sizeof(*out));
     if (!r)
@@ -477,25 +477,25 @@ int wh_delivery_stats(wh_delivery *d, apr_pool_t *p, wh_dlv_stats *out)
     return 0;
 }
 
-int wh_delivery_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
-                       wh_dlv_stats *out)
+int wh_fq_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                 wh_fq_counts *out)
 {
     /* asked first, so a query on tables that do not exist yet never
      * fails (which would log and renew the inbox's shared connection) */
-    wh_delivery d = { ib, cfg, "status", 0 };
-    const char **r = read_one(&d, p, &st_started, "forward started");
+    wh_fq q = { ib, cfg, "status", 0 };
+    const char **r = read_one(&q, p, &st_started, "forward started");
 
     memset(out, 0, sizeof(*out));
     if (!r)
         return -1;
     if (wh_cell_num(r[0]) == 0)
         return 0;
-    return wh_delivery_stats(&d, p, out) == 0 ? 1 : -1;
+    return wh_fq_stats(&q, p, out) == 0 ? 1 : -1;
 }
 
 /* ---- dead letters ---------------------------------------------------- */
 
-static void dead_row(const wh_inbox_rows *rows, int i, wh_dlv_dead *o)
+static void dead_row(const wh_inbox_rows *rows, int i, wh_fq_dead *o)
 {
 #define C(j) WH_ROW_CELL(rows, i, j)
     memset(o, 0, sizeof(*o));
@@ -517,22 +517,22 @@ static void dead_row(const wh_inbox_rows *rows, int i, wh_dlv_dead *o)
 #undef C
 }
 
-int wh_delivery_dead_list(wh_delivery *d, apr_pool_t *p, apr_int64_t after_id,
-                          int limit, apr_array_header_t **rows)
+int wh_fq_dead_list(wh_fq *q, apr_pool_t *p, apr_int64_t after_id,
+                    int limit, apr_array_header_t **rows)
 {
     const void *args[2] = { &after_id, &limit };
     read_ctx r = { &st_dead_list, args, limit, { 0, 0, 0, NULL } };
 
-    *rows = apr_array_make(p, 8, sizeof(wh_dlv_dead));
-    if (wh_inbox_db_read(d->ib, p, "dead letters", read_rows, &r) != WH_DB_OK)
+    *rows = apr_array_make(p, 8, sizeof(wh_fq_dead));
+    if (wh_inbox_db_read(q->ib, p, "dead letters", read_rows, &r) != WH_DB_OK)
         return -1;
     for (int i = 0; i < r.rows.nrows; i++)
         dead_row(&r.rows, i, apr_array_push(*rows));
     return 0;
 }
 
-int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
-                         wh_dlv_dead *out)
+int wh_fq_dead_get(wh_fq *q, apr_pool_t *p, const char *id,
+                   wh_fq_dead *out)
 {
     apr_int64_t n = 0;
     const void *args[1];
@@ -546,7 +546,7 @@ int wh_delivery_dead_get(wh_delivery *d, apr_pool_t *p, const char *id,
         r.st = &st_dead_by_nid;
         args[0] = id;
     }
-    if (wh_inbox_db_read(d->ib, p, "a dead letter", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_read(q->ib, p, "a dead letter", read_rows, &r) != WH_DB_OK)
         return -1;
     if (!r.rows.nrows)
         return 0;
@@ -578,7 +578,7 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
     if (c->one > 0) {
         APR_ARRAY_PUSH(ids, apr_int64_t) = c->one;
     } else {
-        int limit = WH_DLV_REVIVE_BATCH;
+        int limit = WH_FQ_REVIVE_BATCH;
         const void *args[2] = { &limit, NULL };
         wh_inbox_rows rows;
         if (c->payment_id) {
@@ -604,8 +604,8 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
     return WH_TXN_COMMIT;
 }
 
-int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
-                           apr_time_t now, int *n)
+int wh_fq_dead_retry(wh_fq *q, apr_pool_t *p, const char *id,
+                     apr_time_t now, int *n)
 {
     revive_ctx c;
 
@@ -613,22 +613,22 @@ int wh_delivery_dead_retry(wh_delivery *d, apr_pool_t *p, const char *id,
     c.now = now;
     *n = 0;
     if (id) {
-        wh_dlv_dead row;
-        int found = wh_delivery_dead_get(d, p, id, &row);
+        wh_fq_dead row;
+        int found = wh_fq_dead_get(q, p, id, &row);
         if (found <= 0)
             return found;
         c.one = row.event_id;
     }
     do {
-        if (wh_inbox_db_txn(d->ib, p, "dead retry", revive, &c) != WH_DB_OK)
+        if (wh_inbox_db_txn(q->ib, p, "dead retry", revive, &c) != WH_DB_OK)
             return -1;
         *n += c.n;
     } while (c.more && c.n > 0);
     return 0;
 }
 
-int wh_delivery_dead_retry_payment(wh_delivery *d, apr_pool_t *p,
-                                   const char *payment_id, apr_time_t now, int *n)
+int wh_fq_dead_retry_payment(wh_fq *q, apr_pool_t *p,
+                             const char *payment_id, apr_time_t now, int *n)
 {
     revive_ctx c;
 
@@ -639,21 +639,21 @@ int wh_delivery_dead_retry_payment(wh_delivery *d, apr_pool_t *p,
     if (!payment_id)
         return -1;
     do {
-        if (wh_inbox_db_txn(d->ib, p, "dead retry", revive, &c) != WH_DB_OK)
+        if (wh_inbox_db_txn(q->ib, p, "dead retry", revive, &c) != WH_DB_OK)
             return -1;
         *n += c.n;
     } while (c.more && c.n > 0);
     return 0;
 }
 
-int wh_delivery_dead_count_payment(wh_delivery *d, apr_pool_t *p,
-                                   const char *payment_id, apr_int64_t *n)
+int wh_fq_dead_count_payment(wh_fq *q, apr_pool_t *p,
+                             const char *payment_id, apr_int64_t *n)
 {
     const void *args[1] = { payment_id };
     read_ctx r = { &st_dead_count_payment, args, 1, { 0, 0, 0, NULL } };
 
     *n = 0;
-    if (wh_inbox_db_read(d->ib, p, "dead letters of a payment", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_read(q->ib, p, "dead letters of a payment", read_rows, &r) != WH_DB_OK)
         return -1;
     *n = r.rows.nrows ? wh_cell_num(WH_ROW_CELL(&r.rows, 0, 0)) : 0;
     return 0;
@@ -661,45 +661,45 @@ int wh_delivery_dead_count_payment(wh_delivery *d, apr_pool_t *p,
 
 /* ---- readers --------------------------------------------------------- */
 
-int wh_delivery_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
-                       wh_delivery **out)
+int wh_fq_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
+                 wh_fq **out)
 {
-    wh_delivery probe = { ib, cfg, "reader", 0 };
+    wh_fq probe = { ib, cfg, "reader", 0 };
     const char **r = read_one(&probe, p, &st_tables, "forward tables");
-    wh_delivery *d;
+    wh_fq *q;
 
     *out = NULL;
     if (!r)
         return -1;
     if (wh_cell_num(r[0]) == 0)
         return 0;
-    d = apr_pcalloc(p, sizeof(*d));
-    *d = probe;
-    d->attempts_table = wh_cell_num(r[1]) > 0;
-    *out = d;
+    q = apr_pcalloc(p, sizeof(*q));
+    *q = probe;
+    q->attempts_table = wh_cell_num(r[1]) > 0;
+    *out = q;
     return 1;
 }
 
-int wh_delivery_states(wh_delivery *d, apr_pool_t *p, const apr_int64_t *ids,
-                       int n, apr_array_header_t **out)
+int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
+                 int n, apr_array_header_t **out)
 {
     apr_array_header_t *list;
     const void *args[1];
     read_ctx r = { &st_states, args, n, { 0, 0, 0, NULL } };
 
-    *out = apr_array_make(p, n > 0 ? n : 1, sizeof(wh_dlv_state));
+    *out = apr_array_make(p, n > 0 ? n : 1, sizeof(wh_fq_state));
     if (n <= 0)
         return 0;
-    if (n > WH_DLV_INGEST_BATCH)
+    if (n > WH_FQ_INGEST_BATCH)
         return -1;
     list = apr_array_make(p, n, sizeof(apr_int64_t));
     for (int i = 0; i < n; i++)
         APR_ARRAY_PUSH(list, apr_int64_t) = ids[i];
     args[0] = json_ids(p, list);
-    if (wh_inbox_db_read(d->ib, p, "queue states", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_read(q->ib, p, "queue states", read_rows, &r) != WH_DB_OK)
         return -1;
     for (int i = 0; i < r.rows.nrows; i++) {
-        wh_dlv_state *st = apr_array_push(*out);
+        wh_fq_state *st = apr_array_push(*out);
 #define C(j) WH_ROW_CELL(&r.rows, i, j)
         st->event_id = wh_cell_num(C(0));
         st->state = (int)wh_cell_num(C(1));
@@ -716,23 +716,23 @@ int wh_delivery_states(wh_delivery *d, apr_pool_t *p, const apr_int64_t *ids,
     return 0;
 }
 
-int wh_delivery_attempts(wh_delivery *d, apr_pool_t *p, apr_int64_t event_id,
-                         int limit, apr_array_header_t **out, apr_int64_t *total)
+int wh_fq_attempts(wh_fq *q, apr_pool_t *p, apr_int64_t event_id,
+                   int limit, apr_array_header_t **out, apr_int64_t *total)
 {
     const void *args[2] = { &event_id, &limit };
     read_ctx r = { &st_attempts_of, args, limit, { 0, 0, 0, NULL } };
     read_ctx c = { &st_attempts_count, args, 1, { 0, 0, 0, NULL } };
 
-    *out = apr_array_make(p, limit > 0 ? limit : 1, sizeof(wh_dlv_attempt));
+    *out = apr_array_make(p, limit > 0 ? limit : 1, sizeof(wh_fq_attempt));
     *total = 0;
-    if (!d->attempts_table || limit < 1)
+    if (!q->attempts_table || limit < 1)
         return 0;
-    if (wh_inbox_db_read(d->ib, p, "attempts", read_rows, &r) != WH_DB_OK ||
-        wh_inbox_db_read(d->ib, p, "attempts", read_rows, &c) != WH_DB_OK)
+    if (wh_inbox_db_read(q->ib, p, "attempts", read_rows, &r) != WH_DB_OK ||
+        wh_inbox_db_read(q->ib, p, "attempts", read_rows, &c) != WH_DB_OK)
         return -1;
     *total = c.rows.nrows ? wh_cell_num(WH_ROW_CELL(&c.rows, 0, 0)) : 0;
     for (int i = 0; i < r.rows.nrows; i++) {
-        wh_dlv_attempt *a = apr_array_push(*out);
+        wh_fq_attempt *a = apr_array_push(*out);
         a->attempt = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 0));
         a->started_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&r.rows, i, 1));
         a->duration_ms = wh_cell_num(WH_ROW_CELL(&r.rows, i, 2));
