@@ -40,8 +40,8 @@
     X(00942, "a duplicate notification was answered, not delivered")         \
     X(00943, "forgetting a claim after a 5xx failed")       \
     X(00944, "a copy arrived while another copy's delivery was under way: 503") \
-    X(00945, "confirming a delivered notificationId in the replay store failed") \
-    X(00946, "retired: lmdb: a delivered id cannot be marked (now WH00945)")  \
+    X(00945, "confirming a claim in the replay store failed")                \
+    X(00946, "retired: lmdb: a claim cannot be confirmed (now WH00945)")      \
     X(00950, "the inbox cannot be opened")                                    \
     X(00951, "SetHandler wirehook without a WirehookConfig")                  \
     X(00952, "a POST reached the inbox handler unverified")                   \

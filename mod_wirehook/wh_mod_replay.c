@@ -5,7 +5,7 @@
  *
  *   claim    after verification, before the handler: the id is looked up
  *            and, unless it is held, claimed for this delivery in one
- *            atomic step of the store (a copy that finds it delivered is
+ *            atomic step of the store (a copy that finds it confirmed is
  *            a duplicate; one that finds it claimed gets 503
  *            delivery_in_progress: that delivery may still fail);
  *   confirm  log_transaction, final status below 500: a duplicate for
@@ -469,8 +469,8 @@ static void end_claim(wh_mod_claim *cl)
     }
 }
 
-void wh_mod_replay_settle(request_rec *r, wh_mod_claim *cl,
-                          const wh_config *cfg)
+void wh_mod_replay_confirm(request_rec *r, wh_mod_claim *cl,
+                           const wh_config *cfg)
 {
     const char *err = NULL;
     wh_mod_replay *rp = cl ? cl->rp : NULL;
@@ -481,8 +481,8 @@ void wh_mod_replay_settle(request_rec *r, wh_mod_claim *cl,
     if (rp->store->ops->confirm(rp->store, r->pool, cl->id, cl->holder,
                                 cfg->replay_window, &err) != 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00945)
-                      "replay store %s: cannot mark notificationId=%s "
-                      "delivered (%s): its claim stays, and lapses", rp->spec,
+                      "replay store %s: cannot confirm notificationId=%s "
+                      "(%s): its claim stays, and lapses", rp->spec,
                       cl->id, err ? err : "-");
 }
 

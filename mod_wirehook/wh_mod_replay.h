@@ -13,7 +13,7 @@ typedef enum {
 #define WH_MOD_MUTEX_TYPE   "wirehook-replay"
 void wh_mod_replay_register(void);
 /* Looks f's id up in rp and, unless it is held, claims it for this
- * delivery (*claim, for settle or forget). */
+ * delivery (*claim, to confirm or forget). */
 wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                                      const wh_config *cfg,
                                      const wh_facts *facts,
@@ -23,8 +23,8 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
 void wh_mod_replay_forget(request_rec *r, wh_mod_claim *claim);
 /* The delivery succeeded (final status below 500): from now on a copy is
  * a duplicate for ReplayWindow. */
-void wh_mod_replay_settle(request_rec *r, wh_mod_claim *claim,
-                          const wh_config *cfg);
+void wh_mod_replay_confirm(request_rec *r, wh_mod_claim *claim,
+                           const wh_config *cfg);
 /* The store a claim was made in. */
 wh_mod_replay *wh_mod_replay_of_claim(const wh_mod_claim *claim);
 /* For server-status: the provider's name ("lmdb", "redis", ...). */

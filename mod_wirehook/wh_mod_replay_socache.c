@@ -12,12 +12,12 @@
  * epoch marker: a file found without one was emptied behind httpd's back
  * (a deleted file) and remembers only from then. Its claims are "P" and
  * the delivery's holder token, stored for the lease and renewed while the
- * delivery runs (wh_replay_renew.h), settled ("1", for the window) or
+ * delivery runs (wh_replay_renew.h), confirmed ("1", for the window) or
  * removed after it. shmcb lives in shared memory for one configuration
  * generation: its ledger refuses the id that would make it evict, and for
  * TimestampTolerance after each start it refuses notifications signed
  * before then; a second write of an id would take a second place in its
- * ring and break the capacity it promises, so it records an id delivered
+ * ring and break the capacity it promises, so it records an id confirmed
  * at once (no claim).
  *
  * Every call runs under the global mutex, after a process-local one that
@@ -412,11 +412,11 @@ static wh_claim_result sc_claim(wh_replay_store *st, apr_pool_t *p,
         info->err = status_text(p, "lookup failed", rv);
     }
     else if ((res = admit(sc, p, c, partition, now, info)) == WH_CLAIM_FIRST) {
-        /* dbm holds a claim for the delivery's lease, settled (overwritten
+        /* dbm holds a claim for the delivery's lease, confirmed (overwritten
          * in place) for the window when it succeeds; shmcb records the id
          * delivered at once (see the file's comment) */
         const char *v = sc->is_dbm ? wh_replay_net_claim_value(p, c->holder)
-                                   : WH_REPLAY_NET_DELIVERED;
+                                   : WH_REPLAY_NET_CONFIRMED;
         rv = sc->provider->store(sc->instance, sc->s, key, keylen,
                                  sc->is_dbm ? now + c->lease
                                             : now + apr_time_from_sec(c->window_sec),
@@ -458,7 +458,7 @@ static int sc_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
     }
     rv = sc->provider->store(sc->instance, sc->s, key, keylen,
                              apr_time_now() + apr_time_from_sec(window_sec),
-                             (unsigned char *)WH_REPLAY_NET_DELIVERED, 1, p);
+                             (unsigned char *)WH_REPLAY_NET_CONFIRMED, 1, p);
     unlock(sc);
     if (rv != APR_SUCCESS) {
         *err = status_text(p, "store failed", rv);
@@ -468,7 +468,7 @@ static int sc_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
 }
 
 /* Renew (lease > 0) or forget (lease 0) holder's claim: only while the
- * stored claim is still holder's (dbm); shmcb's delivered id is removed
+ * stored claim is still holder's (dbm); shmcb's confirmed id is removed
  * (its forget). 1 done, 0 not holder's, -1. */
 static int compare_and(wh_mod_socache *sc, apr_pool_t *p, const char *id,
                        const char *holder, apr_interval_time_t lease,

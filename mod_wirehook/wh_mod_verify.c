@@ -268,7 +268,7 @@ static int verify(request_rec *r, wh_mod_config *config,
  * failed request, perhaps a notification, as a GET of it. Neither the
  * inbox (a 200 listing reads as an acknowledgement) nor the application
  * has anything to add: the failed request's own status, as JSON, after
- * the body is settled as for any answer given without reading it (an h2
+ * the body is drained as for any answer given without reading it (an h2
  * stream is otherwise reset under the client's upload). DECLINED when r
  * is not an error document. */
 static int refuse_error_document(request_rec *r, const wh_mod_config *config)
@@ -359,12 +359,12 @@ static int wh_guard(request_rec *r)
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
 }
 
-/* The end of a delivery, in every store this chain claimed its id in.
- * The application answered (final status below 500): the id is settled, a
- * duplicate from now on. It failed (5xx): the id is forgotten, so the
- * bank's retry is delivered instead of being answered "duplicate". A
- * handler killed before this (a full restart, a crash) leaves a claim
- * that lapses with its process or its lease: the retry is delivered. */
+/* The end of a delivery, in every store this chain claimed its id in. The
+ * application answered (final status below 500): the id is confirmed, a
+ * duplicate from now on. It failed (5xx): the id is forgotten, so the bank's
+ * retry is delivered instead of being answered "duplicate". A handler killed
+ * before this (a full restart, a crash) leaves a claim that lapses with its
+ * process or its lease: the retry is delivered. */
 static int wh_log_transaction(request_rec *r)
 {
     const request_rec *first = r, *last = r;
@@ -383,7 +383,7 @@ static int wh_log_transaction(request_rec *r)
             continue;
         done = wh_mod_replay_of_claim(st->claim);
         if (!failed) {
-            wh_mod_replay_settle(r, st->claim, st->config->cfg);
+            wh_mod_replay_confirm(r, st->claim, st->config->cfg);
             continue;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00904)

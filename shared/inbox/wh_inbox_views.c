@@ -169,7 +169,7 @@ typedef struct {
 } bisect;
 
 /* The positions still to probe, as a JSON array, or NULL when every
- * instant is settled. */
+ * instant is resolved. */
 static const char *probes(apr_pool_t *p, const bisect *b)
 {
     char *s = apr_palloc(p, (apr_size_t)b->n * 21 + 3), *w = s;

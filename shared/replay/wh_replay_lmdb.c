@@ -311,9 +311,8 @@ static int reserve(wh_replay_lmdb *db, int headrooms)
 }
 
 /* Headrooms a transaction needs: one that records an id leaves room for
- * its own pages and for the settle or removal that follows it, so a
- * delivery that could be claimed can always be settled, full disk or
- * not. */
+ * its own pages and for the confirmation or removal that follows it, so
+ * a claim made can always be confirmed or forgotten, full disk or not. */
 #define WH_LMDB_NEED_ADD 2
 #define WH_LMDB_NEED_CHANGE 1
 
@@ -502,7 +501,7 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
 
 /* A held id's value: its expiry, and for a delivery under way (a claim)
  * the claiming process (its pid, start time and boot) and since when. A
- * delivered id is the expiry alone, as stores written before claims
+ * confirmed id is the expiry alone, as stores written before claims
  * existed hold it; a claim written before start times were recorded is
  * the first three fields (24 bytes). */
 typedef struct {
@@ -775,7 +774,7 @@ static wh_lmdb_result add_once(wh_replay_lmdb *db, const char *id,
         return WH_LMDB_REFUSED;
     }
     /* held but expired, absent, or a lapsed claim: (re)recorded, when
-     * the disk has room for this write and the settle after it */
+     * the disk has room for this write and the confirmation after it */
     if ((rc = reserve(db, WH_LMDB_NEED_ADD)) != 0) {
         mdb_txn_abort(txn);
         if (err)
@@ -851,14 +850,14 @@ static int change_id(wh_replay_lmdb *db, const char *id, id_change change,
 typedef struct {
     apr_int64_t pid;
     apr_time_t expires;
-} settle_arg;
+} confirm_arg;
 
-/* The claim of pid becomes a delivered id (an expiry alone): its own, or
+/* The claim of pid becomes a confirmed id (an expiry alone): its own, or
  * a later one (a delivery that outlasted the window it began with). */
-static int settle_claim(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
-                        const void *arg)
+static int confirm_claim(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
+                         const void *arg)
 {
-    const settle_arg *a = arg;
+    const confirm_arg *a = arg;
     MDB_val v, done;
     claim_value held;
     int rc = mdb_get(txn, db->ids, k, &v);
@@ -881,11 +880,12 @@ static int delete_id(wh_replay_lmdb *db, MDB_txn *txn, MDB_val *k,
     return mdb_del(txn, db->ids, k, NULL);
 }
 
-int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
-                          apr_time_t expires, const char **err)
+int wh_replay_lmdb_confirm(wh_replay_lmdb *db, const char *id,
+                           apr_int64_t pid, apr_time_t expires,
+                           const char **err)
 {
-    settle_arg a = { pid, expires };
-    return change_id(db, id, settle_claim, &a, err);
+    confirm_arg a = { pid, expires };
+    return change_id(db, id, confirm_claim, &a, err);
 }
 
 int wh_replay_lmdb_remove(wh_replay_lmdb *db, const char *id, const char **err)

@@ -149,7 +149,7 @@ const char *wh_replay_lmdb_open(apr_pool_t *p, const char *path,
  * rate × window ids. *err: why, for FULL and ERROR.
  *
  * With an owner, the id is recorded as a delivery under way, claimed by
- * owner->self, until wh_replay_lmdb_settle() makes it delivered. Until
+ * owner->self, until wh_replay_lmdb_confirm() confirms it. Until
  * then a lookup answers IN_PROGRESS, not DUPLICATE: the delivery may still
  * fail, and a copy answered "duplicate" meanwhile would be lost. A claim
  * holds while its process runs, past its expiry too (an application that
@@ -169,8 +169,9 @@ wh_lmdb_result wh_replay_lmdb_claim(wh_replay_lmdb *db, const char *id,
  * later of its claim's expiry and expires. Nothing changes when id is
  * absent or claimed by another (its claim was taken over). 0, or -1 with
  * *err. */
-int wh_replay_lmdb_settle(wh_replay_lmdb *db, const char *id, apr_int64_t pid,
-                          apr_time_t expires, const char **err);
+int wh_replay_lmdb_confirm(wh_replay_lmdb *db, const char *id,
+                           apr_int64_t pid, apr_time_t expires,
+                           const char **err);
 
 /* Forgets id (the application failed: the bank's retry is delivered).
  * 0: removed or absent; -1 with *err. */

@@ -48,7 +48,7 @@ static int lmdb_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
     lmdb_store *ls = st->impl;
     (void)p;
     (void)holder;
-    return wh_replay_lmdb_settle(ls->db, id, ls->owner.self.pid,
+    return wh_replay_lmdb_confirm(ls->db, id, ls->owner.self.pid,
                                  apr_time_now() + apr_time_from_sec(window_sec),
                                  err);
 }

@@ -302,7 +302,7 @@ static int confirm_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
     mc_args *a = baton;
     const char *key = wh_replay_net_key(p, a->id);
     memcached_return_t rc = memcached_set(c->mc, key, strlen(key),
-                                          WH_REPLAY_NET_DELIVERED, 1,
+                                          WH_REPLAY_NET_CONFIRMED, 1,
                                           seconds(a->ttl), 0);
     (void)ms;
     if (!answered(c, p, rc, err))

@@ -412,7 +412,7 @@ static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
             }
         }
         if (id_found && id_live) {
-            /* a delivered id: NULL, which the driver reads as "" (a
+            /* a confirmed id: NULL, which the driver reads as "" (a
              * holder token is never empty) */
             if (idrow == NULL || *idrow == '\0')
                 return WH_CLAIM_DUPLICATE;

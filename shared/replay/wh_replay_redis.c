@@ -391,7 +391,7 @@ static int redis_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
 {
     const char *key = wh_replay_net_key(p, id);
     const char *ttl = ms(p, apr_time_from_sec(window_sec));
-    const char *argv[5] = { "SET", key, WH_REPLAY_NET_DELIVERED, "PX", ttl };
+    const char *argv[5] = { "SET", key, WH_REPLAY_NET_CONFIRMED, "PX", ttl };
     size_t lens[5] = { 3, strlen(key), 1, 2, strlen(ttl) };
     redis_call k = { 5, argv, lens, -1, NULL, NULL, 0 };
     (void)holder;

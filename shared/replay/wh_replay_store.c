@@ -28,8 +28,8 @@ wh_net_state wh_replay_net_state(const char *v, apr_size_t len,
     *mine = 0;
     if (v == NULL || len == 0)
         return WH_NET_FREE;
-    if (len == 1 && v[0] == WH_REPLAY_NET_DELIVERED[0])
-        return WH_NET_DELIVERED;
+    if (len == 1 && v[0] == WH_REPLAY_NET_CONFIRMED[0])
+        return WH_NET_CONFIRMED;
     if (v[0] == WH_REPLAY_NET_CLAIM) {
         *mine = holder && *holder && strlen(holder) == len - 1
                 && memcmp(v + 1, holder, len - 1) == 0;
@@ -48,7 +48,7 @@ const char *wh_replay_net_claim_value(apr_pool_t *p, const char *holder)
 
 wh_claim_result wh_replay_net_held(wh_net_state s)
 {
-    return s == WH_NET_DELIVERED ? WH_CLAIM_DUPLICATE : WH_CLAIM_IN_PROGRESS;
+    return s == WH_NET_CONFIRMED ? WH_CLAIM_DUPLICATE : WH_CLAIM_IN_PROGRESS;
 }
 
 const char *wh_replay_holders_init(wh_replay_holders *h)

@@ -17,7 +17,7 @@
  *   fill, health, init   server-status, and marking a new store new.
  *
  * The stores several servers share (redis, memcache, pgsql) keep their
- * values in one form: "1" for a delivered id, "P" and the holder's token
+ * values in one form: "1" for a confirmed id, "P" and the holder's token
  * for a claim; the ids under "wirehook-replay:" and the id in hex, as
  * httpd's mod_socache_redis and mod_socache_memcache wrote them, so a store
  * used through those modules before keeps its ids and its epoch marker. */
@@ -95,9 +95,9 @@ struct wh_replay_store {
 
 /* The namespace every shared store's keys live under. */
 #define WH_REPLAY_NET_PREFIX "wirehook-replay:"
-/* Values: a delivered id, and the first byte of a claim ("P" + holder;
+/* Values: a confirmed id, and the first byte of a claim ("P" + holder;
  * a lone "P" is a claim written by mod_socache before holders existed). */
-#define WH_REPLAY_NET_DELIVERED "1"
+#define WH_REPLAY_NET_CONFIRMED "1"
 #define WH_REPLAY_NET_CLAIM 'P'
 /* Longest holder token; longest value and key the stores handle. */
 #define WH_REPLAY_HOLDER_MAX 48
@@ -115,7 +115,7 @@ const char *wh_replay_net_key(apr_pool_t *p, const char *id);
 typedef enum {
     WH_NET_FREE = 0,       /* no id, or one nothing holds (a forgotten
                               claim's tombstone) */
-    WH_NET_DELIVERED,
+    WH_NET_CONFIRMED,
     WH_NET_CLAIMED         /* a claim; *mine says whether holder's */
 } wh_net_state;
 

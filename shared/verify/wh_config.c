@@ -539,8 +539,9 @@ static const char *duplicate_error(apr_pool_t *p, const wh_key_def *def,
 /* Any occurrence of a known key marks it seen, even with a bad value: a
  * second line for it is still a duplicate, and finalize does not report
  * it as missing. Returns the duplicate error or NULL. */
-static const char *claim(apr_pool_t *p, wh_config *cfg, const wh_key_def *def,
-                         int override, const char *where)
+static const char *mark_set(apr_pool_t *p, wh_config *cfg,
+                            const wh_key_def *def, int override,
+                            const char *where)
 {
     const char *lc = lower_name(p, def->name);
     const char *first = apr_hash_get(cfg->seen, lc, APR_HASH_KEY_STRING);
@@ -612,7 +613,7 @@ const char *wh_config_set(apr_pool_t *p, wh_config *cfg, const char *key,
     def = find_key(key);
     if (!def)
         return unknown_key_error(p, key);
-    err = claim(p, cfg, def, override, WH_SEEN_API);
+    err = mark_set(p, cfg, def, override, WH_SEEN_API);
     return err ? err : assign(p, cfg, def, value);
 }
 
@@ -698,7 +699,8 @@ static const char *set_from_line(parse_ctx *ctx, unsigned lineno,
 
     if (!def)
         return unknown_key_error(ctx->p, key);
-    err = claim(ctx->p, ctx->cfg, def, 0, apr_psprintf(ctx->p, "%u", lineno));
+    err = mark_set(ctx->p, ctx->cfg, def, 0,
+                   apr_psprintf(ctx->p, "%u", lineno));
     if (err)
         return err;
     if (*raw == '"' && (err = unquote(ctx->p, raw, &value)) != NULL)

@@ -16,11 +16,10 @@ wh_httpd_conf
 wh_httpd_start || exit 1
 pid=$(_wh_pid)
 
-# settle: every child has looked at the files since a change. A child
-# looks at most once a second, on a request: past a second after the
-# change, each child's next request looks (a lower bound, not a timing
-# assertion).
-settle() { sleep 1.5; }
+# wait_children: every child has looked at the files since a change. A child
+# looks at most once a second, on a request: past a second after the change,
+# each child's next request looks (a lower bound, not a timing assertion).
+wait_children() { sleep 1.5; }
 
 # until_status URL STATUS [CURL...]: POSTs a fresh notification until the
 # answer is STATUS (at most 15 s); 0 when it came
@@ -51,7 +50,7 @@ assert_status 200 "carol's success is in the children's auth cache"
 htpasswd -D "$WH_HTPASSWD" carol >/dev/null 2>&1
 WH_AUTH="carol:carol-pass" until_status "$WH_URL/inbox" 401
 assert_eq 0 $? "the module refuses the removed user, cached success or not"
-settle
+wait_children
 for _ in 1 2 3 4 5 6; do
     WH_AUTH="carol:carol-pass" wh_post "$WH_URL/inbox" "$(wh_body Complete)"
     [ "$WH_STATUS" = 401 ] || break
@@ -69,7 +68,7 @@ WH_AUTH="$WH_USER:new-pass" until_status "$WH_URL/inbox" 200
 assert_eq 0 $? "... and the new one accepted"
 htpasswd -b "$WH_HTPASSWD" "$WH_USER" "$WH_PASSWD" >/dev/null 2>&1
 until_status "$WH_URL/inbox" 200
-settle
+wait_children
 
 # ------------------------------------------ a secret added (rotation) ---
 NEW_SECRET="rotated-$RANDOM-$RANDOM"

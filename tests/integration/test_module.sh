@@ -258,7 +258,7 @@ assert_eq 20 "$((n200 + nbusy))" "20 parallel copies: each answered 200 or 503 d
 assert_eq 19 "$((ndup + nbusy))" "19 of them duplicate or in progress"
 assert_eq 1 "$(wh_app_calls)" "20 parallel copies delivered exactly once"
 "$WIREHOOK" send --config "$WH_CONF" --url "$W" --user "$WH_USER:$WH_PASSWD" "$same" >"$T/par.after" 2>&1
-assert_contains "$(cat "$T/par.after")" '"duplicate"' "a copy after the delivery settled is a duplicate"
+assert_contains "$(cat "$T/par.after")" '"duplicate"' "a copy after the delivery was confirmed is a duplicate"
 # the same with curl multi inside wirehook send
 wh_app_reset
 same2=$(wh_body Complete)

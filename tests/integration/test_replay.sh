@@ -136,7 +136,7 @@ assert_eq "$calls" "$(wh_app_calls)" "... not delivered"
 assert_not_contains "$(wh_errlog)" "WH00977" "... the same boot: the page cache held every id, the file is trusted"
 
 # ---- a delivery under way, and one killed with httpd ------------------
-# The id is claimed while the application runs and settled once it has
+# The id is claimed while the application runs and confirmed once it has
 # answered. A copy meanwhile is 503 delivery_in_progress (answered
 # "duplicate", it would be lost if that delivery failed); a handler killed
 # with httpd (kill -9, or a full restart) leaves a claim whose process is
@@ -170,7 +170,7 @@ assert_status 200 "claim: after httpd was killed during the delivery, the bank's
 assert_contains "$WH_BODY" '"app":"received"' "... by the application: delivered, not answered duplicate"
 assert_eq $((calls + 1)) "$(wh_app_calls)" "... the application ran for it"
 wh_post "$S" "$kb"
-assert_json_code duplicate "... and the retry's own delivery settled it: a duplicate now"
+assert_json_code duplicate "... and the retry's own delivery confirmed it: a duplicate now"
 calls=$(wh_app_calls)
 
 # ---- shmcb across restarts: what it cannot know is 503 ----------------
@@ -251,7 +251,7 @@ resend_early tiny "lmdb: every early notification, sent again with the map full,
 # ---- a store emptied behind httpd's back -------------------------------
 wh_post "$WH_URL/mk" "$(wh_body Complete)"
 assert_status 200 "dbm store created at start: trusted as new, delivers at once"
-# dbm claims an id for the delivery's lease and settles it after: a copy
+# dbm claims an id for the delivery's lease and confirms it after: a copy
 # meanwhile is 503 delivery_in_progress, a copy after it a duplicate
 calls=$(wh_app_calls)
 mb=$(wh_body Complete)

@@ -800,9 +800,9 @@ static wh_lmdb_result look(wh_replay_lmdb *db, const char *id, apr_time_t now,
 }
 
 /* A claimed id answers IN_PROGRESS (never DUPLICATE) until its delivery
- * settles it; settled, a duplicate for its window. Only the claimant
- * settles: a claim taken over is the new claimant's. */
-static void test_claim_in_progress_until_settled(void)
+ * confirms it; confirmed, a duplicate for its window. Only the claimant
+ * confirms: a claim taken over is the new claimant's. */
+static void test_claim_in_progress_until_confirmed(void)
 {
     fx *f = fx_make();
     apr_pool_t *sp;
@@ -815,16 +815,16 @@ static void test_claim_in_progress_until_settled(void)
     /* a look without a claim sees it under way too */
     CU_ASSERT_EQUAL(add(db, nid(1), T0 + SEC(1), T0 + SEC(600), 0, NULL), WH_LMDB_IN_PROGRESS);
     CU_ASSERT_EQUAL(look(db, nid(1), T0 + SEC(1), 101), WH_LMDB_IN_PROGRESS);
-    /* another process's settle changes nothing */
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 101, 0, &err), 0);
+    /* another process's confirmation changes nothing */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(1), 101, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(2), 101), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 100, 0, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(1), 100, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3), 101), WH_LMDB_DUPLICATE);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(599), 101), WH_LMDB_DUPLICATE);
-    /* settled with no later expiry keeps the claim's own */
+    /* confirmed with no later expiry keeps the claim's own */
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(601), 101), WH_LMDB_FIRST);
-    /* settling an absent id: nothing, no error */
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(9), 100, 0, &err), 0);
+    /* confirming an absent id: nothing, no error */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(9), 100, 0, &err), 0);
     CU_ASSERT_EQUAL(add(db, nid(9), T0, T0 + SEC(600), 0, NULL), WH_LMDB_REFUSED);
     /* a 5xx forgets a claim like any id */
     CU_ASSERT_EQUAL(claim(db, nid(2), T0, 100), WH_LMDB_FIRST);
@@ -834,13 +834,13 @@ static void test_claim_in_progress_until_settled(void)
     fx_done(f);
 }
 
-/* A claim holds while its process runs, however long its delivery takes
- * (past the lease, past its own window: issue 27's application that takes
- * 140 s met the bank's retry at 125 s), and the sweep leaves it alone.
- * Its process gone, or its pid handed to another process (another start
- * time), the claim is taken over: the copy is delivered, and the old
- * claimant's late settle changes nothing. A settle after a long delivery
- * keeps the id for the window from then. */
+/* A claim holds while its process runs, however long its delivery takes (past
+ * the lease, past its own window: issue 27's application that takes 140 s met
+ * the bank's retry at 125 s), and the sweep leaves it alone. Its process gone,
+ * or its pid handed to another process (another start time), the claim is
+ * taken over: the copy is delivered, and the old claimant's late confirmation
+ * changes nothing. A confirmation after a long delivery keeps the id for the
+ * window from then. */
 static void test_claim_holds_while_its_process_runs(void)
 {
     fx *f = fx_make();
@@ -852,8 +852,8 @@ static void test_claim_holds_while_its_process_runs(void)
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(125), 201), WH_LMDB_IN_PROGRESS);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600), 201), WH_LMDB_IN_PROGRESS);
     CU_ASSERT_EQUAL(look(db, nid(1), T0 + SEC(3600), 201), WH_LMDB_IN_PROGRESS);
-    /* settled an hour in: a duplicate for the window from then */
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(1), 200, T0 + SEC(3600 + 600), &err), 0);
+    /* confirmed an hour in: a duplicate for the window from then */
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(1), 200, T0 + SEC(3600 + 600), &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600 + 599), 201), WH_LMDB_DUPLICATE);
     CU_ASSERT_EQUAL(claim(db, nid(1), T0 + SEC(3600 + 601), 201), WH_LMDB_FIRST);
 
@@ -862,9 +862,9 @@ static void test_claim_holds_while_its_process_runs(void)
     dead_pids[0] = 300;
     CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(5), 301), WH_LMDB_FIRST);
     CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(6), 302), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(2), 300, 0, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(2), 300, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(7), 302), WH_LMDB_IN_PROGRESS);
-    CU_ASSERT_EQUAL(wh_replay_lmdb_settle(db, nid(2), 301, 0, &err), 0);
+    CU_ASSERT_EQUAL(wh_replay_lmdb_confirm(db, nid(2), 301, 0, &err), 0);
     CU_ASSERT_EQUAL(claim(db, nid(2), T0 + SEC(8), 302), WH_LMDB_DUPLICATE);
 
     /* its pid now names another process: taken over; a look alone is
@@ -977,7 +977,7 @@ static void test_older_claims_lapse_by_their_lease(void)
 }
 
 /* Stores written before claims existed hold the expiry alone: read as
- * delivered ids, and a claim's value is still swept when it expires. */
+ * confirmed ids, and a claim's value is still swept when it expires. */
 static void test_claims_and_plain_ids_share_the_store(void)
 {
     fx *f = fx_make();
@@ -1362,7 +1362,7 @@ static const wh_test_case cases[] = {
     { "add: first, duplicate, refused when only looking", test_add_first_duplicate_refused },
     { "add: an expired id counts as absent", test_add_expired_counts_as_absent },
     { "add: empty or over-long ids are errors", test_add_rejects_bad_ids },
-    { "claim: in progress until settled", test_claim_in_progress_until_settled },
+    { "claim: in progress until confirmed", test_claim_in_progress_until_confirmed },
     { "claim: holds while its process runs, past lease and window",
       test_claim_holds_while_its_process_runs },
     { "claim: the sweep keeps claims whose process runs", test_sweep_keeps_running_claims },

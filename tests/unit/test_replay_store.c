@@ -88,7 +88,7 @@ static void test_keys_and_values(void)
                "wirehook-replay:77697265686f6f6b3a65706f6368");
     ASSERT_STR(wh_replay_net_key(P(), "Ab"), "wirehook-replay:4162");
     ASSERT_STR(wh_replay_net_claim_value(P(), "h1.2"), "Ph1.2");
-    CU_ASSERT_EQUAL(wh_replay_net_state("1", 1, "h", &mine), WH_NET_DELIVERED);
+    CU_ASSERT_EQUAL(wh_replay_net_state("1", 1, "h", &mine), WH_NET_CONFIRMED);
     CU_ASSERT_EQUAL(mine, 0);
     CU_ASSERT_EQUAL(wh_replay_net_state("Ph1.2", 5, "h1.2", &mine), WH_NET_CLAIMED);
     CU_ASSERT_EQUAL(mine, 1);
@@ -102,7 +102,7 @@ static void test_keys_and_values(void)
     CU_ASSERT_EQUAL(wh_replay_net_state("P", 1, NULL, &mine), WH_NET_CLAIMED);
     CU_ASSERT_EQUAL(wh_replay_net_state("0", 1, NULL, &mine), WH_NET_FREE);
     CU_ASSERT_EQUAL(wh_replay_net_state(NULL, 0, NULL, &mine), WH_NET_FREE);
-    CU_ASSERT_EQUAL(wh_replay_net_held(WH_NET_DELIVERED), WH_CLAIM_DUPLICATE);
+    CU_ASSERT_EQUAL(wh_replay_net_held(WH_NET_CONFIRMED), WH_CLAIM_DUPLICATE);
     CU_ASSERT_EQUAL(wh_replay_net_held(WH_NET_CLAIMED), WH_CLAIM_IN_PROGRESS);
 }
 
