@@ -1,6 +1,6 @@
 /* bench_gen: pre-signs webhook requests for wrk (bench/signed.lua).
  *
- * wrk's LuaJIT has no HMAC, and the module's replay cache rejects a
+ * wrk's LuaJIT has no HMAC, and the module's replay store rejects a
  * notificationId it has seen, so every request is generated here: the
  * shared sample with a fresh notificationId and eventDateTime, the
  * timestamp header taken now, signed with the first secret of the secrets

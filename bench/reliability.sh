@@ -237,7 +237,7 @@ EOF
     [ -n "$any" ] || echo "| — | no \`make fuzz\` run in this build directory |"
     cat <<EOF
 
-Regression inputs (tests/fuzz/regressions/<target>/, replayed by
+Regression inputs (tests/fuzz/regressions/<target>/, re-run by
 \`make fuzz-regress\` with gcc's ASan + UBSan):
 
 EOF
@@ -252,7 +252,7 @@ EOF
     if [ -f "$FIG/fuzz-regress.log" ]; then
         echo "Last replay:"
         echo
-        grep -E 'inputs replayed|invariant failed|ERROR|runtime error' "$FIG/fuzz-regress.log" | sed 's/^/    /' | head -n 20
+        grep -E 'inputs re-run|invariant failed|ERROR|runtime error' "$FIG/fuzz-regress.log" | sed 's/^/    /' | head -n 20
         echo
     fi
 }

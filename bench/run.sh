@@ -394,7 +394,7 @@ summarize() {
 
 # ref_server NAME MODULES BODY: an event httpd as the module section's
 # (one child, 32 threads) with /v1/sink (mod_wirehook in front of
-# mod_benchok, the default replay cache, lmdb) and /sink, plus BODY;
+# mod_benchok, the default replay store, lmdb) and /sink, plus BODY;
 # started and made current. The reference every receiver is compared with.
 ref_server() {
     PORT=$(free_port) || return 1

@@ -3,7 +3,7 @@
 #
 #   make fuzz                 build every target, run each FUZZ_SECONDS (60)
 #   make fuzz FUZZ_SECONDS=10 shorter; FUZZ_TARGETS="json verify" a subset
-#   make fuzz-regress         replay tests/fuzz/regressions/<target>/* and the
+#   make fuzz-regress         re-run tests/fuzz/regressions/<target>/* and the
 #                             seed corpora once, with $(CC)'s ASan/UBSan (no
 #                             clang needed); quick, meant for `make check`
 #
@@ -80,7 +80,7 @@ $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_DIR)/fuzz_% $(FUZZ_DIR)/%.dict
 fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
 	@cat $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%.summary)
 
-# ---- regression replay without clang -------------------------------------
+# ---- regression re-runs without clang -----------------------------------
 FUZZ_RG_DIR   = $(BUILD)/fuzz-regress
 FUZZ_RG_SAN   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_RG_LIB   = $(BUILD)/asan/libwirehook.a

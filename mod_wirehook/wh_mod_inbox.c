@@ -2,7 +2,7 @@
  * by the fixups hook (which leaves the answer to this handler, so authentic
  * bodies that fail JSON/schema checks are quarantined); GET/HEAD list the
  * inbox and serve the payment views (wh_endpoint_handle checks Basic auth
- * itself). The replay cache is not used here: the inbox's unique
+ * itself). The replay store is not used here: the inbox's unique
  * constraint decides duplicates.
  *
  * The inbox is opened lazily, once per child per configuration file, under

@@ -59,7 +59,7 @@
 #include "replay/wh_replay_renew.h"
 #include <apr_strings.h>
 
-#define WH_REPLAY_KEY "wirehook-replays"
+#define WH_REPLAY_KEY "wirehook-replay-stores"
 #define WH_REPLAY_DEFAULT_DBM "wirehook-replay"
 
 struct wh_mod_replay {
@@ -93,7 +93,7 @@ static wh_replay_holders child_holders;
 static int child_holders_ok;
 
 /* spec -> wh_mod_replay of this configuration generation */
-static apr_hash_t *replays(apr_pool_t *pconf)
+static apr_hash_t *replay_stores(apr_pool_t *pconf)
 {
     return wh_mod_pool_hash(pconf, WH_REPLAY_KEY);
 }
@@ -191,7 +191,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
     apr_hash_t *configs = wh_mod_configs(pconf);
-    apr_hash_t *by_key = replays(pconf);
+    apr_hash_t *by_key = replay_stores(pconf);
     int index = (int)apr_hash_count(by_key);
     apr_hash_index_t *hi;
 
@@ -307,7 +307,7 @@ static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
 
 static void replay_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    apr_hash_t *by_key = replays(s->process->pconf);
+    apr_hash_t *by_key = replay_stores(s->process->pconf);
     int renew = 0;
     const char *err;
 

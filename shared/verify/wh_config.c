@@ -41,9 +41,9 @@
 #define WH_DEF_LIST_LIMIT 25
 #define WH_DEF_BATCH_MAX 64
 #define WH_DEF_LIST_MAX 100
-/* A replayed request is caught only while its nonce is remembered, and a
- * timestamp is accepted tolerance seconds either side of now, so the
- * window must span both directions. */
+/* A replayed request is caught only while its notificationId is
+ * remembered, and a timestamp is accepted tolerance seconds either side
+ * of now, so the window must span both directions. */
 #define WH_REPLAY_FACTOR 2
 #define WH_REPLAY_WINDOW_MAX (7 * 86400)
 
@@ -394,7 +394,7 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
     X("ReplayCache", set_replay_cache,                                       \
       "SPEC: provider[:args] of the replay store (lmdb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
-      "DURATION: how long nonces are kept, >= 2*TimestampTolerance")         \
+      "DURATION: notificationIds kept this long, >= 2*TimestampTolerance")   \
     X("CGILogLevel", set_cgi_log_level,                                      \
       "error|warn|info|debug: what wirehook.cgi logs (warn)")                \
     X("ForwardUrl", set_forward_url,                                         \

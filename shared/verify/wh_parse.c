@@ -273,7 +273,7 @@ const char *wh_parse_url_form(apr_pool_t *p, const char *arg, wh_url_form *out)
     return NULL;
 }
 
-/* ---- replay cache -------------------------------------------------- */
+/* ---- ReplayCache --------------------------------------------------- */
 
 #define WH_PROVIDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
 

@@ -81,6 +81,6 @@ int main(int argc, char **argv)
             ran++;
         }
     }
-    printf("%s: %d inputs replayed, %d unreadable\n", argv[0], ran, failed);
+    printf("%s: %d inputs re-run, %d unreadable\n", argv[0], ran, failed);
     return failed ? 1 : 0;
 }

@@ -15,7 +15,7 @@
 #                          the suite "unit" (they print "N passed, N failed";
 #                          their tests count in the last line)
 #   WH_FUZZ_REGRESS=1      also run `make fuzz-regress` as the suite
-#                          "fuzz-regress" (each input replayed counts as passed)
+#                          "fuzz-regress" (each input re-run counts as passed)
 #   WH_TIMES               where the durations are kept between runs (default
 #                          $BUILD/integration-times): the slowest suites of
 #                          the last run start first (a fresh clone uses
@@ -205,7 +205,7 @@ for n in "${NAMES[@]}"; do
             line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/$n.out" | tail -n 1)
             [ -n "$line" ] && echo "$line" | awk -v n="$n" '{ print $1, $3, n }' >"$f" ;;
         fuzz-regress)
-            awk '/inputs replayed/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "inputs") s += $i }
+            awk '/inputs re-run/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "inputs") s += $i }
                  END { print s + 0, 0, "fuzz-regress" }' "$work/$n.out" >"$f" ;;
     esac
     if [ "${RC[$n]}" -ne 0 ]; then

@@ -444,7 +444,7 @@ cluster_run() {
     for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
     ex_put "$E/wirehook-$kind.conf" /etc/wirehook/wirehook.conf
     CONF="$R/etc/wirehook/wirehook.conf"
-    sed -i "s|replay-cache.example.com:$example_port|127.0.0.1:$cport|" "$CONF"
+    sed -i "s|replay-store.example.com:$example_port|127.0.0.1:$cport|" "$CONF"
     assert_true "$kind: the example names a $kind ReplayCache" grep -q "^ReplayCache  *$kind:127.0.0.1:$cport\$" "$CONF"
     out=$("$WIREHOOK" configtest "$CONF" 2>&1)
     assert_eq "Syntax OK" "$out" "$kind: configtest passes"

@@ -123,12 +123,12 @@ assert_status 200 "WirehookConfig in a <VirtualHost> protects it"
 WH_AUTH=- wh_post "$V" "$(wh_body Complete)"
 assert_status 401 "<VirtualHost> context: unsigned refused"
 
-# ------------------------------------------------------- replay cache down ---
+# ------------------------------------------------------- replay store down ---
 n=$(wh_app_calls)
 wh_post "$WH_URL/memcache" "$(wh_body Complete)"
-assert_status 503 "replay cache unreachable: 503"
-assert_json_code replay_cache_unavailable "replay cache unreachable: replay_cache_unavailable"
-assert_eq "$n" "$(wh_app_calls)" "replay cache unreachable: nothing delivered"
+assert_status 503 "replay store unreachable: 503"
+assert_json_code replay_cache_unavailable "replay store unreachable: replay_cache_unavailable"
+assert_eq "$n" "$(wh_app_calls)" "replay store unreachable: nothing delivered"
 
 # ------------------------------------------------------- lower filters ---
 # errors below the module keep httpd's own status (never a 401)

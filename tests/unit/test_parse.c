@@ -271,7 +271,7 @@ static void test_url_form(void)
     CU_ASSERT_EQUAL(f, WH_URL_PATH);
 }
 
-/* ---- replay cache -------------------------------------------------- */
+/* ---- ReplayCache --------------------------------------------------- */
 
 static void test_replay_cache_good(void)
 {
@@ -610,8 +610,8 @@ static const wh_test_case cases[] = {
     {"url bad", test_url_bad},
     {"url path form", test_url_path_form},
     {"url form", test_url_form},
-    {"replay cache good", test_replay_cache_good},
-    {"replay cache bad", test_replay_cache_bad},
+    {"ReplayCache good", test_replay_cache_good},
+    {"ReplayCache bad", test_replay_cache_bad},
     {"errors do not echo values", test_errors_do_not_echo_values},
     {"lines split", test_lines_split},
     {"lines embedded NUL", test_lines_embedded_nul},
