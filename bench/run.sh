@@ -15,7 +15,7 @@
 #               prefork, its own httpd; vs the module (/v1/sink)
 #   node        a Node.js receiver (bench/receivers/receiver.js) behind the
 #               module's httpd through mod_proxy_http, and alone; vs the module
-#   forward     `wirehook forward` draining an inbox into mod_benchok vs the
+#   forward     `wirehook forward` forwarding an inbox to mod_benchok vs the
 #               inbox's intake rate (skipped until the subcommand exists)
 # Knobs: BENCH_SECONDS (10) per HTTP run, BENCH_ROUNDS (3) interleaved
 # baseline/subject rounds, BENCH_MEM_REQUESTS (100000), BENCH_INBOX_RECORDS
@@ -859,7 +859,7 @@ ProxyPassReverse /node/ http://127.0.0.1:$nport/" || return 1
 # Assumptions about the subcommand (not written yet when this was): it
 # reads InboxDriver/InboxParams, ForwardUrl and ForwardSecretFile from the
 # configuration file; with `--drain` or `--once` (whichever its --help
-# names) it exits once the inbox is drained, without either it keeps
+# names) it exits once the queue is empty, without either it keeps
 # running and is stopped here (SIGTERM) once every event has arrived.
 # fwd_drain NAME DB HOST SECRET FLAG: `wirehook forward` over DB into the
 # sink until the sink has seen every event; R[fwd.NAME.*]
@@ -898,7 +898,7 @@ section_forward() {
         return 0
     fi
     [ -f "$BUILD/mod_wirehook.so" ] || { note "forward: $BUILD/mod_wirehook.so not built"; return 0; }
-    log "forward: wirehook forward draining $FORWARD_EVENTS events into mod_benchok"
+    log "forward: wirehook forward forwarding $FORWARD_EVENTS events to mod_benchok"
     local db="$T/data/fwd-inbox.db" conf="$T/etc/fwd.conf" fsecret="$T/etc/forward.secret" flag="" help t0 t1 n=0
     printf 'fwd-secret-%s\n' "$(date +%s%N | sha256sum | cut -c1-24)" >"$fsecret"
     chmod 644 "$fsecret"
@@ -1233,10 +1233,10 @@ if has forward; then
         intake=$(get ih_inbox.rps); src="module inbox intake, inbox-http row"
         [ -n "$intake" ] || { intake=$(get fwd.fill_rps); src="module inbox intake while filling"; }
         rfw_=$(ratio "$(get fwd.many.rps)" "$intake")
-        row "Forwarding: wirehook forward draining $(get fwd.events) events of 5,000 payments to mod_benchok" \
+        row "Forwarding: wirehook forward, $(get fwd.events) events of 5,000 payments to mod_benchok" \
             "$(fmt "$(get fwd.many.rps)" events/s) ($(get fwd.many.delivered) in $(get fwd.many.seconds) s)" \
             "$(fmt "$intake" req/s) ($src)" "$rfw_" "≥ 0.8" "$(verdict "$rfw_" ">=" 0.8)"
-        [ -n "$(get fwd.one.rps)" ] && row "Forwarding: the same $(get fwd.events) events all of one payment (delivered one at a time, in order)" \
+        [ -n "$(get fwd.one.rps)" ] && row "Forwarding: the same $(get fwd.events) events all of one payment (forwarded one at a time, in order)" \
             "$(fmt "$(get fwd.one.rps)" events/s) ($(get fwd.one.delivered) in $(get fwd.one.seconds) s)" \
             "$(fmt "$intake" req/s) ($src)" "$(ratio "$(get fwd.one.rps)" "$intake")" "—" \
             "info: each event waits for the previous one's answer (order per payment)"

@@ -510,7 +510,7 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     signal(SIGPIPE, SIG_IGN);
     logline("info", "forwarding %s to %s (%d at once)%s",
             cfg->inbox_driver_name, wh_cli_safe_url(p, cfg->forward_url), f.nslots,
-            drain ? ", until drained" : "");
+            drain ? ", until the queue is empty" : "");
     rc = run(&f, drain, interval_ms);
     wh_fwd_http_destroy(f.http);
     curl_global_cleanup();

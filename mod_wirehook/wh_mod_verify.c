@@ -27,12 +27,12 @@
  * does a mod_lua LuaMapHandler. Declining would hand them an inbox
  * request's listing or an unverified body.
  *
- * The guard does not trust that fixups ran or saw the right
- * configuration: whatever route httpd took (DirectoryIndex,
- * FallbackResource, mod_rewrite, ErrorDocument, Action, aliases,
- * subrequests, <Files>, .htaccess), the handler runs only if the chain
- * holds a verdict of the configuration in force. docs/architecture.md has the
- * rule and why; docs/reliability.md lists every route tried. */
+ * The guard does not trust that fixups ran or saw the right configuration:
+ * whatever route httpd took (DirectoryIndex, FallbackResource, mod_rewrite,
+ * ErrorDocument, Action, aliases, subrequests, <Files>, .htaccess), the
+ * handler runs only if the chain holds a verdict of the configuration in
+ * force. docs/architecture.md has the rule and why; docs/reliability.md lists
+ * every route tried. */
 #include "wh_mod_verify.h"
 #include "wh_mod_inbox.h"
 #include "wh_mod_console.h"

@@ -1,4 +1,4 @@
-/* The listing: one page of stored notifications, bodies spliced in
+/* The listing: one page of stored events, bodies spliced in
  * exactly as received, with the spec's offset/limit pagination. */
 #include "wh_inbox_db.h"
 #include <apr_strings.h>

@@ -1,6 +1,6 @@
 #ifndef WH_ACCOUNT_H
 #define WH_ACCOUNT_H
-/* The system's accounts, for the facts wirehook needs: a group's id
+/* The system's accounts, for what wirehook needs of them: a group's id
  * (InboxGroup), a user's home directory (where wirehook.cgi looks for its
  * configuration, wh_config_locate.h) and a user's name (for messages).
  *

@@ -52,8 +52,8 @@ typedef struct {
     const char *notification_id;
     const char *event_type;
     const char *event_time;      /* eventDateTime exactly as sent */
-    const char *payment_id;      /* NULL for non-wire events */
-    const char *status;          /* NULL for non-wire events */
+    const char *payment_id;      /* NULL for other notifications */
+    const char *status;          /* NULL for other notifications */
     int status_known;            /* status is one of the spec's list */
     const char *user;            /* Basic-auth user that was accepted */
     apr_time_t signed_at;        /* the timestamp header's instant: what

@@ -222,7 +222,7 @@ fws_crash() {
     fi
     # a new forwarder takes over once the leases of the old one ran out
     fw_drain crash
-    assert_eq 0 "$FW_RC" "$L kill -9: the next forwarder drains the rest"
+    assert_eq 0 "$FW_RC" "$L kill -9: the next forwarder forwards the rest"
     fw_check crash "$L kill -9" max_dup=8
     fw_inbox crash dead list
     assert_eq 1 "$(grep -c . <<<"$FW_OUT")" "$L kill -9: nothing dead"

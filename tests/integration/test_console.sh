@@ -99,7 +99,7 @@ printf '{"notificationId": "x", <b>' >"$T/bad.json"
 wh_post "$WH_URL/fw/con" "$T/bad.json"
 assert_status 400 "an authentic bad body is refused (and quarantined)"
 fw_drain con
-assert_eq 0 "$FW_RC" "the forwarder drains: $FW_ERR"
+assert_eq 0 "$FW_RC" "the forwarder forwards everything: $FW_ERR"
 fw_wait_forwarded con 5 30
 
 R=(-u reader1:reader-pass) O=(-u op1:op-pass)

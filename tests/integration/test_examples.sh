@@ -404,7 +404,7 @@ if pg_start; then
         "$WIREHOOK" forward --config "$CONF" --drain >"$T/fwd2.out" 2>"$T/fwd2.err" &
         f2=$!
         wait "$f1"; r1=$?; wait "$f2"; r2=$?
-        assert_eq "0 0" "$r1 $r2" "cluster: two forwarders drain the shared inbox"
+        assert_eq "0 0" "$r1 $r2" "cluster: two forwarders empty the shared inbox's queue"
         d1=$(grep -oE 'delivered=[0-9]+' "$T/fwd1.out" | tail -n 1 | cut -d= -f2)
         d2=$(grep -oE 'delivered=[0-9]+' "$T/fwd2.out" | tail -n 1 | cut -d= -f2)
         assert_eq 20 $(( ${d1:-0} + ${d2:-0} )) "cluster: between them, each of the 20 events forwarded once ($d1 + $d2)"

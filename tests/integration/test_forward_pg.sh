@@ -50,7 +50,7 @@ pb=$!
 WH_BG_PIDS="$WH_BG_PIDS $pa $pb"
 wait "$pa"; ra=$?
 wait "$pb"; rb=$?
-assert_eq "0 0" "$ra $rb" "two forwarders: both drain and exit 0"
+assert_eq "0 0" "$ra $rb" "two forwarders: both empty the queue and exit 0"
 # one may finish while the other still has events in flight: the rest
 fw_drain two
 fw_check two "two forwarders" max_dup=0
