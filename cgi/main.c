@@ -303,8 +303,8 @@ int main(int argc, const char *const *argv)
     if (warn)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "%s", warn);
 
-    /* One request per process: one slot (the module's 256 are 77 KB to
-     * clear, and about 10 page faults, for nothing). */
+    /* One request per process: one slot (clearing the module's 256
+     * would only cost page faults). */
     vf = wh_verifier_create_ex(p, cfg, &wh_cgi_logger, 1);
     memset(&ci, 0, sizeof(ci));
     ci.p = p;

@@ -18,10 +18,8 @@
 
 /* Rounds a leader commits for others after its own: handing the place
  * over means waking a sleeping thread, and until the scheduler runs it no
- * commit is under way. Measured at concurrency 16 on two cores (make
- * bench, inbox-http): 4 extra rounds stored 4,196 and 4,306 events/s
- * against 3,715 and 3,633 with none, and used less CPU per event; the
- * leader's own answer waits at most that many more commits. */
+ * commit is under way. The leader's own answer waits at most that many
+ * more commits; bench/method.md has the inbox-http figures. */
 #define WH_BATCH_EXTRA_ROUNDS 4
 
 /* A sleeping thread's condition, reused: a batcher keeps as many as

@@ -61,9 +61,9 @@ static const wh_inbox_stmt st_pending = {
 #define WH_NO_INSTANT "-9223372036854775807"
 
 /* SQLite: two statements, because SQLite compiles an upsert whose SET
- * repeats the ordering per column at about four times the cost of both
- * of these together (50 against 12 us here), paid once per connection,
- * which for wirehook.cgi is once per request. First the usual case, a
+ * repeats the ordering per column at several times the cost of both of
+ * these together, paid once per connection, which for wirehook.cgi is
+ * once per request. First the usual case, a
  * later event of a known payment; when that changes no row, the payment
  * is new (inserted) or the event is older (counted only). Writers hold
  * the database's write lock, so nothing runs between the two. */

@@ -2,11 +2,9 @@
  * writes into one write system call.
  *
  * Why: SQLite writes every WAL frame with two pwrite() calls (the 24-byte
- * frame header, then the page), about 3.3 frames per stored event here.
- * On the machines this was measured on a system call is expensive
- * (a paravirtualised guest: 6-7 µs for the two writes of one frame, under
- * 1 µs per frame when 26 frames go out in one call), and the group commit's
- * leader holds everyone's answer while it writes.
+ * frame header, then the page), several frames per stored event, and the
+ * group commit's leader holds everyone's answer while it writes. The
+ * layer stays only while bench/method.md shows it paying.
  *
  * What it changes: nothing SQLite can observe. WAL writes that continue
  * the previous one are held in a buffer and written as one, before

@@ -12,8 +12,8 @@
  * its own and would otherwise allow 32 levels of arrays but only 31 of
  * objects.
  *
- * The lexical pass costs about as much per byte as json-c itself if done
- * naively, so its loops are table-driven: see docs/benchmarks.md.
+ * Its loops are table-driven because a byte-at-a-time pass of branches
+ * would cost as much per byte as json-c's own parse.
  *
  * Error messages name an offset and a reason, never body content: they go
  * back to the sender and into logs. */
@@ -288,7 +288,7 @@ static const char *tokener_error(apr_pool_t *p, enum json_tokener_error err,
 
 /* json-c allocates a tokener of about 1 KB per parse; with glibc's
  * allocator, taking and returning a block that size on every request
- * consolidates the heap each time (measured in httpd: 7% of the parse).
+ * consolidates the heap each time.
  * So each thread keeps one tokener and resets it per use; it is freed when
  * the thread exits. */
 static pthread_key_t tokener_key;
@@ -299,8 +299,8 @@ static int tokener_key_ok;
  * json_tokener_parse_ex() call duplicates the thread's locale and makes a
  * new one from the copy. When the thread runs in the global locale, as
  * httpd's threads do, glibc's duplocale() takes the process-wide locale
- * lock for writing and allocates: measured in httpd at concurrency 16, 3%
- * of the floor's CPU, with every worker thread queueing on that one lock.
+ * lock for writing and allocates, so every worker thread queues on that
+ * one lock.
  * A thread already in the "C" locale object costs neither: glibc returns
  * that object from duplocale() and newlocale() and never frees it. So the
  * parse runs with the thread switched to it (uselocale() is a thread-local

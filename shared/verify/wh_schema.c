@@ -241,9 +241,7 @@ typedef struct {
 /* Where the walker is: a chain of member names and array indexes back to
  * the root (NULL). It lives on the stack; the JSON Pointer text is built
  * from it only when a problem is reported, because valid bodies (nearly
- * all of them) never need it: building every object's pointer as the
- * walk went cost about 3,000 instructions per request, 1% of the module's
- * (callgrind). */
+ * all of them) never need it. */
 typedef struct spath {
     const struct spath *up;
     const char *key;   /* NULL: an array item, at index */
