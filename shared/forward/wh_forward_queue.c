@@ -131,8 +131,9 @@ typedef struct {
     int pending;                 /* PostgreSQL: events await the sequencer */
 } cycle_ctx;
 
-/* An answer as valid UTF-8 text (a JSON string, a TEXT column): any
- * byte that is not part of a well-formed sequence becomes '?'. */
+/* An answer as valid UTF-8 text (a JSON string, a TEXT column, which
+ * PostgreSQL refuses to hold anything else in): any byte that is not part
+ * of a well-formed sequence becomes '?'. */
 static const char *utf8_text(apr_pool_t *p, const char *s)
 {
     apr_size_t n = s ? strlen(s) : 0, i = 0;
@@ -217,7 +218,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         if (o->state == WH_FQ_DEAD) {
             args[0] = &now;
             args[1] = &status;
-            args[2] = o->answer;
+            args[2] = utf8_text(p, o->answer);
             args[3] = o->reason ? o->reason : "dead";
             args[4] = &id;
             args[5] = &attempt;
@@ -229,7 +230,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         } else {
             args[0] = &next;
             args[1] = &status;
-            args[2] = o->answer;
+            args[2] = utf8_text(p, o->answer);
             args[3] = &id;
             args[4] = &attempt;
             args[5] = owner;
