@@ -52,11 +52,8 @@ static void drop_pg_tables(apr_pool_t *p, const char *conninfo)
     apr_dbd_init(p);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, "pgsql", &drv), APR_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, conninfo, &h, &err), APR_SUCCESS);
-    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP TABLE IF EXISTS wh_events, wh_order,"
-                                  " wh_pending, wh_payments, wh_quarantine, wh_counter,"
-                                  " wh_meta, wh_auth_cache, wh_delivery, wh_forward_cursor"
-                                  " CASCADE"), 0);
-    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "DROP SEQUENCE IF EXISTS wh_event_ids"), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_TABLES), 0);
+    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_SEQUENCES), 0);
     apr_dbd_close(drv, h);
 }
 

@@ -32,6 +32,15 @@ void wh_test_register_suite(const char *name, const wh_test_case *cases);
             wh_test_register_suite(#sname, cases);                          \
     }
 
+/* Every table and sequence the inbox, the forward queue and the console's
+ * views create in PostgreSQL: a PostgreSQL suite drops them all before a
+ * case, whichever of them it uses. */
+#define WH_TEST_PG_DROP_TABLES                                              \
+    "DROP TABLE IF EXISTS wh_events, wh_order, wh_pending, wh_payments,"    \
+    " wh_quarantine, wh_counter, wh_meta, wh_auth_cache, wh_delivery,"      \
+    " wh_forward_cursor, wh_attempts CASCADE"
+#define WH_TEST_PG_DROP_SEQUENCES "DROP SEQUENCE IF EXISTS wh_event_ids"
+
 /* A pool that lives for one test: cleared before each test runs. */
 apr_pool_t *wh_test_pool(void);
 /* Writes content to a fresh temp file (removed at exit); returns its path.
