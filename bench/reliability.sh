@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make soak`: the long fault run, the unit suites under valgrind and the
-# fuzz regression replay, then docs/reliability.md from their figures.
+# fuzz regression re-run, then docs/reliability.md from their figures.
 #
 #   RELIABILITY_STEPS  "faults replay valgrind regress" (default all four)
 #   RELIABILITY_DOC    docs/reliability.md ("-": print only)
@@ -44,7 +44,7 @@ if has valgrind; then
     tail -n 3 "$FIG/valgrind.log" >&2
 fi
 if has regress; then
-    log "fuzz regression replay"
+    log "fuzz regression re-run"
     $MAKE --no-print-directory BUILD="$BUILD_REL" fuzz-regress >"$FIG/fuzz-regress.log" 2>&1 || rc=1
     tail -n 3 "$FIG/fuzz-regress.log" >&2
 fi
@@ -250,7 +250,7 @@ EOF
     [ "$n" -eq 0 ] && echo "- none yet"
     echo
     if [ -f "$FIG/fuzz-regress.log" ]; then
-        echo "Last replay:"
+        echo "Last re-run:"
         echo
         grep -E 'inputs re-run|invariant failed|ERROR|runtime error' "$FIG/fuzz-regress.log" | sed 's/^/    /' | head -n 20
         echo

@@ -929,7 +929,7 @@ CustomLog $T/logs/fwd-sink.log \"%>s %r\" env=fwdlog" || return 1
     [ -n "$flag" ] || note "forward: no --drain/--once in its --help: run until every event arrived, then stopped"
     httpd_stop
     # Two inboxes from the one filled: the events as sent, all of one
-    # payment (bench_gen's sample), which the order per payment delivers
+    # payment (bench_gen's sample), which the order per payment forwards
     # one at a time; and the same events spread over 5,000 payments (the
     # paymentId columns the forwarder orders by), as a bank's traffic is.
     sqlite3 "$db" ".backup $T/data/fwd-one.db" || { note "forward: cannot copy the inbox"; return 1; }

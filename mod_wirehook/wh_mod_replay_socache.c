@@ -414,7 +414,7 @@ static wh_claim_result sc_claim(wh_replay_store *st, apr_pool_t *p,
     else if ((res = admit(sc, p, c, partition, now, info)) == WH_CLAIM_FIRST) {
         /* dbm holds a claim for the delivery's lease, confirmed (overwritten
          * in place) for the window when it succeeds; shmcb records the id
-         * delivered at once (see the file's comment) */
+         * confirmed at once (see the file's comment) */
         const char *v = sc->is_dbm ? wh_replay_net_claim_value(p, c->holder)
                                    : WH_REPLAY_NET_CONFIRMED;
         rv = sc->provider->store(sc->instance, sc->s, key, keylen,

@@ -221,7 +221,7 @@ void wh_cx_done_message(wh_cx *x)
     if (strcmp(done, "retry") == 0)
         wh_cx_notice(x, k ? "ok" : "warn",
                      k ? apr_psprintf(x->p, "%" APR_INT64_T_FMT " dead letter%s put back "
-                                      "in the queue: wirehook forward forwards %s next.",
+                                      "in the queue: wirehook forward sends %s next.",
                                       k, k == 1 ? "" : "s", k == 1 ? "it" : "them")
                        : "No dead letter was put back (none was dead any more).");
     else if (strcmp(done, "released") == 0)

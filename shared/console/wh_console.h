@@ -97,7 +97,7 @@ typedef struct {
 
 typedef struct wh_console wh_console;
 
-/* Once per configuration (the module: per site; the CGI: per request).
+/* Once per configuration (the module: per configuration; the CGI: per request).
  * NULL when the configuration has no signing secret to derive the
  * action tokens' key from (never: finalize requires one). */
 wh_console *wh_console_create(apr_pool_t *p, const wh_config *cfg);

@@ -2,7 +2,7 @@
 #define WH_INBOX_DB_H
 /* The inbox's internal API, for the core's own files: the inbox's parts
  * (wh_inbox_store.c, wh_inbox_list.c, ...) and the tools built on the
- * same database (delivery, payments, quarantine). Not for the hosts: they
+ * same database (the forward queue, payments, quarantine). Not for the hosts: they
  * use wh_inbox.h.
  *
  * One wh_inbox owns at most one connection and runs everything on it with

@@ -48,12 +48,10 @@
  * connection normally (the last one out checkpoints and removes the WAL)
  * once the WAL file is larger than this, about a dozen stored
  * notifications; below it, it leaves without closing. The next process
- * re-reads what is left, about a microsecond per 4 KiB page; a checkpoint
- * costs copying the pages and a database fsync. Measured with
- * wirehook.cgi, the CPU per request is flat from 256 KiB to 1 MiB and
- * rises on either side (checkpoints at every exit; SQLite's own 4 MiB
- * threshold, which one-connection processes never reset, lets recovery
- * dominate). */
+ * re-reads what is left, while a checkpoint costs copying the pages and a
+ * database fsync: a smaller bound checkpoints at every exit, and SQLite's
+ * own 4 MiB threshold, which one-connection processes never reset, lets
+ * the re-reading dominate (bench/method.md). */
 #define WH_INBOX_EXIT_WAL_MAX (512 * 1024)
 
 /* Longest a single PostgreSQL statement may run (statement_timeout). */

@@ -41,8 +41,8 @@
 #define WH_DEF_LIST_LIMIT 25
 #define WH_DEF_BATCH_MAX 64
 #define WH_DEF_LIST_MAX 100
-/* A replayed request is caught only while its notificationId is
- * remembered, and a timestamp is accepted tolerance seconds either side
+/* A copy of a request is refused as a duplicate only while its
+ * notificationId is remembered, and a timestamp is accepted tolerance seconds either side
  * of now, so the window must span both directions. */
 #define WH_REPLAY_FACTOR 2
 #define WH_REPLAY_WINDOW_MAX (7 * 86400)

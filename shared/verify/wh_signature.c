@@ -65,9 +65,9 @@ static apr_status_t free_keyed(void *ctx)
     return APR_SUCCESS;
 }
 
-/* Keying costs a digest lookup by name and two hash blocks, about a
- * quarter of the HMAC of a typical notification; a duplicate of a keyed
- * context skips both. */
+/* Keying costs a digest lookup by name and two hash blocks, a large part
+ * of the HMAC of a notification; a duplicate of a keyed context skips
+ * both. */
 void wh_secret_prepare(apr_pool_t *p, wh_secret *s)
 {
     s->keyed = keyed_ctx(s->key, s->len);

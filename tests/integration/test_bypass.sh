@@ -34,7 +34,7 @@ chmod 755 "$H/open2/redir.cgi"
 # a protected directory whose .htaccess rewrites into the inbox
 mkdir -p "$H/prw"
 printf 'RewriteEngine On\nRewriteRule ^go$ /inbox [L]\n' >"$H/prw/.htaccess"
-# handlers that claim a request whatever SetHandler names: mod_proxy (a
+# handlers that take a request whatever SetHandler names: mod_proxy (a
 # backend outside httpd, recording its calls as the application) and
 # mod_lua's LuaMapHandler, when httpd has it
 BACK=$(wh_free_port)
@@ -145,7 +145,7 @@ ScriptAlias /sa/ \"$T/protdir/\"
 <LocationMatch \"^/lm/.*\\.cgi\$\">
     WirehookConfig $WH_CONF
 </LocationMatch>
-# the inbox's URL space claimed by other handlers: ProxyPass in a
+# the inbox's URL space taken by other handlers: ProxyPass in a
 # <Location> and a [P] rule mark the request for mod_proxy at translation,
 # and mod_proxy takes it whatever SetHandler names; so does LuaMapHandler
 <Location /inbox/fwd>
@@ -234,7 +234,7 @@ post_missing() {
 }
 
 # inbox_never_handed LABEL PATH [CURL-ARGS...]: PATH is under the inbox but
-# another handler (mod_proxy, mod_lua) would claim it. The inbox answers
+# another handler (mod_proxy, mod_lua) would take it. The inbox answers
 # every request, forged or valid; the other handler never runs.
 inbox_never_handed() {
     local label=$1 path=$2; shift 2
@@ -338,7 +338,7 @@ run_routes() {
     delivered "<LocationMatch>" /lm/app.cgi "${c[@]}"
     # a CGI's local redirect into a protected handler (a GET)
     forged_never_runs "CGI local redirect" /open2/redir.cgi "${c[@]}"
-    # the inbox's URL space claimed by mod_proxy and mod_lua
+    # the inbox's URL space taken by mod_proxy and mod_lua
     inbox_never_handed "ProxyPass in a <Location> under the inbox" /inbox/fwd "${c[@]}"
     inbox_never_handed "RewriteRule [P] under the inbox" /inbox/rp/x "${c[@]}"
     [ -n "$LUA_PATH" ] && inbox_never_handed "LuaMapHandler under the inbox" "$LUA_PATH" "${c[@]}"

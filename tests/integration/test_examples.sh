@@ -476,11 +476,11 @@ cluster_run() {
     ex_send "$CONF" "$A" --user "$CRED" "$y"
     assert_eq "200 duplicate" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: server A answers that one as a duplicate"
     assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: the app got each notification once"
-    # the shared cache goes away: no delivery without replay protection
+    # the shared store goes away: no delivery without replay protection
     kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     ex_send "$CONF" "$A" --user "$CRED" --sample Complete
-    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache down: 503, not delivered"
-    assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered while the cache is down"
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: store down: 503, not delivered"
+    assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered while the store is down"
     # ... and comes back empty (restarted, flushed): it remembers nothing,
     # so what it cannot judge is 503, the replay of y above included
     "$@" "$cport" >>"$T/$kind.log" 2>&1 &
@@ -493,14 +493,14 @@ cluster_run() {
         [ "$(cat "$T/logs/error.log" "$B_DIR/logs/error.log" | grep -c WH00957)" -ge 1 ] && break
         sleep 0.5
     done
-    assert_contains "$(cat "$T/logs/error.log" "$B_DIR/logs/error.log")" "WH00957" "$kind: the emptied cache is noticed (no epoch marker)"
+    assert_contains "$(cat "$T/logs/error.log" "$B_DIR/logs/error.log")" "WH00957" "$kind: the emptied store is noticed (no epoch marker)"
     ex_send "$CONF" "$A" --user "$CRED" "$y"
-    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache back empty: a replay through A is 503"
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: store back empty: a copy through A is 503"
     ex_send "$CONF" "$B" --user "$CRED" "$y"
     assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: ... and through B"
     ex_send "$CONF" "$A" --user "$CRED" --sample Complete
-    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: cache back empty: a fresh one is 503 too, for TimestampTolerance"
-    assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered by an emptied cache"
+    assert_eq "503 replay_cache_unavailable" "$WH_STATUS $(wh_json_code "$WH_BODY")" "$kind: store back empty: a fresh one is 503 too, for TimestampTolerance"
+    assert_eq "$((n + 2))" "$(spool_count "$SPOOL")" "$kind: nothing delivered by an emptied store"
     ex_stop_second "$B_DIR"
     wh_httpd_stop
     sed -i "s|$R/etc/wirehook/wirehook.conf|$R/etc/wirehook/cluster.conf|" \

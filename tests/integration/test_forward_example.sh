@@ -56,7 +56,7 @@ read -r -a argv <<<"${cmd//%i/inbox}"
 argv[0]=$WIREHOOK
 argv[3]=$CONF
 timeout 60 "${argv[@]}" --drain >"$T/fwd.out" 2>"$T/fwd.err"
-assert_eq 0 $? "forward example: the unit's command drains the inbox (with --drain)"
+assert_eq 0 $? "forward example: the unit's command empties the forward queue (with --drain)"
 assert_contains "$(cat "$T/fwd.out")" "delivered=3 retries=0 dead=0" "forward example: all three forwarded at once"
 assert_eq 3 "$(sqlite3 "$T/received.db" 'SELECT count(*) FROM seen')" \
     "forward example: the receiver checked the signature and kept each once"

@@ -82,7 +82,7 @@ class State:
 
 
 def check(st, h, body):
-    """None when the delivery is authentic, else why not."""
+    """None when the request is authentic, else why not."""
     a = st.a
     ts = h.headers.get(a.ts_header, "")
     sig = h.headers.get(a.sig_header, "")
