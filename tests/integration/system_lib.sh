@@ -1,14 +1,14 @@
 # Helpers for suites that change this machine (install packages into the
-# system, write /etc/apache2): one such suite at a time, with the lock
-# test_deb.sh takes, and /etc/apache2 and /var/lib/apache2 put back exactly
+# system, write /etc/apache2: test_deb.sh, test_walkthrough.sh): one such
+# suite at a time, and /etc/apache2 and /var/lib/apache2 put back exactly
 # as they were found. Source after lib.sh.
 
 SYS_ETC=/etc/apache2
 SYS_STATE=/var/lib/apache2
 SYS_PIDFILE=/var/run/apache2/apache2.pid
 
-# sys_lock: one suite that changes the system at a time (test_deb.sh takes
-# the same lock). Waits 15 minutes at most.
+# sys_lock: one suite that changes the system at a time. Waits 15 minutes
+# at most.
 sys_lock() {
     local lock=/run/lock/wirehook-test-deb.lock
     [ -d /run/lock ] || lock=/tmp/wirehook-test-deb.lock
@@ -59,13 +59,15 @@ _sys_restore_tree() {
 # sys_restore: both trees exactly as in the snapshot again (a2enmod and
 # a2dismod leave empty state directories behind: gone when they were not
 # there before)
+sys_drop_new_empty_dirs() {
+    [ -d "$SYS_STATE" ] || return 0
+    (cd "$SYS_STATE" && find . -mindepth 1 -depth -type d -empty) | while read -r d; do
+        [ -e "$SYS_SNAP/var-lib-apache2/$d" ] || rmdir "$SYS_STATE/$d"
+    done
+}
 sys_restore() {
     [ -n "${SYS_SNAP:-}" ] && [ -f "$SYS_SNAP/sum" ] || return 0
-    if [ -d "$SYS_STATE" ]; then
-        (cd "$SYS_STATE" && find . -mindepth 1 -depth -type d -empty) | while read -r d; do
-            [ -e "$SYS_SNAP/var-lib-apache2/$d" ] || rmdir "$SYS_STATE/$d"
-        done
-    fi
+    sys_drop_new_empty_dirs
     if [ "$(sys_sum)" != "$(cat "$SYS_SNAP/sum")" ]; then
         _sys_restore_tree "$SYS_SNAP/etc-apache2" "$SYS_ETC"
         _sys_restore_tree "$SYS_SNAP/var-lib-apache2" "$SYS_STATE"

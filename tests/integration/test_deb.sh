@@ -9,6 +9,7 @@
 #
 # Needs root and dpkg; without them it is skipped (and counted as a pass).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/system_lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg >/dev/null 2>&1; then
     echo "test_deb.sh: SKIPPED: installing packages needs root and dpkg"
@@ -22,37 +23,16 @@ started=$(date +%s)
 
 MODPKG=libapache2-mod-wirehook
 CLIPKG=wirehook
-ETC=/etc/apache2
-STATE=/var/lib/apache2
-SYS_PIDFILE=/var/run/apache2/apache2.pid
+ETC=$SYS_ETC
+STATE=$SYS_STATE
 
 # A make of our own: the parent make's flags must not leak in.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$WH_TOP" BUILD="$WH_BUILD" SHARED_DIR="$WH_SHARED" "$@"; }
-pkg_status() { dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null; }
 installed() { [ "$(pkg_status "$1")" = installed ]; }
-# every entry's type, mode, owner, path and link target, and every file's
-# checksum: sorted lines
-tree_sum() {
-    [ -d "$1" ] || return 0
-    (cd "$1" && { find . -printf '%y %m %u:%g %p %l\n'; find . -type f -exec sha256sum {} +; } | LC_ALL=C sort)
-}
-snapshot_sum() { tree_sum "$ETC"; echo "--- $STATE"; tree_sum "$STATE"; }
 sys_apache() { cat "$SYS_PIDFILE" 2>/dev/null; }
-# dpkg, waiting (60 s at most) while another dpkg/apt holds its lock
-dpkg_w() {
-    local i out rc
-    for i in $(seq 1 60); do
-        out=$(dpkg "$@" 2>&1); rc=$?
-        case "$out" in *"dpkg frontend lock"*|*"dpkg status database is locked"*) sleep 1 ;; *) break ;; esac
-    done
-    printf '%s\n' "$out" >>"$T/dpkg.log"
-    return $rc
-}
 
 # One run at a time on a machine: the packages and /etc/apache2 are global.
-lock=/run/lock/wirehook-test-deb.lock; [ -d /run/lock ] || lock=/tmp/wirehook-test-deb.lock
-exec 9>"$lock"
-flock -w 900 9 || { _wh_bad "another test_deb.sh holds $lock"; wh_done; }
+sys_lock || wh_done
 
 # Installed by someone else: this test would replace and then purge them.
 for p in $MODPKG $CLIPKG; do
@@ -151,25 +131,14 @@ assert_true "wirehook.load: # Depends: socache_dbm (the default ReplayCache)" \
 assert_eq "" "$(grep -v '^#' "$X/mod/etc/apache2/mods-available/wirehook.conf")" "mods-available/wirehook.conf is comments only"
 
 # ----------------------------------------------------------- 3. snapshot ---
-SNAP="$T/snap"; mkdir -p "$SNAP"
-cp -a "$ETC" "$SNAP/etc-apache2"
-[ -d "$STATE" ] && cp -a "$STATE" "$SNAP/var-lib-apache2"
-snapshot_sum >"$SNAP/sum"
+sys_snapshot "$T/snap"
+SNAP=$SYS_SNAP
 sys_before=$(sys_apache)
 dbm_before=no; [ -e "$ETC/mods-enabled/socache_dbm.load" ] && dbm_before=yes
 # the default replay store's directory, made by the module's package
 VARLIB=/var/lib/wirehook
 varlib_before=no; [ -e "$VARLIB" ] && varlib_before=yes
 
-# restore_tree SNAPSHOT DIR: DIR becomes exactly SNAPSHOT again
-restore_tree() {
-    local s=$1 d=$2 p
-    [ -d "$s" ] || return 0
-    (cd "$d" && find . -depth -mindepth 1) | while read -r p; do
-        [ -e "$s/$p" ] || [ -L "$s/$p" ] || rm -rf "${d:?}/$p"
-    done
-    cp -a --remove-destination "$s/." "$d/"
-}
 deb_restore() {
     wh_httpd_stop >/dev/null 2>&1
     # disabled first, so that removal has nothing to reload
@@ -179,21 +148,15 @@ deb_restore() {
         s=$(pkg_status "$p")
         [ -n "$s" ] && [ "$s" != not-installed ] && dpkg_w --purge "$p"
     done
-    if [ "$(snapshot_sum)" != "$(cat "$SNAP/sum")" ]; then
-        echo "test_deb.sh: restoring $ETC and $STATE from the snapshot" >&2
-        restore_tree "$SNAP/etc-apache2" "$ETC"
-        restore_tree "$SNAP/var-lib-apache2" "$STATE"
-    fi
+    sys_as_found || echo "test_deb.sh: restoring $ETC and $STATE from the snapshot" >&2
+    sys_restore
 }
-trap 'rc=$?; deb_restore; mandb_restore; (exit $rc); _wh_cleanup' EXIT
+trap 'rc=$?; deb_restore; sys_mandb_restore; (exit $rc); _wh_cleanup' EXIT
 
 # man-db's trigger rebuilds the whole manual database at each dpkg -i and
 # -r (seconds of CPU, nothing this test checks: man reads the installed
 # pages without it). Off while the test runs, as the machine had it after.
-MANDB_FLAG=/var/lib/man-db/auto-update
-mandb_was_on=""
-if [ -e "$MANDB_FLAG" ]; then mandb_was_on=1; rm -f "$MANDB_FLAG"; fi
-mandb_restore() { [ -n "$mandb_was_on" ] && touch "$MANDB_FLAG"; return 0; }
+sys_mandb_off
 
 configtest=$(apache2ctl configtest 2>&1)
 assert_eq 0 $? "apache2ctl configtest passes before the install (the machine's own configuration)"
@@ -427,12 +390,8 @@ assert_eq "" "$(pkg_status $CLIPKG | grep -v not-installed)" "$CLIPKG is gone fr
 # a2enmod and a2dismod (run above as an admin would, not by the packages)
 # leave their state directories behind, empty: removed when they were not
 # there before.
-if [ -d "$STATE" ]; then
-    (cd "$STATE" && find . -mindepth 1 -depth -type d -empty) | while read -r d; do
-        [ -e "$SNAP/var-lib-apache2/$d" ] || rmdir "$STATE/$d"
-    done
-fi
-now=$(snapshot_sum)
+sys_drop_new_empty_dirs
+now=$(sys_sum)
 assert_eq "$(grep -c . "$SNAP/sum")" "$(grep -c . <<<"$now")" "as many entries in /etc/apache2 and /var/lib/apache2 as before"
 if [ "$now" = "$(cat "$SNAP/sum")" ]; then
     _wh_ok "/etc/apache2 and /var/lib/apache2 are exactly as found (type, mode, owner, link, checksum)"
