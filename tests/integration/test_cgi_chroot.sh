@@ -11,15 +11,9 @@
 # counted as a pass).
 . "$(dirname "$0")/lib.sh"
 
-skip() {
-    echo "test_cgi_chroot.sh: SKIPPED: $1"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_cgi_chroot.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
-}
-[ "$(id -u)" -eq 0 ] || skip "chroot and mknod need root"
-[ "${CGI_LINK:-static}" = static ] || skip "only the self-contained CGI runs without a libc"
-CHROOT=$(command -v chroot) || skip "no chroot"
+[ "$(id -u)" -eq 0 ] || wh_skip "chroot and mknod need root"
+[ "${CGI_LINK:-static}" = static ] || wh_skip "only the self-contained CGI runs without a libc"
+CHROOT=$(command -v chroot) || wh_skip "no chroot"
 
 wh_init
 CGI="$WH_BUILD/wirehook.cgi"

@@ -19,17 +19,11 @@
 . "$(dirname "$0")/lib.sh"
 
 SUEXEC=/usr/lib/apache2/suexec
-skip() {
-    echo "test_cgi_suexec.sh: SKIPPED: $1"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_cgi_suexec.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
-}
-[ "$(id -u)" -eq 0 ] || skip "suEXEC needs httpd started as root"
-[ -u "$(readlink -f "$SUEXEC" 2>/dev/null)" ] || skip "no setuid $SUEXEC (apt install apache2-suexec-pristine)"
-[ -f "$WH_MODDIR/mod_suexec.so" ] || skip "no mod_suexec.so"
-command -v useradd >/dev/null && command -v runuser >/dev/null || skip "no useradd or runuser"
-[ "${CGI_LINK:-static}" = static ] || skip "the example's CGI is the self-contained build"
+[ "$(id -u)" -eq 0 ] || wh_skip "suEXEC needs httpd started as root"
+[ -u "$(readlink -f "$SUEXEC" 2>/dev/null)" ] || wh_skip "no setuid $SUEXEC (apt install apache2-suexec-pristine)"
+[ -f "$WH_MODDIR/mod_suexec.so" ] || wh_skip "no mod_suexec.so"
+command -v useradd >/dev/null && command -v runuser >/dev/null || wh_skip "no useradd or runuser"
+[ "${CGI_LINK:-static}" = static ] || wh_skip "the example's CGI is the self-contained build"
 
 wh_init
 EX="$WH_TOP/examples/shared-hosting-cgi"

@@ -13,10 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! id www-data >/dev/null 2>&1; then
-    echo "test_config_parts.sh: SKIPPED: running as another user needs root and www-data"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_config_parts.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
+    wh_skip "running as another user needs root and www-data"
 fi
 
 wh_init

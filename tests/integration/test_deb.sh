@@ -12,10 +12,7 @@
 . "$(dirname "$0")/system_lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg >/dev/null 2>&1; then
-    echo "test_deb.sh: SKIPPED: installing packages needs root and dpkg"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_deb.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
+    wh_skip "installing packages needs root and dpkg"
 fi
 
 wh_init

@@ -12,10 +12,7 @@
 # Needs root for the user switches; without it, skipped (counted a pass).
 . "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" -ne 0 ] || ! id www-data >/dev/null 2>&1; then
-    echo "test_error_hints.sh: SKIPPED: checking as www-data needs root"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_error_hints.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
+    wh_skip "checking as www-data needs root"
 fi
 wh_init
 . "$(dirname "$0")/inbox_lib.sh"

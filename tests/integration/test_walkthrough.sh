@@ -33,10 +33,7 @@
 . "$(dirname "$0")/system_lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg >/dev/null 2>&1 || ! command -v apt >/dev/null 2>&1; then
-    echo "test_walkthrough.sh: SKIPPED: installing packages needs root, dpkg and apt"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 test_walkthrough.sh\n' >>"$WH_COUNTS_FILE"
-    wh_done
+    wh_skip "installing packages needs root, dpkg and apt"
 fi
 
 wh_init
