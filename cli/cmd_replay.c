@@ -9,9 +9,7 @@
 #include "cli_util.h"
 #include "verify/wh_config.h"
 #include "replay/wh_replay.h"
-#include "replay/wh_replay_memcache.h"
-#include "replay/wh_replay_pgsql.h"
-#include "replay/wh_replay_redis.h"
+#include "replay/wh_replay_shared.h"
 #include <apr_strings.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +21,7 @@ static int replay_init(apr_pool_t *p, const char *config)
     wh_config *cfg = NULL;
     wh_replay_model m;
     wh_replay_store *st = NULL;
-    const char *err, *spec, *conninfo;
+    const char *err, *spec;
     apr_time_t since = 0;
     int rv;
 
@@ -44,13 +42,7 @@ static int replay_init(apr_pool_t *p, const char *config)
                "created then is new; shmcb: empty at every start)\n", spec);
         return 0;
     }
-    conninfo = m.conninfo ? m.conninfo : cfg->inbox_params;
-    if (strcmp(m.provider, "redis") == 0)
-        err = wh_replay_redis_open(p, m.host, m.port, 1, WH_REPLAY_NET_TIMEOUT, &st);
-    else if (strcmp(m.provider, "memcache") == 0)
-        err = wh_replay_memcache_open(p, m.host, m.port, 1, WH_REPLAY_NET_TIMEOUT, &st);
-    else
-        err = wh_replay_pgsql_open(p, conninfo, 1, WH_REPLAY_NET_TIMEOUT, &st);
+    err = wh_replay_shared_open(p, &m, cfg->inbox_params, 1, &st);
     if (err) {
         fprintf(stderr, "wirehook replay: ReplayCache %s: %s\n", spec, err);
         return 1;

@@ -53,14 +53,11 @@
 #include "util_mutex.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
-#include "replay/wh_replay_memcache.h"
-#include "replay/wh_replay_pgsql.h"
-#include "replay/wh_replay_redis.h"
 #include "replay/wh_replay_renew.h"
+#include "replay/wh_replay_shared.h"
 #include <apr_strings.h>
 
 #define WH_REPLAY_KEY "wirehook-replay-stores"
-#define WH_REPLAY_DEFAULT_DBM "wirehook-replay"
 
 struct wh_mod_replay {
     const char *key;                    /* one per store: the provider and
@@ -122,8 +119,7 @@ static int replay_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
 static const char *store_file(apr_pool_t *p, const wh_replay_model *m)
 {
     if (strcmp(m->provider, "lmdb") == 0)
-        return m->path && *m->path ? ap_server_root_relative(p, m->path)
-                                   : wh_mod_lmdb_default_path(p);
+        return wh_mod_lmdb_path(p, m);
     if (strcmp(m->provider, "dbm") == 0)
         return wh_mod_socache_dbm_path(p, m->args);
     return NULL;
@@ -242,8 +238,7 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rc = wh_mod_lmdb_create(
                 pconf, ptemp, s, &rp->model, rp->spec, config->path,
                 rp->tolerance,
-                wh_mod_socache_dbm_exists(
-                    ptemp, ap_runtime_dir_relative(ptemp, WH_REPLAY_DEFAULT_DBM)),
+                wh_mod_socache_dbm_exists(ptemp, wh_mod_socache_dbm_path(ptemp, NULL)),
                 &rp->lmdb);
         else if (strcmp(rp->model.provider, "dbm") == 0
                  || strcmp(rp->model.provider, "shmcb") == 0)
@@ -287,17 +282,7 @@ static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
         threads = 1;
     if (threads > WH_REPLAY_NET_CONNS_MAX)
         threads = WH_REPLAY_NET_CONNS_MAX;
-    if (strcmp(rp->model.provider, "redis") == 0)
-        err = wh_replay_redis_open(pchild, rp->model.host, rp->model.port,
-                                   threads, WH_REPLAY_NET_TIMEOUT, &st);
-    else if (strcmp(rp->model.provider, "memcache") == 0)
-        err = wh_replay_memcache_open(pchild, rp->model.host, rp->model.port,
-                                      threads, WH_REPLAY_NET_TIMEOUT, &st);
-    else if (strcmp(rp->model.provider, "pgsql") == 0)
-        err = wh_replay_pgsql_open(pchild, rp->conninfo, threads,
-                                   WH_REPLAY_NET_TIMEOUT, &st);
-    else
-        err = "unknown provider";
+    err = wh_replay_shared_open(pchild, &rp->model, rp->conninfo, threads, &st);
     if (err)
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00996)
                      "ReplayCache %s: %s (every notification is answered 503)",
@@ -443,7 +428,7 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                           "inside ReplayWindow): give it a larger map, as in "
                           "ReplayCache lmdb:/path(%" APR_SIZE_T_FMT ")",
                           id, rp->spec, info.err ? info.err : "-",
-                          wh_mod_lmdb_map_size(rp->lmdb) * 2);
+                          rp->model.map_size * 2);
         else
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00965)
                           "refused notificationId=%s: ReplayCache %s is full "

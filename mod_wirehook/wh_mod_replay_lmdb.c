@@ -24,9 +24,7 @@ struct wh_mod_lmdb {
     const char *path;
     apr_size_t map_size;
     apr_time_t since;          /* when its memory began (0: known new) */
-    apr_int64_t tolerance;
     pid_t parent;              /* the process that prepared it */
-    wh_replay_lmdb *db;        /* per child */
 };
 
 /* Children run as User/Group: the files the parent (root) created must be
@@ -78,6 +76,12 @@ const char *wh_mod_lmdb_default_path(apr_pool_t *p)
     return ap_runtime_dir_relative(p, WH_REPLAY_LMDB_DEFAULT_FILE);
 }
 
+const char *wh_mod_lmdb_path(apr_pool_t *p, const wh_replay_model *m)
+{
+    return m->path && *m->path ? ap_server_root_relative(p, m->path)
+                               : wh_mod_lmdb_default_path(p);
+}
+
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *config_path, apr_int64_t tolerance,
@@ -88,10 +92,8 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
     const char *err;
 
     l->spec = spec;
-    l->path = m->path && *m->path ? ap_server_root_relative(pconf, m->path)
-                                  : wh_mod_lmdb_default_path(pconf);
+    l->path = wh_mod_lmdb_path(pconf, m);
     l->map_size = m->map_size;
-    l->tolerance = tolerance;
     l->parent = getpid();
     if (l->path == NULL) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00973)
@@ -149,7 +151,8 @@ wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
                                         server_rec *s)
 {
     wh_replay_owner self;
-    const char *err = wh_replay_lmdb_open(pchild, l->path, l->map_size, &l->db);
+    wh_replay_lmdb *db = NULL;
+    const char *err = wh_replay_lmdb_open(pchild, l->path, l->map_size, &db);
 
     if (err) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00978)
@@ -159,10 +162,5 @@ wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
     }
     /* who this child is, read once: its claims hold while it runs */
     wh_replay_owner_self(&self, WH_REPLAY_CLAIM_LEASE);
-    return wh_replay_lmdb_store(pchild, l->db, l->since, &self);
-}
-
-apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l)
-{
-    return l->map_size;
+    return wh_replay_lmdb_store(pchild, db, l->since, &self);
 }

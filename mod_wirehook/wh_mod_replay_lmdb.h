@@ -15,6 +15,9 @@ typedef struct wh_mod_lmdb wh_mod_lmdb;
 
 /* The file of ReplayCache lmdb without a path (the default store). */
 const char *wh_mod_lmdb_default_path(apr_pool_t *p);
+/* The file of m's lmdb store: its path (server-root relative), or the
+ * default; NULL for a path httpd cannot resolve. */
+const char *wh_mod_lmdb_path(apr_pool_t *p, const wh_replay_model *m);
 int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const wh_replay_model *m, const char *spec,
                        const char *config_path, apr_int64_t tolerance,
@@ -23,6 +26,5 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
  * every notification is then answered 503). */
 wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
                                         server_rec *s);
-apr_size_t wh_mod_lmdb_map_size(const wh_mod_lmdb *l);
 
 #endif
