@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <lmdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -531,7 +532,7 @@ static int is_claim(const MDB_val *v, claim_value *c)
 }
 
 /* The kernel's boot id, hashed (FNV-1a); 0 when unknown. */
-static apr_uint64_t boot_hash(void)
+static apr_uint64_t boot_hash_read(void)
 {
     char boot[64];
     apr_uint64_t h = 14695981039346656037ULL;
@@ -544,6 +545,22 @@ static apr_uint64_t boot_hash(void)
         h *= 1099511628211ULL;
     }
     return h ? h : 1;
+}
+
+/* A process never changes boot: read once, not for every claim a writer
+ * judges under the store's write lock. */
+static apr_uint64_t boot_hash_value;
+static pthread_once_t boot_hash_once = PTHREAD_ONCE_INIT;
+
+static void boot_hash_init(void)
+{
+    boot_hash_value = boot_hash_read();
+}
+
+static apr_uint64_t boot_hash(void)
+{
+    (void)pthread_once(&boot_hash_once, boot_hash_init);
+    return boot_hash_value;
 }
 
 int wh_replay_process_start(apr_int64_t pid, apr_uint64_t *start)
