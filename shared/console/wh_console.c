@@ -299,5 +299,3 @@ void wh_cx_page_end(wh_cx *x)
     wh_html_raw(&x->h, "</main><footer>wirehook console \xC2\xB7 times in UTC"
                 "</footer></body></html>\n");
 }
-
-/* ---- actions ---------------------------------------------------------- */

@@ -153,6 +153,23 @@ static const char *utf8_text(apr_pool_t *p, const char *s)
     return o;
 }
 
+/* The outcomes with every answer made text once, before the transaction:
+ * a dead letter's or retry's row and its attempt keep the same answer. */
+static const apr_array_header_t *text_answers(apr_pool_t *p,
+                                              const apr_array_header_t *in)
+{
+    apr_array_header_t *out;
+
+    if (!in || !in->nelts)
+        return in;
+    out = apr_array_copy(p, in);
+    for (int i = 0; i < out->nelts; i++) {
+        wh_fq_outcome *o = &APR_ARRAY_IDX(out, i, wh_fq_outcome);
+        o->answer = utf8_text(p, o->answer);
+    }
+    return out;
+}
+
 /* Every outcome's attempt in wh_attempts, in one statement (whether or
  * not its lease was still this forwarder's: the request was made). */
 static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
@@ -173,8 +190,7 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         json_object_array_add(a, json_object_new_int64(o->started_at));
         json_object_array_add(a, json_object_new_int64(o->duration_ms > 0 ? o->duration_ms : 0));
         json_object_array_add(a, json_object_new_int(o->http_status));
-        json_object_array_add(a, o->answer ? json_object_new_string(utf8_text(p, o->answer))
-                                           : NULL);
+        json_object_array_add(a, o->answer ? json_object_new_string(o->answer) : NULL);
         json_object_array_add(a, json_object_new_int(o->state));
         json_object_array_add(arr, a);
         n++;
@@ -218,7 +234,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         if (o->state == WH_FQ_DEAD) {
             args[0] = &now;
             args[1] = &status;
-            args[2] = utf8_text(p, o->answer);
+            args[2] = o->answer;
             args[3] = o->reason ? o->reason : "dead";
             args[4] = &id;
             args[5] = &attempt;
@@ -230,7 +246,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         } else {
             args[0] = &next;
             args[1] = &status;
-            args[2] = utf8_text(p, o->answer);
+            args[2] = o->answer;
             args[3] = &id;
             args[4] = &attempt;
             args[5] = owner;
@@ -403,7 +419,7 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
                 const apr_array_header_t *outcomes, int lease_max,
                 apr_int64_t lease_ms, apr_time_t now, wh_fq_cycle_result *out)
 {
-    cycle_ctx c = { q, outcomes, lease_max, lease_ms, now, out, 0 };
+    cycle_ctx c = { q, text_answers(p, outcomes), lease_max, lease_ms, now, out, 0 };
 
     memset(out, 0, sizeof(*out));
     out->leases = apr_array_make(p, lease_max > 0 ? lease_max : 1, sizeof(wh_fq_lease));

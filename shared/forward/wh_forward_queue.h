@@ -34,8 +34,6 @@
 
 /* How many events one transaction moves from the inbox into the queue. */
 #define WH_FQ_INGEST_BATCH 1000
-/* How much of an answer (or transport error) a row keeps. */
-#define WH_FQ_KEEP_ANSWER 1024
 
 typedef struct wh_fq wh_fq;
 
