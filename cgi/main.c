@@ -303,9 +303,10 @@ int main(int argc, const char *const *argv)
     if (warn)
         wh_logf(&wh_cgi_logger, WH_LOG_WARN, "%s", warn);
 
-    /* One request per process: one slot (clearing the module's 256
-     * would only cost page faults). */
-    vf = wh_verifier_create_ex(p, cfg, &wh_cgi_logger, 1);
+    /* One request per process: one auth-cache slot (clearing the
+     * module's 256 would only cost page faults), and no watch on the
+     * credentials files it has just read. */
+    vf = wh_verifier_create_once(p, cfg, &wh_cgi_logger);
     memset(&ci, 0, sizeof(ci));
     ci.p = p;
     ci.cfg = cfg;

@@ -20,24 +20,31 @@ struct wh_verifier {
     const char *www_authenticate;
 };
 
-wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
-                                const wh_logger *log)
-{
-    return wh_verifier_create_ex(p, cfg, log, WH_AUTH_CACHE_SLOTS);
-}
-
-wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
-                                   const wh_logger *log, unsigned auth_slots)
+static wh_verifier *verifier_create(apr_pool_t *p, const wh_config *cfg,
+                                    const wh_logger *log, unsigned auth_slots,
+                                    int watch_files)
 {
     wh_verifier *vf = apr_pcalloc(p, sizeof(*vf));
     vf->cfg = cfg;
     if (log)
         vf->log = *log;
-    vf->creds = wh_creds_create(p, cfg);
+    vf->creds = watch_files ? wh_creds_create(p, cfg) : NULL;
     vf->auth_cache = wh_auth_cache_create(p, cfg->auth_cache_ttl, auth_slots);
     vf->www_authenticate = apr_psprintf(p, "Basic realm=\"%s\", charset=\"UTF-8\"",
                                         cfg->auth_realm ? cfg->auth_realm : "wirehook");
     return vf;
+}
+
+wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
+                                const wh_logger *log)
+{
+    return verifier_create(p, cfg, log, WH_AUTH_CACHE_SLOTS, 1);
+}
+
+wh_verifier *wh_verifier_create_once(apr_pool_t *p, const wh_config *cfg,
+                                     const wh_logger *log)
+{
+    return verifier_create(p, cfg, log, 1, 0);
 }
 
 const wh_config *wh_verifier_config(const wh_verifier *vf)

@@ -40,11 +40,12 @@ typedef struct wh_verifier wh_verifier;
 
 wh_verifier *wh_verifier_create(apr_pool_t *p, const wh_config *cfg,
                                 const wh_logger *log);
-/* The same with auth_slots entries in the in-process auth cache (a
- * process that serves one request, wirehook.cgi, needs one: its cache
- * that outlives it is the second-level store). */
-wh_verifier *wh_verifier_create_ex(apr_pool_t *p, const wh_config *cfg,
-                                   const wh_logger *log, unsigned auth_slots);
+/* The same for a process that serves one request (wirehook.cgi): one
+ * entry in the in-process auth cache (its cache that outlives it is the
+ * second-level store), and no re-reading of the credentials files, which
+ * it has just read. */
+wh_verifier *wh_verifier_create_once(apr_pool_t *p, const wh_config *cfg,
+                                     const wh_logger *log);
 const wh_config *wh_verifier_config(const wh_verifier *vf);
 /* The secrets and users it checks against, re-read when their files
  * change (wh_creds.h); NULL when they could not be set up (then the
