@@ -35,11 +35,6 @@ const char *wh_format_duration_us(apr_pool_t *p, apr_int64_t us)
     return us == 0 ? "0s" : apr_psprintf(p, "%" APR_INT64_T_FMT "us", us);
 }
 
-const char *wh_format_duration(apr_pool_t *p, apr_int64_t ms)
-{
-    return wh_format_duration_us(p, ms * WH_US_MS);
-}
-
 static const char *bare_name(apr_int64_t bare_us)
 {
     for (apr_size_t u = 0; u < WH_UNITS; u++)

@@ -33,7 +33,5 @@ const char *wh_parse_duration_ms(apr_pool_t *p, const char *arg,
 
 /* "1d", "15m", "30s", "250ms", "300us": the largest unit that divides. */
 const char *wh_format_duration_us(apr_pool_t *p, apr_int64_t us);
-/* The same for milliseconds. */
-const char *wh_format_duration(apr_pool_t *p, apr_int64_t ms);
 
 #endif

@@ -100,7 +100,7 @@ static void test_format(void)
     ASSERT_STR(wh_format_duration_us(P(), 1500 * WH_US_MS), "1500ms");
     ASSERT_STR(wh_format_duration_us(P(), 250), "250us");
     ASSERT_STR(wh_format_duration_us(P(), 0), "0s");
-    ASSERT_STR(wh_format_duration(P(), 900000), "15m");
+    ASSERT_STR(wh_format_duration_us(P(), 900000 * APR_INT64_C(1000)), "15m");
 }
 
 /* Every duration key of the file takes the same syntax: what was refused

@@ -57,9 +57,9 @@ static void test_duration_bounds_in_message(void)
     CU_ASSERT_PTR_NULL(wh_parse_duration_ms(P(), "10ms", 10, 3600000, &v));
     CU_ASSERT_PTR_NULL(wh_parse_duration_ms(P(), "1h", 10, 3600000, &v));
     CU_ASSERT_PTR_NOT_NULL(wh_parse_duration_ms(P(), "61m", 10, 3600000, &v));
-    ASSERT_STR(wh_format_duration(P(), 86400000), "1d");
-    ASSERT_STR(wh_format_duration(P(), 90000), "90s");
-    ASSERT_STR(wh_format_duration(P(), 1500), "1500ms");
+    ASSERT_STR(wh_format_duration_us(P(), 86400000 * APR_INT64_C(1000)), "1d");
+    ASSERT_STR(wh_format_duration_us(P(), 90000 * APR_INT64_C(1000)), "90s");
+    ASSERT_STR(wh_format_duration_us(P(), 1500 * APR_INT64_C(1000)), "1500ms");
 }
 
 static void test_forward_url(void)
