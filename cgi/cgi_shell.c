@@ -70,12 +70,7 @@ static const char *inbox_access(apr_pool_t *p, const char *db)
 {
     static const char *const beside[] = {"-wal", "-shm", "-lock", "-auth",
                                          NULL};
-    const char *slash = strrchr(db, '/');
-    const char *dir = slash
-                          ? (slash == db ? "/"
-                                         : apr_pstrmemdup(
-                                             p, db, (apr_size_t)(slash - db)))
-                          : ".";
+    const char *dir = wh_inbox_file_dir(p, db);
     struct stat st;
 
     if (access(dir, W_OK | X_OK) != 0)

@@ -45,13 +45,6 @@ static void report(ctx *c, char kind, const char *line)
     fprintf(c->out, "%c%s\n", kind, line);
 }
 
-static const char *dir_of(apr_pool_t *p, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return !slash ? "." : slash == path ? "/"
-           : apr_pstrmemdup(p, path, (apr_size_t)(slash - path));
-}
-
 /* A file the module reads as root at start: unreadable by the user, it
  * still works there, but the re-reads after a change, the CGI and the
  * forwarder fail: a warning that says so and how to fix it. */
@@ -78,7 +71,7 @@ static void inbox_writable(ctx *c)
 
     if (!db)
         return;
-    dir = dir_of(c->p, db);
+    dir = wh_inbox_file_dir(c->p, db);
     if (access(db, F_OK) == 0 && access(db, R_OK | W_OK) != 0)
         report(c, 'E', apr_psprintf(c->p, "%sInboxParams %s: user %s cannot "
                                     "write it (%s)", where, db, c->user,

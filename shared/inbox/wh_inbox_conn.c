@@ -183,10 +183,7 @@ static const char *file_problem(wh_inbox *ib, apr_pool_t *p, const char *what,
                                 int err)
 {
     char buf[120], who[64];
-    const char *msg, *slash = strrchr(ib->db_file, '/');
-    const char *dir = !slash ? "." : slash == ib->db_file ? "/"
-                      : apr_pstrmemdup(p, ib->db_file,
-                                       (apr_size_t)(slash - ib->db_file));
+    const char *msg, *dir = wh_inbox_file_dir(p, ib->db_file);
 
     msg = apr_psprintf(p, "%sInboxParams %s: %s as user %s: %s",
                        ib->where ? ib->where : "", ib->db_file, what,
@@ -203,10 +200,7 @@ static const char *file_problem(wh_inbox *ib, apr_pool_t *p, const char *what,
  * open database file" without a name. */
 static int writable(wh_inbox *ib, apr_pool_t *p, const char **why)
 {
-    const char *slash = strrchr(ib->db_file, '/');
-    const char *dir = !slash ? "." : slash == ib->db_file ? "/"
-                      : apr_pstrmemdup(p, ib->db_file,
-                                       (apr_size_t)(slash - ib->db_file));
+    const char *dir = wh_inbox_file_dir(p, ib->db_file);
 
     if (access(ib->db_file, R_OK | W_OK) != 0) {
         *why = file_problem(ib, p, "cannot write the file", errno);

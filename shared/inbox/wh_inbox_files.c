@@ -14,6 +14,13 @@
 
 static const char *const suffixes[] = { "", "-wal", "-shm", "-lock", "-auth", NULL };
 
+const char *wh_inbox_file_dir(apr_pool_t *p, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return !slash ? "." : slash == path ? "/"
+           : apr_pstrmemdup(p, path, (apr_size_t)(slash - path));
+}
+
 mode_t wh_inbox_file_mode(const char *group)
 {
     return group ? 0640 : 0600;

@@ -12,6 +12,10 @@ mode_t wh_inbox_file_mode(const char *group);
  * pgsql, ":memory:" and file: URIs. */
 const char *wh_inbox_sqlite_file(const wh_config *cfg);
 
+/* The directory path is in ("." for a bare name, "/" at the root): where
+ * SQLite and wirehook create the files beside the database. */
+const char *wh_inbox_file_dir(apr_pool_t *p, const char *path);
+
 /* Creates path (O_EXCL, never through a symlink) with exactly mode and
  * that group ((gid_t)-1: the process's); an existing file is left alone.
  * 0 or errno; *created says whether this call made it. */

@@ -71,11 +71,6 @@
 #define WH_WAL_FILE_HDR 32
 #define WH_WAL_FRAME_HDR 24
 
-typedef sqlite3_vfs *(*vfs_find_fn)(const char *);
-typedef int (*vfs_register_fn)(sqlite3_vfs *, int);
-typedef sqlite3_file *(*db_object_fn)(const char *);
-typedef int (*file_control_fn)(sqlite3 *, const char *, int, void *);
-
 typedef struct wal_file wal_file;
 struct wal_file {
     sqlite3_file base;
@@ -91,16 +86,12 @@ struct wal_file {
 static struct {
     pthread_once_t once;
     pthread_mutex_t open_lock;
-    vfs_find_fn find;
-    vfs_register_fn reg;
-    db_object_fn db_object;
-    file_control_fn file_control;
+    const wh_sqlite_api *api; /* set when it has every function needed */
     sqlite3_vfs *under;     /* the VFS this layer wraps */
     sqlite3_vfs vfs;
     int ready;
     unsigned long writes, syscalls;
-} g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, NULL, NULL,
-        { 0 }, 0, 0, 0 };
+} g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, NULL, NULL, { 0 }, 0, 0, 0 };
 
 #define UNDER (g.under)
 #define REAL(f) (((wal_file *)(f))->real)
@@ -344,7 +335,7 @@ static int v_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file,
     version = f->real->pMethods->iVersion;
     f->base.pMethods = &io_methods[(version < 1 ? 1 : version > 3 ? 3 : version) - 1];
     if (rc == SQLITE_OK && (flags & SQLITE_OPEN_WAL) && name) {
-        wal_file *db = (wal_file *)g.db_object(name);
+        wal_file *db = (wal_file *)g.api->database_file_object(name);
         /* Only a database opened through this layer has a place for us. */
         if (db && db->base.pMethods && db->base.pMethods->xClose == f_close
             && !db->peer) {
@@ -451,12 +442,10 @@ static void setup(void)
     sqlite3_vfs *v = &g.vfs;
     const wh_sqlite_api *api = wh_sqlite_api_get();
 
-    g.find = api->vfs_find;
-    g.reg = api->vfs_register;
-    g.db_object = api->database_file_object;
-    g.file_control = api->file_control;
-    if (!g.find || !g.reg || !g.db_object || !g.file_control || !(g.under = g.find(NULL)))
+    if (!api->vfs_find || !api->vfs_register || !api->database_file_object
+        || !api->file_control || !(g.under = api->vfs_find(NULL)))
         return;
+    g.api = api;
     /* Layering over ourselves (a default left behind) would recurse. */
     if (strcmp(g.under->zName, WH_WAL_VFS_NAME) == 0)
         return;
@@ -484,7 +473,7 @@ static void setup(void)
         v->xNextSystemCall = g.under->xNextSystemCall ? v_nextcall : NULL;
     }
     /* Registered, not the default: only the inbox's opens choose it. */
-    g.ready = g.reg(v, 0) == SQLITE_OK;
+    g.ready = g.api->vfs_register(v, 0) == SQLITE_OK;
 }
 
 /* Whether the connection's VFS is the layer: a file: URI naming a VFS
@@ -494,7 +483,7 @@ static int uses_layer(const apr_dbd_driver_t *driver, apr_dbd_t *handle)
     sqlite3 *db = handle ? apr_dbd_native_handle(driver, handle) : NULL;
     sqlite3_vfs *vfs = NULL;
 
-    return db && g.file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK
+    return db && g.api->file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK
            && vfs == &g.vfs;
 }
 
@@ -512,11 +501,11 @@ apr_status_t wh_sqlite_wal_open(const apr_dbd_driver_t *driver, apr_pool_t *p,
         return apr_dbd_open_ex(driver, p, params, handle, error);
     /* apr_dbd's driver opens with the default VFS: ours for this open. */
     pthread_mutex_lock(&g.open_lock);
-    dflt = g.find(NULL);
-    swapped = dflt != &g.vfs && g.reg(&g.vfs, 1) == SQLITE_OK;
+    dflt = g.api->vfs_find(NULL);
+    swapped = dflt != &g.vfs && g.api->vfs_register(&g.vfs, 1) == SQLITE_OK;
     st = apr_dbd_open_ex(driver, p, params, handle, error);
     if (swapped)
-        (void)g.reg(dflt, 1);
+        (void)g.api->vfs_register(dflt, 1);
     pthread_mutex_unlock(&g.open_lock);
     *gathered = st == APR_SUCCESS && uses_layer(driver, *handle);
     return st;
