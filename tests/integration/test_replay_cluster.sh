@@ -150,19 +150,14 @@ app_ids() { grep -h '"notificationId"' "$T"/app/calls/*/body 2>/dev/null | sed '
 # ----------------------------- 1. both servers at once, each store ---
 # check_burst LABEL OUT: every sender 200, every id delivered once
 check_burst() {
-    python3 - "$1" "$2" "$T/app/calls" "$WH_PORT" "$BPORT" <<'PY'
-import json, os, sys, glob, re
+    python3 - "$1" "$2" "$T/app/calls" "$WH_PORT" "$BPORT" "$WH_APP_SRC" <<'PY'
+import json, sys
 label, out, calls, aport, bport = sys.argv[1:6]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[6])
+from app_calls import deliveries
 recs = [json.loads(l) for l in open(out)]
-seen = {}
-for d in glob.glob(os.path.join(calls, "*")):
-    try:
-        body = json.load(open(os.path.join(d, "body")))
-        env = open(os.path.join(d, "env")).read()
-    except Exception:
-        continue
-    port = re.search(r"^SERVER_PORT=(\d+)$", env, re.M)
-    seen.setdefault(body.get("notificationId"), []).append(port.group(1) if port else "?")
+seen = deliveries(calls)
 bad_final = sum(1 for r in recs for s in r["senders"] if s["final"] != 200)
 waited = sum(1 for r in recs for s in r["senders"] if any(a[1] == 503 for a in s["attempts"]))
 counts = [len(seen.get(r["id"], [])) for r in recs]
@@ -221,19 +216,14 @@ wh_httpd_start || _wh_bad "server A starts again after the kill"
 i=0
 for s in $STORES; do
     wait "${pids[$i]}"; rc=$?; i=$((i + 1))
-    r=$(python3 - "$T/kill-$s" "$T/app/calls" "$WH_PORT" <<'PY'
-import json, os, sys, glob, re
+    r=$(python3 - "$T/kill-$s" "$T/app/calls" "$WH_PORT" "$WH_APP_SRC" <<'PY'
+import json, sys
 out, calls, aport = sys.argv[1:4]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[4])
+from app_calls import deliveries
 recs = [json.loads(l) for l in open(out)]
-seen = {}
-for d in glob.glob(os.path.join(calls, "*")):
-    try:
-        body = json.load(open(os.path.join(d, "body")))
-        env = open(os.path.join(d, "env")).read()
-    except Exception:
-        continue
-    port = re.search(r"^SERVER_PORT=(\d+)$", env, re.M)
-    seen.setdefault(body.get("notificationId"), []).append(port.group(1) if port else "?")
+seen = deliveries(calls)
 missing = unexplained = again = 0
 for r in recs:
     got = seen.get(r["id"], [])
