@@ -41,7 +41,9 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 # too); the Debian package builds this (Policy 4.13).
 CGI_LINK   ?= static
 STATIC_PREFIX ?= $(BUILD)/static
-CGI_DYN_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 json-c libcrypto 2>/dev/null)
+# libfcgi (Debian's libfcgi-dev, no pkg-config file): the FastCGI
+# protocol for a CGI started by mod_fcgid (cgi/cgi_fastcgi.c).
+CGI_DYN_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 json-c libcrypto 2>/dev/null) -lfcgi
 # Compact relative relocations (DT_RELR, binutils 2.38 + glibc 2.36) for a
 # dynamic CGI: the loader reads a small table at each start instead of a
 # large one. Left out where the toolchain lacks it.
@@ -57,12 +59,12 @@ CGI_STATIC_LDFLAGS = -static -L$(STATIC_PREFIX)/lib $(CGI_NO_NSS_DL:%=-Wl,--wrap
 # APR-util: an update of libaprutil1-dev rebuilds it, then the CGI.
 CGI_STATIC_DEP := $(STATIC_PREFIX)/.apr-util-$(shell dpkg-query -W -f='$${source:Version}' \
                     libaprutil1-dev 2>/dev/null | tr : _)
-CGI_LIBS    = $(CGI_STATIC_LDFLAGS) -laprutil-1 -lapr-1 -lsqlite3 -lcrypt -ljson-c -lcrypto -lm -pthread
+CGI_LIBS    = $(CGI_STATIC_LDFLAGS) -laprutil-1 -lapr-1 -lsqlite3 -lcrypt -ljson-c -lcrypto -lfcgi -lm -pthread
 # The Debian packages whose .a files (and APR-util's source) go into the
 # CGI: `wirehook.cgi --version` names them, and a change of one rebuilds
 # the CGI at the next make (through $(BUILD)/obj/cgi-link).
 CGI_BUILT_FROM := $(shell dpkg-query -W -f='$${Package}=$${Version} ' libssl-dev libjson-c-dev \
-                    libapr1-dev libaprutil1-dev libsqlite3-dev libcrypt-dev libc6-dev 2>/dev/null)
+                    libapr1-dev libaprutil1-dev libsqlite3-dev libcrypt-dev libfcgi-dev libc6-dev 2>/dev/null)
 # bench/floor_cgi.c, linked the same way (build/bench.mk)
 CGI_FLOOR_LIBS = $(CGI_STATIC_LDFLAGS) $(BUILD)/obj/cgi/static/no_nss_dl.o \
               -lsqlite3 -ljson-c -lcrypto -lm -pthread

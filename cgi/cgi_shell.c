@@ -93,7 +93,8 @@ static const char *inbox_access(apr_pool_t *p, const char *db)
 
 static int configtest(apr_pool_t *p, const char *argv0)
 {
-    const char *script = wh_cgi_script_path(p, argv0);
+    wh_cgi_io io = wh_cgi_stdio();
+    const char *script = wh_cgi_script_path(p, &io, argv0);
     wh_config_found found;
     wh_config *cfg = NULL;
     const char *err, *warn, *w, *db;
@@ -104,7 +105,7 @@ static int configtest(apr_pool_t *p, const char *argv0)
         "script's owner; without it, as the web server's user)\n",
         script ? script : "(unknown)", (unsigned long)getuid(),
         (unsigned long)getgid());
-    err = wh_cgi_load_config(p, environ, script, &cfg, &found);
+    err = wh_cgi_load_config(p, environ, script, &cfg, &found, NULL);
     printf("looked for the configuration in, in order:\n");
     for (int i = 0; i < found.places->nelts; i++) {
         const wh_config_place *pl = &APR_ARRAY_IDX(found.places, i,
