@@ -21,7 +21,7 @@
 #include "verify/wh_auth.h"
 #include "bench_util.h"
 #include "floor_json.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_verify.h"
 

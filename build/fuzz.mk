@@ -52,13 +52,17 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/$(FUZZ_SRC_DIR)/fuzz_%.o $(FUZZ_LIB)
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
 # A target's dictionary is its file in tests/fuzz/; the configuration
-# target's also gets every key name from the key table, the one list of
-# keys, so a new key is fuzzed without an edit here.
-$(FUZZ_DIR)/%.dict: $(FUZZ_SRC_DIR)/%.dict shared/verify/wh_config.c
+# target's also gets every key's name and every enumerated value from the
+# keys' rows (`wirehook configtest --keys`), so a new key is fuzzed
+# without an edit here.
+$(FUZZ_DIR)/config.dict: $(CLI)
+$(FUZZ_DIR)/%.dict: $(FUZZ_SRC_DIR)/%.dict
 	@mkdir -p $(dir $@)
 	cp $< $@
 	if [ "$*" = config ]; then \
-	  sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/"\1 "/p' shared/verify/wh_config.c >>$@; fi
+	  $(CLI) configtest --keys | awk -F'\t' '{ print "\"" $$1 " \"" } \
+	    $$2 == "enum" || $$2 == "flag" { n = split($$5, v, "|"); \
+	      for (i = 1; i <= n; i++) print "\"" v[i] "\"" }' >>$@; fi
 
 # Each run grows a working corpus under $(BUILD) seeded from the repo's
 # corpus (which it never writes to), so runs build on each other.

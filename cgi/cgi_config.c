@@ -6,6 +6,7 @@
  * at all, which is why the file is also looked for where no environment
  * is needed. */
 #include "cgi.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_account.h"
 #include <apr_file_info.h>
 #include <apr_hash.h>
@@ -20,10 +21,9 @@
 
 static const char *canonical_key(const char *name)
 {
-    for (const char *const *k = wh_config_keys(); *k; k++)
-        if (strcasecmp(*k, name) == 0)
-            return *k;
-    return NULL;
+    const wh_key *k = wh_config_key(name);
+
+    return k ? k->name : NULL;
 }
 
 /* The environment as the locating rule asks it (WIREHOOK_CONFIG only); the

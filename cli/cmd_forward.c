@@ -11,10 +11,10 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "forward_http.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "forward/wh_forward_queue.h"
 #include "forward/wh_forward.h"
-#include "verify/wh_parse_forward.h"
+#include "verify/wh_duration.h"
 #include "inbox/wh_inbox.h"
 
 #include <apr_general.h>

@@ -21,6 +21,7 @@
 #include "wh_mod_inbox.h"
 #include "wh_mod_verify.h"
 #include "wh_mod_console.h"
+#include "config/wh_config_load.h"
 #include "console/wh_console.h"
 #include "wh_mod_replay_lmdb.h"
 #include "inbox/wh_inbox_files.h"

@@ -3,6 +3,7 @@
  * and actions answered over a real SQLite inbox, hostile values
  * included. */
 #include "inbox_fx.h"
+#include "config/wh_config_load.h"
 #include "console/wh_console.h"
 #include "console/wh_console_csrf.h"
 #include "console/wh_html.h"

@@ -1,6 +1,7 @@
 /* The host-neutral inbox endpoint: status, headers and JSON of every kind
  * of answer, on a SQLite inbox in a temp directory. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_endpoint.h"
 #include "inbox/wh_inbox_sql.h"
 #include "verify/wh_signature.h"

@@ -2,9 +2,10 @@
  * answer classification, backoff and jitter bounds, Retry-After, the
  * give-up rules, and the request an event becomes (headers, signature). */
 #include "wh_test.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "forward/wh_forward.h"
-#include "verify/wh_parse_forward.h"
+#include "forward/wh_forward_keys.h"
+#include "verify/wh_duration.h"
 #include "verify/wh_signature.h"
 
 #include <apr_strings.h>

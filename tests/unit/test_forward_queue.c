@@ -7,6 +7,7 @@
  * the listing position in wh_order), with arrival keys apart from the
  * positions so that one is never taken for the other. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "forward/wh_forward_queue.h"
 #include "inbox/wh_inbox_db.h"
 

@@ -1,6 +1,7 @@
 /* The verdict pipeline end to end: every code, in the documented order,
  * with the facts a host needs and no secret in any output. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_verify.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_response.h"
