@@ -89,6 +89,20 @@ apr_array_header_t *wh_forward_headers(apr_pool_t *p, const wh_config *cfg,
                                        const wh_secret *secret,
                                        const wh_fwd_event *ev, apr_time_t now);
 
+/* The packaged unit wirehook-forward@NAME.service runs the configuration
+ * WH_FORWARD_UNIT_CONFIG_DIR/NAME.conf and may write only under
+ * WH_FORWARD_UNIT_WRITABLE (its ExecStart= and ReadWritePaths=;
+ * test_layout.sh checks that they agree, and docs/files.md puts the
+ * inbox there). */
+#define WH_FORWARD_UNIT_CONFIG_DIR "/etc/wirehook"
+#define WH_FORWARD_UNIT_WRITABLE "/var/lib/wirehook"
+
+/* For a configuration the unit runs (cfg->source is
+ * WH_FORWARD_UNIT_CONFIG_DIR/NAME.conf), with forwarding configured and
+ * an SQLite inbox outside WH_FORWARD_UNIT_WRITABLE: the warning, with
+ * the drop-in that fixes it, for `wirehook configtest`; else NULL. */
+const char *wh_forward_unit_warning(apr_pool_t *p, const wh_config *cfg);
+
 /* Loads ForwardSecretFile (the first secret signs). NULL or an error. */
 const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,
                                    const wh_secret **out);
