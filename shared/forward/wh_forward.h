@@ -107,4 +107,22 @@ const char *wh_forward_unit_warning(apr_pool_t *p, const wh_config *cfg);
 const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,
                                    const wh_secret **out);
 
+/* ForwardSecretFile, read again when it changes (wh_forward_secret.c): its
+ * file is looked at (one stat) at most once per WH_FWD_SECRET_INTERVAL and
+ * read again only when its identity changed. A changed file that cannot
+ * be read leaves the secret in use. */
+#define WH_FWD_SECRET_INTERVAL apr_time_from_sec(1)
+typedef struct wh_fwd_secret wh_fwd_secret;
+/* Reads the file once (the first line signs); NULL or an error naming the
+ * key's line. */
+const char *wh_fwd_secret_open(apr_pool_t *p, const wh_config *cfg,
+                               wh_fwd_secret **out);
+/* The secret to sign with at now. *note (in p) is set when the file was
+ * read again, or could not be (*failed 1): a line for the log; else NULL.
+ * The secret returned stays valid until the next call. */
+const wh_secret *wh_fwd_secret_now(wh_fwd_secret *s, apr_time_t now,
+                                   apr_pool_t *p, const char **note, int *failed);
+/* How often the file is looked at (tests: 0, at every call). */
+void wh_fwd_secret_set_interval(wh_fwd_secret *s, apr_interval_time_t every);
+
 #endif
