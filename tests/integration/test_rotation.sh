@@ -41,36 +41,7 @@ S="$T/sender"
 mkdir -p "$S"
 printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
 printf '%s' "$WH_SECRET" >"$S/secret"
-cat >"$T/sender.py" <<'PY'
-import base64, hashlib, hmac, http.client, json, os, sys, time, uuid, datetime
-url, sample, d = sys.argv[1], sys.argv[2], sys.argv[3]
-host, port_path = url.split("//", 1)[1].split(":", 1)
-port, path = port_path.split("/", 1)
-doc = json.load(open(sample))
-out = open(os.path.join(d, "answers"), "a", buffering=1)
-conn = None
-while not os.path.exists(os.path.join(d, "stop")):
-    user, pw, secret = (open(os.path.join(d, f), "rb").read() for f in ("user", "password", "secret"))
-    doc["notificationId"] = nid = str(uuid.uuid4())
-    doc["eventDateTime"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    body = json.dumps(doc).encode()
-    ts = str(int(time.time()))
-    sig = hmac.new(secret, b"POST" + url.encode() + body + ts.encode(), hashlib.sha256).hexdigest()
-    try:
-        if conn is None:
-            conn = http.client.HTTPConnection(host, int(port), timeout=30)
-        conn.request("POST", "/" + path, body=body, headers={
-            "Content-Type": "application/json", "X-Timestamp": ts, "X-Signature": sig,
-            "Authorization": "Basic " + base64.b64encode(user + b":" + pw).decode()})
-        r = conn.getresponse()
-        r.read()
-        status = r.status
-    except (OSError, http.client.HTTPException) as e:
-        status, conn = "000", None
-    out.write("%s %s\n" % (status, nid))
-    time.sleep(0.05)
-PY
-python3 "$T/sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 2>"$S/err" &
+python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 2>"$S/err" &
 SENDER=$!
 WH_BG_PIDS="$WH_BG_PIDS $SENDER"
 
