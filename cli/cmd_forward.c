@@ -12,6 +12,7 @@
 #include "cli_util.h"
 #include "forward_http.h"
 #include "verify/wh_config.h"
+#include "verify/wh_config_lint.h"
 #include "forward/wh_forward_queue.h"
 #include "forward/wh_forward.h"
 #include "verify/wh_parse_forward.h"
@@ -492,6 +493,13 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     if ((err = wh_fwd_secret_open(p, cfg, &f.secret)) != NULL) {
         fprintf(stderr, "wirehook forward: %s\n", err);
         return 1;
+    }
+    /* a secret in quotes or with a space at its end: legal, and the
+     * application would refuse every request */
+    if ((err = wh_config_lint_warnings(p, cfg, WH_PART_FORWARD)) != NULL) {
+        char *lines = apr_pstrdup(p, err), *state = NULL;
+        for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
+            logline("warn", "%s", l);
     }
     if ((err = wh_inbox_open(p, cfg, &lg, &f.ib)) != NULL ||
         (err = wh_fq_open(p, f.ib, cfg, owner_id(p), &f.fq)) != NULL) {

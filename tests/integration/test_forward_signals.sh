@@ -83,5 +83,12 @@ sed -i "s|^ForwardSecretFile .*|ForwardSecretFile $T/etc/no-such.secret|" "$T/et
 out=$("$WIREHOOK" forward --config "$T/etc/nosecret.conf" 2>&1)
 assert_eq 1 "$?" "a ForwardSecretFile that cannot be read: exit 1"
 assert_contains "$out" "ForwardSecretFile: " "... naming the key"
+# a secret in quotes is legal, and said at the start
+printf '"quoted"\n' >"$T/etc/quoted.secret"; chmod 600 "$T/etc/quoted.secret"
+sed -i -e "s|^ForwardSecretFile .*|ForwardSecretFile $T/etc/quoted.secret|" \
+    -e "s|^InboxParams .*|InboxParams $T/data/quoted.db|" "$T/etc/nosecret.conf"
+timeout 30 "$WIREHOOK" forward --config "$T/etc/nosecret.conf" --drain --interval 0 >/dev/null 2>"$T/quoted.err"
+assert_contains "$(cat "$T/quoted.err")" "wirehook forward: warn: ForwardSecretFile $T/etc/quoted.secret:1: is in quotes" \
+    "a ForwardSecretFile line in quotes is warned about at the start"
 
 wh_done
