@@ -34,6 +34,7 @@
 #
 #   tests/upgrade/make-fixtures.sh            # every release in RELEASES
 #   tests/upgrade/make-fixtures.sh 1.2.0      # one
+#   KEEP=1 ...                                # keep the work directory
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -59,7 +60,7 @@ BUILD=${BUILD:-build}
 wh_init
 . "$TOP/tests/integration/pg.sh"
 pg_start || die "PostgreSQL does not start"
-trap 'pg_destroy >/dev/null 2>&1; for w in "$WORK"/wt-*; do [ -d "$w" ] && git -C "$TOP" worktree remove --force "$w"; done; _wh_cleanup' EXIT
+trap 'pg_destroy >/dev/null 2>&1; for w in "$WORK"/wt-*; do [ -d "$w" ] && git -C "$TOP" worktree remove --force "$w"; done; [ -z "${KEEP:-}" ] && rm -rf "$WORK"; _wh_cleanup' EXIT
 
 # the application the old forwarders forward to
 APP_PORT=$(wh_free_port)
