@@ -5,6 +5,7 @@
  * program as arguments. */
 #include "cgi.h"
 #include "inbox/wh_inbox_files.h"
+#include "verify/wh_config_lint.h"
 #include "verify/wh_version.h"
 #include <apr_strings.h>
 #include <errno.h>
@@ -151,6 +152,8 @@ static int configtest(apr_pool_t *p, const char *argv0)
     if ((w = wh_inbox_file_warnings(p, cfg)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
     if ((w = wh_cgi_config_file_warning(p, found.path, 1)) != NULL)
+        warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
+    if ((w = wh_config_lint_warnings(p, cfg, WH_PART_SECRETS)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
     print_lines(stdout, "warning: ", warn);
     fputs(bad ? "not usable\n" : "Syntax OK\n", stdout);

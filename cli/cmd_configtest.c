@@ -3,6 +3,8 @@
 #include "configtest_as.h"
 #include "inbox/wh_inbox_files.h"
 #include "config/wh_config_load.h"
+#include "verify/wh_config_lint.h"
+#include "forward/wh_forward.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
 #include <apr_strings.h>
@@ -82,7 +84,9 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
         printf("usage: wirehook " CONFIGTEST_USAGE "\n\n"
                "Reads CONFIG as mod_wirehook and wirehook.cgi would (including the secret\n"
                "and htpasswd files) and prints `Syntax OK`, or each error as file:line and\n"
-               "exits 1. Warns about secret files that others can read.\n\n"
+               "exits 1. Warns about secret files that others can read, and about the\n"
+               "mistakes docs/troubleshooting.md lists (a secret with spaces or quotes\n"
+               "around it, an htpasswd line in a secret file), each with its fix.\n\n"
                "Then checks, as the user the server runs as, what that user will read\n"
                "and write: the configuration file, the secret and htpasswd files (a\n"
                "warning: the module reads them as root at start, but as that user after\n"
@@ -118,6 +122,10 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     }
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)))
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if ((files = wh_config_lint_warnings(p, cfg, WH_PART_VERIFY | WH_PART_FORWARD)))
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if ((files = wh_forward_unit_warning(p, cfg)))
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
     if (warn)
         print_lines("warning: ", warn);

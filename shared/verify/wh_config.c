@@ -18,6 +18,7 @@
  * of rows it was made with (wh_key.h), and a key's row says how its value
  * is parsed and where it goes. */
 #include "wh_config.h"
+#include "wh_config_lint.h"
 #include "wh_auth.h"
 #include "wh_key.h"
 #include "wh_parse.h"
@@ -510,6 +511,18 @@ static void load_files(apr_pool_t *p, wh_config *cfg, unsigned parts,
     }
 }
 
+static void check_files_apart(apr_pool_t *p, const wh_config *cfg,
+                              unsigned parts, apr_array_header_t *errs)
+{
+    const char *err;
+
+    if ((parts & WH_PART_VERIFY) == WH_PART_VERIFY
+        && (err = wh_lint_secret_is_htpasswd(p, cfg->signing_secret_file,
+                                             cfg->basic_auth_file)) != NULL)
+        push(errs, apr_psprintf(p, "%sSigningSecretFile: %s",
+                                where(p, cfg, "signingsecretfile"), err));
+}
+
 const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
                                      unsigned parts)
 {
@@ -533,6 +546,7 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
     check_replay_pgsql(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
     load_files(p, cfg, parts, errs);
+    check_files_apart(p, cfg, parts, errs);
     return join_errors(p, errs);
 }
 
@@ -569,7 +583,7 @@ static const char *permission_warning(apr_pool_t *p, const char *label,
 
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *w[4], *all = NULL;
+    const char *w[5], *all = NULL;
 
     if (!cfg)
         return NULL;
@@ -577,7 +591,8 @@ const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
     w[1] = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
     w[2] = permission_warning(p, "ConsoleReaders", cfg->console_readers_file);
     w[3] = permission_warning(p, "ConsoleOperators", cfg->console_operators_file);
-    for (int i = 0; i < 4; i++)
+    w[4] = permission_warning(p, "ForwardSecretFile", cfg->forward_secret_file);
+    for (int i = 0; i < 5; i++)
         if (w[i])
             all = all ? apr_pstrcat(p, all, "\n", w[i], NULL) : w[i];
     return all;
