@@ -74,6 +74,7 @@ struct run {
     int baseline_done;
     int clock_known;
     apr_int64_t clock_offset;
+    int answered; /* answers with a status, of any probe */
 };
 
 /* ---------------------------------------------------------- sending --- */
@@ -99,6 +100,14 @@ static void queue_front(run *r, outgoing *s)
     APR_ARRAY_IDX(r->fg, r->fg_head, outgoing *) = s;
 }
 
+static const wh_probe_parts *parts_of(const outgoing *s)
+{
+    const wh_probe *pr = s->job->res.probe;
+    if (s->kind == SEND_SAMPLE)
+        return s->side ? pr->timing_b : pr->timing_a;
+    return pr->parts;
+}
+
 /* Builds (or for a copy reuses) the request and starts it. 0 when it
  * went out; -1 when nothing was sent (the job says why). */
 static int start(run *r, outgoing *s)
@@ -108,10 +117,7 @@ static int start(run *r, outgoing *s)
     const char *err;
 
     if (s->kind != SEND_COPY) {
-        const wh_probe_parts *parts = s->kind == SEND_SAMPLE
-                                          ? (s->side ? j->res.probe->timing_b
-                                                     : j->res.probe->timing_a)
-                                          : j->res.probe->parts;
+        const wh_probe_parts *parts = parts_of(s);
         wh_probe_req *built;
         if ((err = wh_probe_build(r->p, &r->ctx, r->set, parts, apr_time_now(),
                                   &built))
@@ -151,6 +157,8 @@ static void on_done(void *ctx, probe_transfer *t, const wh_probe_answer *a)
         r->bg_running--;
     else
         r->fg_busy = 0;
+    if (a->status > 0)
+        r->answered++;
     /* httpd's Date is when the request line arrived, in whole seconds:
      * compared with a quick request's start, off by a second at most */
     if (date && !r->clock_known && s->kind != SEND_COPY
@@ -190,16 +198,27 @@ static void on_done(void *ctx, probe_transfer *t, const wh_probe_answer *a)
     }
 }
 
-/* The earliest moment something may start: the rate, and background
- * sends not yet due. 0: nothing waits. */
-static apr_time_t next_event(const run *r)
+/* When s may start: the rate, a background send's due time, and for a
+ * shifted timestamp the start of a second (wh_probe_at_second_start). */
+static apr_time_t ready_at(const run *r, const outgoing *s, apr_time_t now)
+{
+    apr_time_t at = r->next_allowed > s->due ? r->next_allowed : s->due;
+    if (at < now)
+        at = now;
+    if (s->kind != SEND_COPY && wh_probe_at_second_start(parts_of(s))
+        && apr_time_usec(at) >= WH_PROBE_SECOND_START)
+        at += APR_USEC_PER_SEC - apr_time_usec(at);
+    return at;
+}
+
+/* The earliest moment something may start; 0: nothing waits. */
+static apr_time_t next_event(const run *r, apr_time_t now)
 {
     apr_time_t at = 0;
     if (!r->fg_busy && r->fg_head < r->fg->nelts)
-        at = r->next_allowed;
+        at = ready_at(r, APR_ARRAY_IDX(r->fg, r->fg_head, outgoing *), now);
     for (int i = 0; r->baseline_done && i < r->bg->nelts; i++) {
-        const outgoing *s = APR_ARRAY_IDX(r->bg, i, outgoing *);
-        apr_time_t due = s->due > r->next_allowed ? s->due : r->next_allowed;
+        apr_time_t due = ready_at(r, APR_ARRAY_IDX(r->bg, i, outgoing *), now);
         if (!at || due < at)
             at = due;
     }
@@ -212,7 +231,8 @@ static const char *run_all(run *r)
     for (;;) {
         apr_time_t now = apr_time_now();
         if (!r->fg_busy && r->fg_head < r->fg->nelts
-            && now >= r->next_allowed) {
+            && ready_at(r, APR_ARRAY_IDX(r->fg, r->fg_head, outgoing *), now)
+                   <= now) {
             outgoing *s = APR_ARRAY_IDX(r->fg, r->fg_head, outgoing *);
             r->fg_head++;
             if (start(r, s) != 0 && s->job == r->baseline)
@@ -230,7 +250,7 @@ static const char *run_all(run *r)
                                                : "none");
         for (int i = 0; r->baseline_done && i < r->bg->nelts; i++) {
             outgoing *s = APR_ARRAY_IDX(r->bg, i, outgoing *);
-            if (s->due <= now && now >= r->next_allowed) {
+            if (ready_at(r, s, now) <= now) {
                 APR_ARRAY_IDX(r->bg, i, outgoing *) = APR_ARRAY_IDX(
                     r->bg, r->bg->nelts - 1, outgoing *);
                 r->bg->nelts--;
@@ -241,7 +261,7 @@ static const char *run_all(run *r)
         if (!r->fg_busy && r->fg_head >= r->fg->nelts && !r->bg->nelts
             && !r->bg_running)
             return NULL;
-        apr_time_t at = next_event(r);
+        apr_time_t at = next_event(r, now);
         apr_interval_time_t wait = apr_time_from_msec(200);
         if (at && at - now < wait)
             wait = at > now ? at - now : 0;
@@ -695,8 +715,8 @@ int wh_cmd_probe(int argc, const char *const *argv, apr_pool_t *p)
     rep.started = apr_time_now();
     apr_array_header_t *jobs = plan(&r, &o);
     err = run_all(&r);
-    if (!err && o.deliveries)
-        err = count_deliveries(&r, &o.http, o.deliveries, jobs);
+    if (!err && !r.answered)
+        err = "no answer to any probe";
     if (err) {
         fprintf(stderr, "wirehook probe: %s: %s\n", wh_cli_safe_url(p, o.url),
                 err);
@@ -709,6 +729,14 @@ int wh_cmd_probe(int argc, const char *const *argv, apr_pool_t *p)
                 "accepted: check the configuration (secret, SignedUrl), "
                 "the credentials and the URL; refusals below may prove "
                 "nothing\n");
+    if (o.deliveries
+        && (err = count_deliveries(&r, &o.http, o.deliveries, jobs)) != NULL) {
+        fprintf(stderr,
+                "wirehook probe: the deliveries cannot be read "
+                "(%s): replays are graded by their answers alone\n",
+                err);
+        o.deliveries = NULL;
+    }
     rep.duration = apr_time_now() - rep.started;
     rep.target = wh_cli_safe_url(p, o.url);
     rep.vectors = o.vectors ? o.vectors : "built-in";

@@ -89,6 +89,12 @@ const char *wh_probe_set_load(apr_pool_t *p, const char *text, apr_size_t len,
 wh_probe_expect wh_probe_expectation(const wh_probe *probe,
                                      const wh_config *cfg);
 wh_probe_replay wh_probe_replay_of(const wh_probe_parts *parts);
+/* 1 when the request's timestamp is shifted (timestamp.shift): it is
+ * built and sent in the first WH_PROBE_SECOND_START microseconds of a
+ * second, so that its whole-second value stays a whole second past the
+ * receiver's boundary while the request travels. */
+int wh_probe_at_second_start(const wh_probe_parts *parts);
+#define WH_PROBE_SECOND_START 100000
 wh_probe_pace wh_probe_pace_of(const wh_probe_parts *parts);
 
 /* 1 when id is selected by a comma-separated list of ids or groups

@@ -663,6 +663,11 @@ wh_probe_replay wh_probe_replay_of(const wh_probe_parts *parts)
     return parts ? parts->replay : WH_REPLAY_NONE;
 }
 
+int wh_probe_at_second_start(const wh_probe_parts *parts)
+{
+    return parts && (parts->timestamp.tolerances || parts->timestamp.seconds);
+}
+
 wh_probe_pace wh_probe_pace_of(const wh_probe_parts *parts)
 {
     return parts ? parts->pace : WH_PACE_NONE;

@@ -118,6 +118,10 @@ assert_contains "$out" "signature.forged" "the broken probe is named"
 dead=$(wh_free_port)
 out=$("$WIREHOOK" probe --config "$WH_CONF" --user-file "$CRED" "${FAST[@]}" "http://127.0.0.1:$dead/hook" 2>&1); rc=$?
 assert_eq 2 "$rc" "nothing listening: could not run, exit 2"
+out=$("$WIREHOOK" probe --config "$WH_CONF" --user-file "$CRED" "${FAST[@]}" --only signature.forged \
+    "http://127.0.0.1:$dead/hook" 2>&1); rc=$?
+assert_eq 2 "$rc" "nothing listening, without the valid notification: exit 2"
+assert_contains "$out" "no answer to any probe" "it says why"
 
 # ----------------------------------------------------------- the runs ---
 probe module "$WH_URL/v1/wires" --deliveries "$WH_URL/open/deliveries"
@@ -164,6 +168,14 @@ for id in timestamp.stale_1s timestamp.stale_10min timestamp.future_1s timestamp
 done
 assert_eq "fail critical 2" "$(outcome "$R" replay.after_pause)" "[hmac] the paused replay is delivered twice: fails, critical"
 assert_eq "fail high -" "$(outcome "$R" auth.wrong_password)" "[hmac] a wrong password is accepted: fails, high"
+
+# deliveries that cannot be read: the replays are graded by their answers
+"$WIREHOOK" probe --config "$WH_CONF" --user-file "$CRED" "${FAST[@]}" --only valid,replay.at_once \
+    --format json --deliveries "$T/no-such-log" "$WH_URL/v1/wires" >"$T/nolog.json" 2>"$T/nolog.err"
+assert_eq 0 $? "an unreadable deliveries source does not fail the run"
+assert_contains "$(cat "$T/nolog.err")" "the deliveries cannot be read" "it is said on stderr"
+R=$(check_report nolog)
+assert_eq "pass critical -" "$(outcome "$R" replay.at_once)" "the replay is graded by its duplicate answer"
 
 # ------------------------------------------------ text and JUnit forms ---
 out=$("$WIREHOOK" probe --config "$WH_CONF" --user "$WH_USER:$WH_PASSWD" "${FAST[@]}" \

@@ -242,6 +242,14 @@ static void test_vectors_load(void)
                     WH_REPLAY_AFTER_PAUSE);
     CU_ASSERT_EQUAL(wh_probe_pace_of(find(set, "slow.stall")->parts),
                     WH_PACE_STALL);
+    /* shifted timestamps go at the start of a second, others at once */
+    CU_ASSERT(
+        wh_probe_at_second_start(find(set, "timestamp.future_1s")->parts));
+    CU_ASSERT(
+        wh_probe_at_second_start(find(set, "timestamp.stale_1s")->parts));
+    CU_ASSERT(!wh_probe_at_second_start(find(set, "valid")->parts));
+    CU_ASSERT(
+        !wh_probe_at_second_start(find(set, "timestamp.repeated")->parts));
 }
 
 /* The smallest valid file with one probe whose members are given. */
