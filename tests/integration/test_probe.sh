@@ -71,6 +71,10 @@ EOF
 outcome() { awk -v id="$2" '$1 == id {print $2, $3, $4}' <<<"$1"; }
 
 # --------------------------------------------------- no server needed ---
+"$WIREHOOK" probe --help >"$T/help" 2>&1
+assert_eq 0 $? "probe --help exits 0"
+assert_contains "$(cat "$T/help")" "usage: wirehook probe" "probe --help prints its usage"
+assert_contains "$("$WIREHOOK" --help)" "probe" "wirehook --help lists probe"
 L=$("$WIREHOOK" probe --list)
 assert_eq "$(grep -c '"id":' "$PROBE_DIR/vectors.json")" "$(grep -c . <<<"$L")" "--list names every probe of the vectors"
 "$WIREHOOK" probe --list --format json >"$T/builtin.json"
