@@ -3,7 +3,9 @@
 # of an application, the module as the inbox and the CGI pass every probe
 # (exit 0); two deliberately weak receivers (tests/integration/probe/: one
 # checks only the HMAC, one checks nothing) fail their critical probes
-# (exit 1). The JSON reports validate against probe/report.schema.json
+# (exit 1). Over TLS --cacert trusts the receiver's CA, and behind a
+# proxy (SignedUrl) the URL probes change the URL the receiver checks.
+# The JSON reports validate against probe/report.schema.json
 # and the vectors against probe/vectors.schema.json; the JUnit report is
 # XML a CI reads; no output holds the secret or the password. The slow
 # probes run short here (--slow, --replay-pause, a low httpd Timeout for
@@ -27,15 +29,34 @@ done
 printf '#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n"\ncat "$WH_APP_OUT"/calls/*/body 2>/dev/null\nexit 0\n' \
     >"$T/cgi-bin/deliveries.cgi"
 chmod 755 "$T/cgi-bin/deliveries.cgi"
+# over TLS: a test certificate, which --cacert trusts
+TLS_PORT=$(wh_free_port)
+while [ "$TLS_PORT" = "$WH_PORT" ]; do TLS_PORT=$(wh_free_port); done
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" \
+    -keyout "$T/etc/tls.key" -out "$T/etc/tls.pem" >/dev/null 2>&1
+# behind a proxy: the receiver checks the public URL it is told (SignedUrl)
+PUBLIC="https://hooks.example.com/v1/proxied"
+wh_write_config "$T/etc/proxied.conf" "SignedUrl $PUBLIC" "InboxParams $WH_INBOX_DB"
 # a short Timeout: the stall probe sees httpd give up within its limit
-wh_httpd_extra "Timeout 5
+wh_httpd_extra "Listen 127.0.0.1:$TLS_PORT
+<VirtualHost 127.0.0.1:$TLS_PORT>
+    SSLEngine on
+    SSLCertificateFile $T/etc/tls.pem
+    SSLCertificateKeyFile $T/etc/tls.key
+</VirtualHost>
+ScriptAlias /v1/proxied \"$T/cgi-bin/record.cgi\"
+<Location /v1/proxied>
+    WirehookConfig $T/etc/proxied.conf
+</Location>
+Timeout 5
 ScriptAlias /weak/nothing \"$T/cgi-bin/weak_nothing.cgi\"
 ScriptAlias /weak/hmac \"$T/cgi-bin/weak_hmac.cgi\"
 ScriptAlias /open/deliveries \"$T/cgi-bin/deliveries.cgi\"
 <Location /weak/>
     SetEnv WH_WEAK_SECRET_FILE $WH_SECRETS
 </Location>"
-wh_httpd_conf
+WH_EXTRA_MODULES="ssl" wh_httpd_conf
 wh_httpd_start || exit 1
 
 CRED="$T/etc/bank.cred"
@@ -133,6 +154,12 @@ probe inbox "$WH_URL/inbox" --deliveries "$AUTHURL/inbox?limit=100"
 probe cgi "$WH_URL/cgi/inbox" --deliveries "$AUTHURL/cgi/inbox?limit=100"
 probe nothing "$WH_URL/weak/nothing" --deliveries "$T/app/weak-nothing.log"
 probe hmac "$WH_URL/weak/hmac" --deliveries "$T/app/weak-hmac.log"
+SOME=valid,signature,timestamp.stale_1s,replay.at_once
+probe tls "https://127.0.0.1:$TLS_PORT/v1/wires" --only "$SOME" --cacert "$T/etc/tls.pem"
+probe notrust "https://127.0.0.1:$TLS_PORT/v1/wires" --only "$SOME"
+( "$WIREHOOK" probe --config "$T/etc/proxied.conf" --user-file "$CRED" "${FAST[@]}" --format json \
+      --only "$SOME" "$WH_URL/v1/proxied" >"$T/proxied.json" 2>"$T/proxied.err"
+  echo $? >"$T/proxied.rc" ) &
 wait
 
 all_ids=$(awk '{print $1}' <<<"$L" | sort)
@@ -172,6 +199,23 @@ for id in timestamp.stale_1s timestamp.stale_10min timestamp.future_1s timestamp
 done
 assert_eq "fail critical 2" "$(outcome "$R" replay.after_pause)" "[hmac] the paused replay is delivered twice: fails, critical"
 assert_eq "fail high -" "$(outcome "$R" auth.wrong_password)" "[hmac] a wrong password is accepted: fails, high"
+
+# over TLS with --cacert, and behind a proxy with SignedUrl: the URL
+# signed is the one the receiver checks, and every URL part is changed
+# in it
+assert_eq 0 "$(cat "$T/tls.rc")" "[tls] --cacert trusts the receiver's CA: exit 0"
+R=$(check_report tls)
+assert_eq "schema valid" "$(head -n1 <<<"$R")" "[tls] the JSON report validates"
+assert_eq "" "$(awk '$2 != "pass" {print $1}' <<<"$(tail -n +2 <<<"$R")" | tr '\n' ' ')" "[tls] every probe passes"
+signed=$(wh_json_get "$(cat "$T/tls.json")" '[r["request"]["signed"]["url"] for r in d["results"] if r["id"] == "valid"][0]')
+assert_eq "https://127.0.0.1:$TLS_PORT/v1/wires" "$signed" "[tls] the https URL is signed"
+assert_eq 2 "$(cat "$T/notrust.rc")" "[tls] without --cacert the certificate is not trusted: exit 2"
+assert_contains "$(cat "$T/notrust.err")" "no answer to the valid notification" "[tls] it says why"
+assert_eq 0 "$(cat "$T/proxied.rc")" "[proxy] SignedUrl: every probe passes, exit 0"
+R=$(check_report proxied)
+assert_eq "" "$(awk '$2 != "pass" {print $1}' <<<"$(tail -n +2 <<<"$R")" | tr '\n' ' ')" "[proxy] every probe passes"
+signed=$(wh_json_get "$(cat "$T/proxied.json")" '[r["request"]["signed"]["url"] for r in d["results"] if r["id"] == "signature.url_port"][0]')
+assert_eq "https://hooks.example.com:444/v1/proxied" "$signed" "[proxy] the URL probes change SignedUrl"
 
 # deliveries that cannot be read: the replays are graded by their answers
 "$WIREHOOK" probe --config "$WH_CONF" --user-file "$CRED" "${FAST[@]}" --only valid,replay.at_once \
@@ -218,6 +262,6 @@ done
 assert_eq "" "$leaks" "no report or error output holds a secret or the password"
 
 # only the given URL: every request of the runs reached the paths probed
-others=$(awk '{print $3}' "$T/logs/access.log" | grep -vE '^/(v1/wires|inbox|cgi/inbox|weak/nothing|weak/hmac|open/deliveries)(\?|$)' | sort -u | tr '\n' ' ')
+others=$(awk '{print $3}' "$T/logs/access.log" | grep -vE '^/(v1/wires|v1/proxied|inbox|cgi/inbox|weak/nothing|weak/hmac|open/deliveries)(\?|$)' | sort -u | tr '\n' ' ')
 assert_eq "" "$others" "the probe sent nothing to any other path"
 wh_done
