@@ -184,16 +184,12 @@ static void grade_copy(apr_pool_t *p, wh_probe_result *r, int counted_once)
                          "a failure",
                          once, said(p, c)));
         break;
-    case WH_CLASS_RETRY:
-        set(r, WH_OUT_PASS,
-            apr_psprintf(p,
-                         "%s; the copy was answered %s "
-                         "(the bank retries later)",
-                         once, said(p, c)));
-        break;
     default:
+        /* a 5xx or no answer: the bank retries what was delivered, and
+         * may give up and record a failure */
         set(r, WH_OUT_WARN,
-            apr_psprintf(p, "%s, but the copy got %s", once, said(p, c)));
+            apr_psprintf(p, "%s, but the copy got %s: the bank would retry it",
+                         once, said(p, c)));
         break;
     }
 }

@@ -797,7 +797,8 @@ static void test_grade_replays(void)
     CU_ASSERT(contains(r.message, "recorded as a failure"));
     r.copy = &busy;
     wh_probe_grade(p, &r);
-    CU_ASSERT_EQUAL(r.outcome, WH_OUT_PASS);
+    CU_ASSERT_EQUAL(r.outcome, WH_OUT_WARN);
+    CU_ASSERT(contains(r.message, "the bank would retry it"));
     r.answer = &r401;
     wh_probe_grade(p, &r);
     CU_ASSERT_EQUAL(r.outcome, WH_OUT_INCONCLUSIVE);
