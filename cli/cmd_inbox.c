@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
+#include "verify/wh_datetime.h"
 #include "verify/wh_parse.h"
 #include "inbox/wh_payments.h"
 
