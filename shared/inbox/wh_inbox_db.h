@@ -91,6 +91,14 @@ typedef struct {
 int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                        const void **args, int max_rows, wh_inbox_rows *out);
 
+/* A query on its own (wh_inbox_query.c), not inside fn: runs st through
+ * wh_inbox_db_read (so "what" names it in the log of a failure) and keeps
+ * at most max_rows rows in out. 0, or -1 when the database is unavailable;
+ * out is empty then. */
+int wh_inbox_db_query(wh_inbox *ib, apr_pool_t *p, const char *what,
+                      const wh_inbox_stmt *st, const void **args, int max_rows,
+                      wh_inbox_rows *out);
+
 /* The first cell of the first row of a query, or NULL. 0 or the error. */
 int wh_inbox_db_value(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                       const void **args, const char **value);
