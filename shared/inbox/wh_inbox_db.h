@@ -17,10 +17,14 @@
 #include "wh_batch.h"
 #include <apr_dbd.h>
 
-/* A statement. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
- * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). */
+/* A statement: its text in each SQL dialect, side by side where it is
+ * written. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
+ * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). A
+ * dialect's own text is NULL where the shared one serves; a new dialect
+ * is one more field here and one more case where the text is picked
+ * (wh_inbox_stmt.c). */
 typedef struct {
-    const char *sql;         /* both engines */
+    const char *sql;         /* every engine, unless its own is set */
     const char *pg_sql;      /* PostgreSQL's text when it differs, else NULL */
 } wh_inbox_stmt;
 
