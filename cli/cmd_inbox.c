@@ -5,6 +5,7 @@
 #include "config/wh_config_load.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
+#include "verify/wh_datetime.h"
 #include "verify/wh_parse.h"
 #include "inbox/wh_payments.h"
 

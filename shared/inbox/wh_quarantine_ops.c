@@ -43,40 +43,18 @@ static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
     q->released_event_id = wh_cell_num(WH_ROW_CELL(r, i, 7));
 }
 
-typedef struct {
-    apr_int64_t after, id;
-    int limit;
-    wh_inbox_rows rows;
-} q_ctx;
-
-static int read_list(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    q_ctx *c = baton;
-    const void *args[2] = { &c->after, &c->limit };
-    return wh_inbox_db_select(ib, p, &st_list, args, c->limit, &c->rows);
-}
-
 int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int limit,
                        apr_array_header_t **rows)
 {
-    q_ctx c;
+    const void *args[2] = { &after_id, &limit };
+    wh_inbox_rows found;
 
-    memset(&c, 0, sizeof(c));
-    c.after = after_id;
-    c.limit = limit;
     *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
-    if (wh_inbox_db_read(ib, p, "quarantine list", read_list, &c) != WH_DB_OK)
+    if (wh_inbox_db_query(ib, p, "quarantine list", &st_list, args, limit, &found) != 0)
         return -1;
-    for (int i = 0; i < c.rows.nrows; i++)
-        row(&c.rows, i, apr_array_push(*rows));
+    for (int i = 0; i < found.nrows; i++)
+        row(&found, i, apr_array_push(*rows));
     return 0;
-}
-
-static int read_one(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    q_ctx *c = baton;
-    const void *args[1] = { &c->id };
-    return wh_inbox_db_select(ib, p, &st_get, args, 1, &c->rows);
 }
 
 /* The blob's hex (what both engines give as text) back to its bytes,
@@ -97,16 +75,15 @@ static int unhex(apr_pool_t *p, const char *hex, const char **out, apr_size_t *l
 int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
                       wh_quarantined *out)
 {
-    q_ctx c;
+    const void *args[1] = { &id };
+    wh_inbox_rows found;
 
-    memset(&c, 0, sizeof(c));
-    c.id = id;
-    if (wh_inbox_db_read(ib, p, "quarantine show", read_one, &c) != WH_DB_OK)
+    if (wh_inbox_db_query(ib, p, "quarantine show", &st_get, args, 1, &found) != 0)
         return -1;
-    if (!c.rows.nrows)
+    if (!found.nrows)
         return 0;
-    row(&c.rows, 0, out);
-    return unhex(p, WH_ROW_CELL(&c.rows, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
+    row(&found, 0, out);
+    return unhex(p, WH_ROW_CELL(&found, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
 }
 
 void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
