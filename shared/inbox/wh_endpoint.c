@@ -60,10 +60,10 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
     switch (wh_inbox_store(ib, p, &v->facts, req->body, req->body_len,
                            req->now, NULL)) {
     case WH_INBOX_STORED:
-        wh_response_ack(p, "accepted", v->facts.notification_id, out);
+        wh_response_ack(p, WH_CODE_ACCEPTED, v->facts.notification_id, out);
         break;
     case WH_INBOX_DUPLICATE:
-        wh_response_ack(p, "duplicate", v->facts.notification_id, out);
+        wh_response_ack(p, WH_CODE_DUPLICATE, v->facts.notification_id, out);
         break;
     default:
         unavailable(p, out);
