@@ -28,8 +28,11 @@ static const char *const sql[Q_COUNT] = {
     "SELECT %s::text, %s::text, " WH_PG_IN("%s") " WHERE EXISTS (SELECT 1 FROM "
     "wh_replay WHERE id = " WH_PG_MARKER " AND holder = %s::text) "
     "ON CONFLICT (id) DO NOTHING",
-    /* Q_LOOK id: the id's row and the marker's */
-    "SELECT id, holder, CASE WHEN expires > clock_timestamp() THEN 1 ELSE 0 END "
+    /* Q_LOOK id: the id's row and the marker's, with the ms each holds
+     * for (0: expired; -1: for ever) */
+    "SELECT id, holder, CASE WHEN expires <= clock_timestamp() THEN 0 "
+    "WHEN NOT isfinite(expires) THEN -1 ELSE greatest(1, ceil(extract(epoch "
+    "FROM expires - clock_timestamp()) * 1000))::bigint END "
     "FROM wh_replay WHERE id = %s::text OR id = " WH_PG_MARKER,
     /* Q_TAKE holder, lease µs, id: an expired row (a lapsed claim, an id
      * past its window) becomes this claim */
@@ -344,7 +347,8 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
 
     for (int round = 0; round < 4; round++) {
         const char *cells[2 * 3], *idrow = NULL, *marker = NULL;
-        int nrows = 0, id_found = 0, id_live = 0, marker_found = 0, wrote, mine;
+        int nrows = 0, id_found = 0, marker_found = 0, wrote, mine;
+        apr_int64_t id_ms = 0;           /* how long the id's row holds */
 
         if (c->has_marker
             && !wh_replay_predates(cl->signed_at, c->since, cl->tolerance_sec)) {
@@ -375,16 +379,21 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
             else {
                 id_found = 1;
                 idrow = cells[i * 3 + 1];
-                id_live = cells[i * 3 + 2] && cells[i * 3 + 2][0] == '1';
+                id_ms = cells[i * 3 + 2] ? apr_atoi64(cells[i * 3 + 2]) : 0;
             }
         }
-        if (id_found && id_live) {
+        if (id_found && id_ms != 0) {
             /* a confirmed id: NULL, which the driver reads as "" (a
              * holder token is never empty) */
             if (idrow == NULL || *idrow == '\0')
                 return WH_CLAIM_DUPLICATE;
             mine = cl->holder && strcmp(idrow, cl->holder) == 0;
-            return mine ? WH_CLAIM_FIRST : WH_CLAIM_IN_PROGRESS;
+            if (mine)
+                return WH_CLAIM_FIRST;
+            /* when the claim lapses unless renewed */
+            if (id_ms > 0)
+                info->retry_in = apr_time_from_msec(id_ms);
+            return WH_CLAIM_IN_PROGRESS;
         }
         if ((wrote = take_marker(ps, c, p, marker, marker_found, &info->err)) < 0)
             return WH_CLAIM_ERROR;

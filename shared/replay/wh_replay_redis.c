@@ -14,20 +14,23 @@ enum { S_CLAIM, S_FORGET, S_RENEW, S_COUNT };
 /* Each runs atomically in redis. KEYS[1] is the id's key.
  * claim: KEYS[2] the epoch marker; ARGV[1] the claim, ARGV[2] the lease
  *   (ms), ARGV[3] the marker the caller judged by ("": only look).
- *   'C': claimed; 'H' + value: held; 'M' + marker ('M' alone: none): not
- *   claimed, judge by this marker.
+ *   'C': claimed; 'H' + the key's PTTL (ms; -1: none) + ' ' + value: held;
+ *   'M' + marker ('M' alone: none): not claimed, judge by this marker.
  * forget: ARGV[1] the claim: deleted only if it is still this one.
  * renew: ARGV[1] the claim, ARGV[2] the lease (ms): extended only if it
  *   is still this one. */
 static const char *const script_text[S_COUNT] = {
+    "local function held(v)\n"
+    "  return 'H' .. redis.call('PTTL', KEYS[1]) .. ' ' .. v\n"
+    "end\n"
     "local v = redis.call('GET', KEYS[1])\n"
-    "if v then return 'H' .. v end\n"
+    "if v then return held(v) end\n"
     "local m = redis.call('GET', KEYS[2])\n"
     "if m and ARGV[3] ~= '' and m == ARGV[3] then\n"
     "  if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then\n"
     "    return 'C'\n"
     "  end\n"
-    "  return 'H' .. (redis.call('GET', KEYS[1]) or '')\n"
+    "  return held(redis.call('GET', KEYS[1]) or '')\n"
     "end\n"
     "return 'M' .. (m or '')\n",
     "if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
@@ -228,6 +231,32 @@ static int take_marker(redis_store *rs, redis_conn *rc, apr_pool_t *p,
     return rv < 0 ? -1 : rv;
 }
 
+/* 'H' + PTTL + ' ' + value: the id is held. A claim says when it lapses
+ * unless renewed (info->retry_in). Frees r. */
+static wh_claim_result held(redisReply *r, apr_pool_t *p, const wh_claim *c,
+                            wh_claim_info *info)
+{
+    const char *sp = memchr(r->str, ' ', r->len);
+    apr_int64_t ttl_ms;
+    wh_net_state s;
+    int mine;
+
+    if (sp == NULL) {
+        info->err = unexpected(p, r);
+        freeReplyObject(r);
+        return WH_CLAIM_ERROR;
+    }
+    ttl_ms = apr_atoi64(r->str + 1);
+    s = wh_replay_net_state(sp + 1, r->len - (apr_size_t)(sp + 1 - r->str),
+                            c->holder, &mine);
+    freeReplyObject(r);
+    if (mine)
+        return WH_CLAIM_FIRST;
+    if (s == WH_NET_CLAIMED && ttl_ms > 0)
+        info->retry_in = apr_time_from_msec(ttl_ms);
+    return wh_replay_net_held(s);
+}
+
 /* The claim on one connection (a claim the lost reply of an earlier try
  * had made is found again as this holder's own). */
 static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
@@ -257,13 +286,8 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
             freeReplyObject(r);
             return WH_CLAIM_FIRST;
         }
-        if (r->str[0] == 'H') {
-            int mine;
-            wh_net_state s = wh_replay_net_state(r->str + 1, r->len - 1,
-                                                 c->holder, &mine);
-            freeReplyObject(r);
-            return mine ? WH_CLAIM_FIRST : wh_replay_net_held(s);
-        }
+        if (r->str[0] == 'H')
+            return held(r, p, c, info);
         wrote = take_marker(rs, rc, p, r->str + 1, r->len - 1, &info->err);
         freeReplyObject(r);
         if (wrote < 0)
