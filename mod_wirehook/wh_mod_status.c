@@ -152,9 +152,9 @@ static int status_nrows;
 static int stat_index(const char *code)
 {
     static const char *const accepted = WH_CODE_ACCEPTED;
-    static const char *const duplicate = WH_MOD_STATS_DUPLICATE;
-    /* the callers pass the WH_CODE_* literals: identical literals are
-     * merged in the module's link, so a pointer usually matches first */
+    static const char *const duplicate = WH_CODE_DUPLICATE;
+    /* the callers pass the WH_CODE_* arrays themselves (a verdict's code
+     * is one), so a pointer usually matches first */
     if (code == accepted)
         return WH_STAT_ACCEPTED;
     if (code == duplicate)
@@ -203,6 +203,13 @@ void wh_mod_stats_inbox(const wh_mod_config *config, wh_inbox_result res)
     }
 }
 
+/* 1 when resp is the 200 {"status":"<code>",...} of an ack. */
+static int acked_as(const wh_response *resp, const char *code)
+{
+    const char *s = resp->body ? strstr(resp->body, code) : NULL;
+    return s && s > resp->body && s[-1] == '"' && s[strlen(code)] == '"';
+}
+
 void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
                            const wh_response *resp)
 {
@@ -210,8 +217,7 @@ void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
         wh_mod_stats_verdict(config, v->code);
     else if (resp->status != 200)
         wh_mod_stats_inbox(config, WH_INBOX_UNAVAILABLE);
-    else if (resp->body && strstr(resp->body, "\"" WH_MOD_STATS_DUPLICATE
-                                  "\""))
+    else if (acked_as(resp, WH_CODE_DUPLICATE))
         wh_mod_stats_inbox(config, WH_INBOX_DUPLICATE);
     else
         wh_mod_stats_inbox(config, WH_INBOX_STORED);
@@ -395,7 +401,7 @@ int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
     for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
         wh_console_count *c = apr_array_push(*counts);
         c->code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
-                  : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
+                  : i == WH_STAT_DUPLICATE ? WH_CODE_DUPLICATE
                   : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
         c->n = get(config->stats, i);
     }

@@ -9,16 +9,15 @@
  * relaxed atomic add: no lock, no system call. config may be NULL.
  * Count every POST wirehook answers exactly once, by what the sender is
  * told:
- *   wh_mod_stats_verdict(config, code)  code: WH_CODE_ACCEPTED (delivered
- *       to the handler), WH_MOD_STATS_DUPLICATE, or the error code answered
- *       (a verdict's code, WH_CODE_REPLAY_UNAVAILABLE, WH_CODE_INTERNAL...)
+ *   wh_mod_stats_verdict(config, code)  code: the answered verdict's:
+ *       WH_CODE_ACCEPTED (delivered to the handler), WH_CODE_DUPLICATE, or
+ *       an error code (WH_CODE_REPLAY_UNAVAILABLE, WH_CODE_INTERNAL...)
  *   wh_mod_stats_inbox(config, result)  for the inbox handler's store:
  *       counts the inbox result and the answer it makes (stored ->
  *       accepted, duplicate -> duplicate, unavailable -> inbox_unavailable)
  *   wh_mod_stats_endpoint(config, verdict, response)  for a handler that
  *       only has wh_endpoint_store's answer: the verdict's code when it
  *       failed, else the inbox result read back from the answer. */
-#define WH_MOD_STATS_DUPLICATE "duplicate"
 void wh_mod_stats_verdict(const wh_mod_config *config, const char *code);
 void wh_mod_stats_inbox(const wh_mod_config *config, wh_inbox_result res);
 void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
