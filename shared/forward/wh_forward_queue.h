@@ -111,6 +111,21 @@ int wh_fq_stats(wh_fq *q, apr_pool_t *p, wh_fq_counts *out);
 int wh_fq_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
                  wh_fq_counts *out);
 
+/* Attempts by outcome since a forwarder first counted them on this
+ * inbox (wh_attempt_counts, made at a forwarder's start, added to in the
+ * transaction that records the attempts): only ever grow, whatever is
+ * purged from the history. */
+typedef struct {
+    apr_int64_t forwarded;       /* a 2xx */
+    apr_int64_t retried;         /* failed, tried again later */
+    apr_int64_t dead;            /* failed, given up: a dead letter */
+} wh_fq_totals;
+
+/* Three rows, whatever the inbox's size. 1: *out filled; 0: no forwarder
+ * has counted on this inbox yet (no table: nothing is made); -1: the
+ * database failed. */
+int wh_fq_attempt_totals(wh_fq *q, apr_pool_t *p, wh_fq_totals *out);
+
 /* ---- dead letters (wirehook inbox dead ...) ------------------------- */
 
 typedef struct {
