@@ -5,7 +5,10 @@
 # and retrying and the lag grows; once the application is back and the
 # forwarder has forwarded them, everything is 0. A configuration without
 # ForwardUrl shows no Forward lines. Read through /server-status?auto and the
-# HTML page of a real httpd.
+# HTML page of a real httpd. The metrics (SetHandler wirehook-metrics) agree
+# at each step, and count the attempts by outcome; a dead letter shows; with
+# the forwarder stopped, a new event is not taken in and the lag counts it;
+# `promtool check metrics` passes on each scrape.
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/forward_lib.sh"
@@ -16,7 +19,8 @@ WH_EXTRA_MODULES="status ${WH_EXTRA_MODULES:-}" wh_httpd_conf
 wh_httpd_extra "<Location /server-status>
     SetHandler server-status
     Require ip 127.0.0.1
-</Location>"
+</Location>
+$(<"$WH_TOP/examples/prometheus/apache.conf")"
 wh_httpd_start || exit 1
 
 # config_lines CONF -> the ?auto lines of the configuration CONF, "KEY: value"
@@ -29,6 +33,30 @@ config_lines() {
 # fwd KEY -> the forwarding configuration's KEY ("" when absent)
 fwd() { config_lines "$(fw_conf st)" | sed -n "s/^$1: //p"; }
 fetch() { curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto"; }
+# mt_fetch -- the metrics into $T/metrics.txt, checked by promtool; mt NAME
+# [LABELS] -> the forwarding configuration's series NAME{config=...,LABELS}
+mt_fetch() {
+    curl -sS --max-time 20 "$WH_URL/wirehook-metrics" >"$T/metrics.txt"
+    if ! command -v promtool >/dev/null; then
+        echo "  SKIPPED promtool check metrics: promtool is not installed (prometheus, build/deps-extra.txt)"
+    elif promtool check metrics <"$T/metrics.txt" >"$T/promtool.out" 2>&1; then
+        _wh_ok "promtool check metrics ($1)"
+    else
+        _wh_bad "promtool check metrics ($1)" "$(<"$T/promtool.out")"
+    fi
+}
+mt() {
+    local key="$1{config=\"$(fw_conf st)\"${2:+,$2}}" line
+    while IFS= read -r line; do
+        [ "${line% *}" = "$key" ] && { printf '%s\n' "${line##* }"; return; }
+    done <"$T/metrics.txt"
+}
+# mt_agrees LABEL -- the forwarding metrics say what ?auto's Forward lines say
+mt_agrees() {
+    assert_eq "$(fwd ForwardUnqueued) $(( $(fwd ForwardQueued) + $(fwd ForwardUnqueued) )) $(fwd ForwardRetrying) $(fwd ForwardDead)" \
+        "$(mt wirehook_forward_unqueued_events) $(mt wirehook_forward_backlog_events) $(mt wirehook_forward_retrying_events) $(mt wirehook_forward_dead_letters)" \
+        "$1: unqueued, backlog, retrying, dead as ?auto says"
+}
 
 fw_app_start st --down
 fw_send st P-1:Review P-1:Complete P-2:Review
@@ -39,6 +67,15 @@ assert_eq "" "$(fwd ForwardQueued)" "before any forwarder: no figures"
 assert_eq 1 "$(config_lines "$WH_CONF" | grep -c "^Accepted: ")" "the configuration without ForwardUrl is listed"
 main_forward=$(config_lines "$WH_CONF" | grep -c "^Forward")
 assert_eq 0 "$main_forward" "a configuration without ForwardUrl shows no Forward lines"
+mt_fetch "before any forwarder"
+assert_eq "3 3 0 0" "$(mt wirehook_forward_backlog_events) $(mt wirehook_forward_unqueued_events) $(mt wirehook_forward_retrying_events) $(mt wirehook_forward_dead_letters)" \
+    "metrics before any forwarder: all three wait, none taken in"
+assert_true "metrics before any forwarder: the lag counts from the first ($(mt wirehook_forward_lag_seconds))" \
+    awk -v l="$(mt wirehook_forward_lag_seconds)" 'BEGIN { exit !(l > 0) }'
+assert_eq "0 0 0" "$(mt wirehook_forward_attempts_total 'outcome="forwarded"') $(mt wirehook_forward_attempts_total 'outcome="retried"') $(mt wirehook_forward_attempts_total 'outcome="dead"')" \
+    "metrics before any forwarder: no attempt"
+assert_false "metrics: no forwarding figures for the configuration without ForwardUrl" \
+    grep -q "^wirehook_forward_[a-z_]*{config=\"$WH_CONF\"" "$T/metrics.txt"
 
 # the application is down: the forwarder queues and retries
 fw_start st --interval 0
@@ -59,6 +96,14 @@ assert_true "application down: the lag grows ($(fwd ForwardLagSeconds) s)" \
     awk -v l="$(fwd ForwardLagSeconds)" 'BEGIN { exit !(l >= 1.0) }'
 curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
 assert_contains "$(cat "$T/status.html")" "forwarding: lag " "HTML: the forwarding line"
+mt_fetch "application down"
+fetch
+mt_agrees "metrics, application down"
+assert_true "metrics, application down: attempts retried ($(mt wirehook_forward_attempts_total 'outcome="retried"'))" \
+    test "$(mt wirehook_forward_attempts_total 'outcome="retried"')" -ge 1
+assert_eq 0 "$(mt wirehook_forward_attempts_total 'outcome="forwarded"')" "metrics, application down: none forwarded"
+assert_true "metrics, application down: the lag grows ($(mt wirehook_forward_lag_seconds) s)" \
+    awk -v l="$(mt wirehook_forward_lag_seconds)" 'BEGIN { exit !(l >= 1.0) }'
 
 # back up: forwarded, everything 0
 fw_ctl st '{"up": true}'
@@ -73,5 +118,35 @@ fetch
 assert_eq "started 0 0 0 0 0.0" \
     "$(fwd ForwardState) $(fwd ForwardQueued) $(fwd ForwardRetrying) $(fwd ForwardDead) $(fwd ForwardUnqueued) $(fwd ForwardLagSeconds)" \
     "forwarded: state, queued, retrying, dead, unqueued, lag"
+mt_fetch "forwarded"
+mt_agrees "metrics, forwarded"
+assert_eq "3 0" "$(mt wirehook_forward_attempts_total 'outcome="forwarded"') $(mt wirehook_forward_lag_seconds)" \
+    "metrics, forwarded: three attempts forwarded, no lag"
+retried=$(mt wirehook_forward_attempts_total 'outcome="retried"')
+
+# the application refuses P-3: a dead letter
+fw_ctl st '{"rules": [{"payment": "P-3", "answer": 400}]}'
+fw_send st P-3:Review
+fw_start st --interval 0
+for i in $(seq 1 100); do
+    fetch
+    [ "$(fwd ForwardDead)" = 1 ] && break
+    sleep 0.1
+done
+fw_stop st
+mt_fetch "a dead letter"
+fetch
+mt_agrees "metrics, a dead letter"
+assert_eq "1 1 3 $retried" "$(mt wirehook_forward_dead_letters) $(mt wirehook_forward_attempts_total 'outcome="dead"') $(mt wirehook_forward_attempts_total 'outcome="forwarded"') $(mt wirehook_forward_attempts_total 'outcome="retried"')" \
+    "metrics, a dead letter: counted, and its attempt; the others unchanged"
+
+# the forwarder stopped: a new event waits untaken, and the lag is its age
+fw_send st P-4:Review
+sleep 1.2
+mt_fetch "forwarder stopped"
+assert_eq "1 1" "$(mt wirehook_forward_unqueued_events) $(mt wirehook_forward_backlog_events)" \
+    "metrics, forwarder stopped: the new event is not taken in"
+assert_true "metrics, forwarder stopped: the lag is the new event's age ($(mt wirehook_forward_lag_seconds) s)" \
+    awk -v l="$(mt wirehook_forward_lag_seconds)" 'BEGIN { exit !(l >= 1.0) }'
 
 wh_done
