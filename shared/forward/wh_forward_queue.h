@@ -97,8 +97,10 @@ typedef struct {
     apr_int64_t ready;           /* heads, due now or later, or in flight */
     apr_int64_t retrying;        /* ready with at least one failed attempt */
     apr_int64_t dead;
-    apr_time_t oldest;           /* received_at of the oldest unforwarded
-                                    (waiting or ready) event; 0: none */
+    apr_time_t oldest;           /* received_at of the first listed
+                                    unforwarded (waiting or ready) event,
+                                    the oldest but for events committed
+                                    in the same moments; 0: none */
     apr_int64_t unqueued;        /* stored but not yet queued */
 } wh_fq_counts;
 

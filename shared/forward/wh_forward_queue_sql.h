@@ -232,13 +232,24 @@
     " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1),"                 \
     " (SELECT min(next_at) FROM wh_delivery WHERE state = 1)"
 
+/* What a status page or a scrape reads, at a cost that follows the open
+ * events (the backlog) and the dead letters, never the events forwarded.
+ * Open events are counted and their first position found in the
+ * wh_delivery_open index alone (its predicate repeated): counting the
+ * waiting ones, or taking the least received_at, would look every open
+ * row up in the table. The oldest open event is the first listed one
+ * (positions follow arrival, but for events committed in the same
+ * moments), its arrival found through the listing. */
 #define WH_FQ_SQL_STATS                                                        \
-    "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3 AND state = 0)," \
+    "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3)"               \
+    "  - (SELECT count(*) FROM wh_delivery WHERE state = 1),"                 \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1),"                    \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"     \
     "   AND lease_owner IS NULL),"                                            \
     " (SELECT count(*) FROM wh_delivery WHERE state = 4),"                    \
-    " (SELECT min(received_at) FROM wh_delivery WHERE state < 3),"            \
+    " (SELECT e.received_at FROM wh_order o JOIN wh_events e"                 \
+    "   ON e.id = o.event_id WHERE o.seq ="                                   \
+    "   (SELECT min(seq) FROM wh_delivery WHERE state < 3)),"                 \
     " (SELECT max(seq) FROM wh_order),"                                       \
     " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1)"
 
