@@ -16,9 +16,9 @@
 #define WH_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* Verification latency's buckets, the one list: upper bounds in
- * microseconds, from a check that needs no disk (about 0.1 ms) through
- * an inbox's synced commit (milliseconds) to a slow client's upload
- * (seconds). A host keeps one count per bucket, plus one for larger. */
+ * microseconds, fine below a millisecond (checks that need no disk),
+ * up to seconds (a synced commit on a slow disk, a slow client's upload).
+ * A host keeps one count per bucket, plus one for larger. */
 #define WH_METRICS_LATENCY_BOUNDS(X)                                          \
     X(500) X(1000) X(2500) X(5000) X(10000) X(25000) X(50000) X(100000)        \
     X(250000) X(500000) X(1000000) X(2500000) X(5000000) X(10000000)
