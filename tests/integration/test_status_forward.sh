@@ -8,7 +8,9 @@
 # HTML page of a real httpd. The metrics (SetHandler wirehook-metrics) agree
 # at each step, and count the attempts by outcome; a dead letter shows; with
 # the forwarder stopped, a new event is not taken in and the lag counts it;
-# `promtool check metrics` passes on each scrape.
+# `promtool check metrics` passes on each scrape. wirehook.cgi's /metrics on
+# the same inbox says the same of it (for a console reader only), and has
+# no counters.
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/forward_lib.sh"
@@ -20,7 +22,19 @@ wh_httpd_extra "<Location /server-status>
     SetHandler server-status
     Require ip 127.0.0.1
 </Location>
-$(<"$WH_TOP/examples/prometheus/apache.conf")"
+$(<"$WH_TOP/examples/prometheus/apache.conf")
+ScriptAlias /cgi/wirehook.cgi $WH_BUILD/wirehook.cgi
+<Directory $WH_BUILD>
+    Options +ExecCGI
+    Require all granted
+</Directory>
+<Location /cgi/wirehook.cgi>
+    CGIPassAuth On
+    SetEnv WIREHOOK_CONFIG $(fw_conf st)
+    SetEnv WIREHOOK_ConsoleReaders $T/etc/readers
+</Location>"
+wh_make_htpasswd "$T/etc/readers" reader reader-pass -B
+chmod 644 "$T/etc/readers" "$WH_HTPASSWD" "$WH_SECRETS"
 wh_httpd_start || exit 1
 
 # config_lines CONF -> the ?auto lines of the configuration CONF, "KEY: value"
@@ -123,6 +137,34 @@ mt_agrees "metrics, forwarded"
 assert_eq "3 0" "$(mt wirehook_forward_attempts_total 'outcome="forwarded"') $(mt wirehook_forward_lag_seconds)" \
     "metrics, forwarded: three attempts forwarded, no lag"
 retried=$(mt wirehook_forward_attempts_total 'outcome="retried"')
+
+# wirehook.cgi's metrics of the same inbox: the inbox's and the forwarder's
+# figures as the module's (the lag aside: a moment later), no counters
+inbox_lines() { grep -E '^wirehook_(inbox|quarantine|forward)_' "$1" | grep -vE '^wirehook_(forward_lag_seconds|inbox_stores_total)' | sort; }
+wh_curl -u reader:reader-pass "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 200 "CGI metrics: a reader scrapes"
+assert_header Content-Type "text/plain; version=0.0.4; charset=utf-8" "CGI metrics: the exposition format's type"
+cp "$T/resp.body" "$T/cgi-metrics.txt"
+if command -v promtool >/dev/null; then
+    assert_true "CGI metrics: promtool check metrics passes" promtool check metrics <"$T/cgi-metrics.txt"
+else
+    echo "  SKIPPED promtool check metrics (CGI): promtool is not installed"
+fi
+assert_eq "$(inbox_lines "$T/metrics.txt" | grep -F "config=\"$(fw_conf st)\"")" "$(inbox_lines "$T/cgi-metrics.txt")" \
+    "CGI metrics: the inbox's and the forwarder's figures are the module's"
+assert_true "CGI metrics: the figures are there" grep -q '^wirehook_forward_attempts_total{.*outcome="forwarded"} 3$' "$T/cgi-metrics.txt"
+assert_false "CGI metrics: no counters, no latency" grep -qE '^wirehook_(notifications|verification|inbox_stores|start_time)' "$T/cgi-metrics.txt"
+assert_true "CGI metrics: the version" grep -q '^wirehook_build_info{version="[^"]*"} 1$' "$T/cgi-metrics.txt"
+wh_curl "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 401 "CGI metrics: no login, no metrics"
+wh_curl -u reader:wrong "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 401 "CGI metrics: a wrong password, no metrics"
+wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 401 "CGI metrics: the bank's credentials are no reader's"
+wh_curl -X POST -u reader:reader-pass --data x "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 405 "CGI metrics: POST is refused"
+wh_curl -I -u reader:reader-pass "$WH_URL/cgi/wirehook.cgi/metrics"
+assert_status 200 "CGI metrics: HEAD"
 
 # the application refuses P-3: a dead letter
 fw_ctl st '{"rules": [{"payment": "P-3", "answer": 400}]}'
