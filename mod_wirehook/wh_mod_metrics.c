@@ -50,15 +50,15 @@ static int metrics_handler(request_rec *r)
     apr_time_t now = apr_time_now();
     apr_size_t len = 0;
     const char *text;
-    int n = wh_mod_stats_nconfigs(), k = 0;
+    int n = wh_mod_stats_nconfigs(), k = 0, rc;
 
     if (!r->handler || strcmp(r->handler, WH_MOD_METRICS) != 0)
         return DECLINED;
     r->allowed = AP_METHOD_BIT << M_GET;
     if (r->method_number != M_GET)
         return HTTP_METHOD_NOT_ALLOWED;
-    if (ap_discard_request_body(r) != OK)
-        return OK;
+    if ((rc = ap_discard_request_body(r)) != OK)
+        return rc;
     memset(&m, 0, sizeof(m));
     m.version = wh_version();
     m.counters_since = wh_mod_stats_since();

@@ -425,6 +425,15 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static apr_uint64_t get(const wh_stats_slot *slot, int i);
 
+/* The answer counter i stands for, as the console and the metrics name
+ * it: accepted, duplicate, a code of WH_CODES, other. */
+static const char *answer_code(int i)
+{
+    return i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
+           : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
+           : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+}
+
 int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
                         apr_array_header_t **counts, apr_time_t *since)
 {
@@ -433,9 +442,7 @@ int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
     *counts = apr_array_make(p, WH_STAT_OTHER + 1, sizeof(wh_console_count));
     for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
         wh_console_count *c = apr_array_push(*counts);
-        c->code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
-                  : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
-                  : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+        c->code = answer_code(i);
         c->n = get(config->stats, i);
     }
     *since = stats_shm->started;
@@ -477,9 +484,7 @@ int wh_mod_stats_metrics(const wh_mod_config *config, apr_pool_t *p, wh_metrics_
      * refused with, other: the counters' own order */
     a = apr_palloc(p, sizeof(*a) * (WH_STAT_OTHER + 1));
     for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
-        a[i].code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
-                    : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
-                    : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+        a[i].code = answer_code(i);
         a[i].n = load(&slot->n[i]);
     }
     m->answers = a;
