@@ -275,6 +275,21 @@ assert_status 403 "metrics: httpd's Require decides who scrapes"
 promtool_check "promtool check rules: the example's alert rules" check rules "$WH_TOP/examples/prometheus/wirehook-alerts.yml"
 promtool_check "promtool test rules: each alert fires when it should" test rules "$WH_LIB_DIR/prometheus/wirehook-alerts.test.yml"
 promtool_check "promtool check config: the example's scrape configuration" check config "$WH_TOP/examples/prometheus/prometheus.yml"
+# docs/monitoring.md shows the example's <Location> and scrape: the same
+# in_example LANG FILE -- the first LANG block of the page's Prometheus
+# section, comments aside, is in FILE
+in_example() {
+    python3 -c '
+import re, sys
+page, lang, path = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+m = re.search(r"^```" + lang + r"\n(.*?)^```", page[page.index("## Prometheus"):], re.S | re.M)
+block = "".join(l for l in m.group(1).splitlines(True) if not l.lstrip().startswith("#")) if m else None
+sys.exit(0 if block and block in open(path).read() else 1)' "$WH_TOP/docs/monitoring.md" "$1" "$2"
+}
+assert_true "docs/monitoring.md's <Location> is examples/prometheus/apache.conf's" \
+    in_example apache "$WH_TOP/examples/prometheus/apache.conf"
+assert_true "docs/monitoring.md's scrape is examples/prometheus/prometheus.yml's" \
+    in_example yaml "$WH_TOP/examples/prometheus/prometheus.yml"
 
 # ------------------------------------------------------ the HTML page ---
 curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
