@@ -221,6 +221,11 @@ static const char N_DATA[] = "data";
 static const char N_WIRE_EVENT[] = "wireEventInfo";
 static const char N_PAYMENT_ID[] = "paymentId";
 static const char N_STATUS[] = "status";
+static const char N_IMAD[] = "IMAD";
+static const char N_OMAD[] = "OMAD";
+static const char N_ORIGINAL_WIRE[] = "originalWire";
+static const char N_WIRE_INFO[] = "wireInfo";
+static const char N_END_TO_END_ID[] = "endToEndId";
 
 /* The member called name (NULL when absent or JSON null). */
 static json_object *member(json_object *obj, const char *name)
@@ -418,6 +423,16 @@ static json_object *object_at(json_object *obj, const char *key)
 
 /* ---- entry points ------------------------------------------------------- */
 
+void wh_schema_references(apr_pool_t *p, json_object *root, wh_facts *facts)
+{
+    json_object *event = object_at(object_at(root, N_DATA), N_WIRE_EVENT);
+    json_object *info = object_at(object_at(event, N_ORIGINAL_WIRE), N_WIRE_INFO);
+
+    facts->end_to_end_id = string_at(p, info, N_END_TO_END_ID);
+    facts->imad = string_at(p, event, N_IMAD);
+    facts->omad = string_at(p, event, N_OMAD);
+}
+
 int wh_schema_status_known(const char *status)
 {
     if (!status)
@@ -440,6 +455,7 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
     if (facts) {
         facts->notification_id = facts->event_type = facts->event_time = NULL;
         facts->payment_id = facts->status = NULL;
+        facts->end_to_end_id = facts->imad = facts->omad = NULL;
         facts->status_known = 0;
     }
     if (!json_object_is_type(root, json_type_object)) {
@@ -472,6 +488,8 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
         facts->payment_id = string_at(p, event, N_PAYMENT_ID);
         facts->status = status;
         facts->status_known = wh_schema_status_known(status);
+        if (is_wire)
+            wh_schema_references(p, root, facts);
     }
     return c.count;
 }

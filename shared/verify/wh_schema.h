@@ -16,6 +16,10 @@ int wh_schema_validate(apr_pool_t *p, json_object *root,
                        const wh_schema_opts *opts,
                        apr_array_header_t *problems, wh_facts *facts);
 
+/* The wire's references (endToEndId, IMAD, OMAD) of a parsed
+ * notification into facts (copied into p; NULL when absent). */
+void wh_schema_references(apr_pool_t *p, json_object *root, wh_facts *facts);
+
 /* 1 when status is one of Review, Send Ready, Reject, Error, Exception,
  * Complete (exact, case-sensitive). */
 int wh_schema_status_known(const char *status);
