@@ -16,12 +16,27 @@ static const wh_inbox_stmt st_list = {
 static const wh_inbox_stmt st_list_payment = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+/* A status matches whatever its case: the index is on lower(status). */
 static const wh_inbox_stmt st_list_status = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.status = %s"
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE lower(o.status) = lower(%s)"
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_list_both = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s AND o.status = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
+    " AND lower(o.status) = lower(%s) ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+/* One event by its notificationId (unique): the page holds it or
+ * nothing. The other filters are applied to it here. */
+static const wh_inbox_stmt st_list_nid = {
+    "SELECT o.seq, e.body, o.payment_id, o.status" WH_LIST_FROM
+    " WHERE e.notification_id = %s", NULL };
+
+/* 1 when the one event found by its notificationId passes the other
+ * filters (row i of rows: seq, body, payment_id, status). */
+static int nid_passes(const wh_page_query *q, const wh_inbox_rows *rows, int i)
+{
+    const char *pay = WH_ROW_CELL(rows, i, 2), *st = WH_ROW_CELL(rows, i, 3);
+    return q->offset == 0 && (!q->payment_id || (pay && strcmp(pay, q->payment_id) == 0))
+           && (!q->status || (st && strcasecmp(st, q->status) == 0));
+}
 
 wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
                               const wh_page_query *q, const char **json_out)
@@ -42,7 +57,10 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     /* One row more than asked tells whether more records remain. */
     fetch = q->limit + 1;
     offset = q->offset;
-    if (q->payment_id && q->status) {
+    if (q->notification_id) {
+        st = &st_list_nid;
+        args[0] = q->notification_id;
+    } else if (q->payment_id && q->status) {
         st = &st_list_both;
         args[0] = q->payment_id;
         args[1] = q->status;
@@ -64,6 +82,8 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
         || wh_inbox_db_query(ib, p, "listing", st, args, q->limit, &rows) != 0)
         return WH_INBOX_UNAVAILABLE;
 
+    if (q->notification_id && rows.nrows && !nid_passes(q, &rows, 0))
+        rows.nrows = rows.total = 0;
     n = rows.nrows;
     tail = apr_psprintf(p, "],\"pagination\":{\"offset\":\"%" APR_INT64_T_FMT
                         "\",\"moreRecords\":%s}}",
