@@ -307,9 +307,18 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
     int more = 1, new_events = 1, stop_tries = 0, db_down = 0;
     const int conc = f->nslots;
 
+    apr_time_t next_alive = 0;
+
     apr_pool_create(&cp, f->p);
     for (;;) {
         apr_time_t now = apr_time_now();
+        /* a sign of life for the console, work or none; a failure only
+         * delays it (the cycle logs the database's state) */
+        if (now >= next_alive && !stop_signals) {
+            apr_pool_clear(cp);
+            (void)wh_fq_alive(f->fq, cp, started, now, 0);
+            next_alive = now + WH_FQ_ALIVE_EVERY;
+        }
         int inflight = wh_fwd_http_inflight(f->http);
         int free_n = conc - inflight;
         int stopping = stop_signals > 0;
@@ -393,6 +402,8 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
             wait_ms = 1;
         wh_fwd_http_run(f->http, (int)wait_ms, on_done, f);
     }
+    apr_pool_clear(cp);
+    (void)wh_fq_alive(f->fq, cp, started, apr_time_now(), 1);
     if (drain)
         printf("drained: delivered=%" APR_INT64_T_FMT " retries=%" APR_INT64_T_FMT
                " dead=%" APR_INT64_T_FMT " in %.1fs\n", f->forwarded_total, f->retried,
