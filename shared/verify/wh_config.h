@@ -92,6 +92,7 @@ typedef struct {
 
     /* The console (docs/console.md). */
     int console_actions;               /* 1: operators act */
+    const char *console_origin;        /* ConsoleOrigin, canonical, or NULL */
     const char *console_readers_file;  /* ConsoleReaders: the CGI's readers */
     const char *console_operators_file;/* ConsoleOperators: its operators */
     /* Set by the host, not a key: where this configuration's readers read

@@ -157,6 +157,13 @@ static void test_console_keys(void)
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleActions", "on", 1));
     CU_ASSERT_EQUAL(c->console_actions, 1);
     CU_ASSERT(contains(wh_config_set(p, c, "ConsoleActions", "yes", 1), "on or off"));
+    /* ConsoleOrigin: unset by default, kept in its canonical form */
+    CU_ASSERT_PTR_NULL(c->console_origin);
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleOrigin", "HTTPS://Console.Example.com:443/",
+                                     2));
+    ASSERT_STR(c->console_origin, "https://console.example.com");
+    CU_ASSERT(contains(wh_config_set(p, c, "ConsoleOrigin", "https://x.example/path", 3),
+                       "origin only"));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleReaders", users, 0));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleOperators", bad, 0));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "SigningSecretFile",
@@ -181,7 +188,8 @@ static void test_keys_table(void)
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
                           "ForwardConcurrency", "ForwardCAFile",
                           "ForwardBackoffMin", "ForwardBackoffMax",
-                          "ConsoleActions", "ConsoleReaders", "ConsoleOperators", NULL};
+                          "ConsoleActions", "ConsoleOrigin", "ConsoleReaders",
+                          "ConsoleOperators", NULL};
     const char *keys[64];
     int n = 0;
     for (const wh_key *const *t = wh_config_keys(); *t; t++)
