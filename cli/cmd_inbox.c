@@ -14,12 +14,14 @@
 #include <string.h>
 
 #define INBOX_USAGE                                                            \
-    "inbox --config F dead list [--after ID] [--limit N]\n"                    \
+    "inbox --config F dead list [--after ID] [--limit N] [FILTER]\n"           \
+    "       wirehook inbox --config F dead count [FILTER]\n"                   \
     "       wirehook inbox --config F dead show ID|NOTIFICATION_ID\n"          \
-    "       wirehook inbox --config F dead retry ID|NOTIFICATION_ID|--all\n"   \
+    "       wirehook inbox --config F dead retry ID|NOTIFICATION_ID|--all|FILTER\n" \
     "       wirehook inbox --config F quarantine list [--after ID] [--limit N]\n" \
     "       wirehook inbox --config F quarantine show ID [--raw]\n"            \
     "       wirehook inbox --config F quarantine release ID\n"                 \
+    "       wirehook inbox --config F quarantine discard|acknowledge ID [--by NAME]\n" \
     "       wirehook inbox --config F payment PAYMENT_ID\n"                    \
     "       wirehook inbox --config F payments [--status S] [--offset N] [--limit N]"
 
@@ -60,6 +62,12 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         { "status", 's', 1, "payments: only this current status" },
         { "all", 'A', 0, "dead retry: every dead letter" },
         { "raw", 'r', 0, "quarantine show: the body's bytes unescaped" },
+        { "reason", 'R', 1, "dead: the reason the forwarder gave up" },
+        { "http", 'H', 1, "dead: the last answer's HTTP status, or none" },
+        { "payment", 'P', 1, "dead: one payment's" },
+        { "from", 'F', 1, "dead: died at this time or later (RFC 3339)" },
+        { "to", 'T', 1, "dead: died before this time (RFC 3339)" },
+        { "by", 'B', 1, "quarantine discard|acknowledge: who (default: the login)" },
         { NULL, 0, 0, NULL }
     };
     static const struct {
@@ -91,7 +99,11 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
                "  dead show X       everything kept about one (id or notificationId),\n"
                "                    the body included\n"
                "  dead retry X      put it back in the forward queue with a fresh count;\n"
-               "                    --all: every dead letter (each payment's in order)\n"
+               "                    --all: every dead letter (each payment's in order);\n"
+               "                    a FILTER: every dead letter it matches\n"
+               "  dead count        how many dead letters a FILTER matches (all without)\n"
+               "  FILTER            --reason R  --http STATUS|none  --payment P\n"
+               "                    --from TIME  --to TIME (when it died, RFC 3339)\n"
                "  quarantine list   authentic notifications refused as invalid JSON or\n"
                "                    schema violations: id, received, code, released?\n"
                "  quarantine show ID   why it was refused (every problem) and the body\n"
@@ -100,11 +112,16 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
                "                    this configuration; if it passes it is stored as a\n"
                "                    new event and marked released, else the problems are\n"
                "                    printed and the exit status is 1\n"
+               "  quarantine discard ID   drops the body's bytes (when it came and why it\n"
+               "                    was refused are kept): no longer held\n"
+               "  quarantine acknowledge ID   keeps it, no longer held; both record who\n"
+               "                    (--by NAME, else the login) and when\n"
                "  payment ID        the payment's current status and history, as JSON\n"
                "                    (GET <inbox>/payments/ID)\n"
                "  payments          payments by current status (--status S), --offset and\n"
                "                    --limit, as JSON (GET <inbox>/payments)\n\n"
-               "  --config F  --limit N  --after ID  --offset N  --status S  --all  --raw\n\n"
+               "  --config F  --limit N  --after ID  --offset N  --status S  --all  --raw\n"
+               "  --reason R  --http S  --payment P  --from T  --to T  --by NAME\n\n"
                "Exit 0 on success, 1 on failure or when nothing matches, 2 on usage errors.\n");
         return 0;
     }
@@ -117,6 +134,12 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         case 'c': config = arg; break;
         case 'A': a.all = 1; break;
         case 'r': a.raw = 1; break;
+        case 'R': a.reason = arg; break;
+        case 'H': a.http = arg; break;
+        case 'P': a.payment = arg; break;
+        case 'F': a.from = arg; break;
+        case 'T': a.to = arg; break;
+        case 'B': a.by = arg; break;
         case 's': a.status = arg; break;
         case 'l':
             if (number(p, "limit", arg, 1, 100000, &v) != 0)

@@ -17,6 +17,10 @@ typedef struct {
     const char *status;          /* --status */
     int all;                     /* --all */
     int raw;                     /* --raw */
+    /* dead letters picked together: --reason, --http, --payment, --from,
+     * --to (as given; inbox_dead.c reads them) */
+    const char *reason, *http, *payment, *from, *to;
+    const char *by;              /* --by: who discards or acknowledges */
 } wh_inbox_args;
 
 /* Each prints its result on stdout, problems on stderr, and returns the
