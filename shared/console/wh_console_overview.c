@@ -330,7 +330,14 @@ void wh_cx_overview(wh_cx *x)
         return;
     }
     spans(x, &sp[0], &sp[1]);
-    wh_html_raw(&x->h, "<div class=\"charts\">");
+    /* the figures first, then the charts side by side: hour and day */
+    wh_html_raw(&x->h, "<div class=\"cards\">");
+    card(x, "Events listed", apr_psprintf(x->p, "%" APR_INT64_T_FMT, listed), NULL);
+    wh_html_raw(&x->h, "<a class=\"card-link\" href=\"");
+    wh_html_text(&x->h, wh_cx_url(x, "/quarantine", NULL));
+    wh_html_raw(&x->h, "\">");
+    card(x, "Quarantine", apr_psprintf(x->p, "%" APR_INT64_T_FMT, held), "held");
+    wh_html_raw(&x->h, "</a></div><div class=\"charts\">");
     if (arrivals(x, &sp[0], &hour) != 0 || arrivals(x, &sp[1], &day) != 0) {
         x->status = 503;
         wh_cx_notice(x, "error", "The inbox did not answer.");
@@ -341,17 +348,11 @@ void wh_cx_overview(wh_cx *x)
     if (wh_cx_queue(x, &d) > 0)
         for (int i = 0; i < 2; i++)
             outcomes(x, d, &sp[i]);
-    wh_html_raw(&x->h, "</div><div class=\"cards\">");
-    card(x, "Events listed", apr_psprintf(x->p, "%" APR_INT64_T_FMT, listed), NULL);
-    card(x, "Last hour", apr_psprintf(x->p, "%" APR_INT64_T_FMT, hour), "stored");
-    card(x, "Last day", apr_psprintf(x->p, "%" APR_INT64_T_FMT, day), "stored");
-    wh_html_raw(&x->h, "<a class=\"card-link\" href=\"");
-    wh_html_text(&x->h, wh_cx_url(x, "/quarantine", NULL));
-    wh_html_raw(&x->h, "\">");
-    card(x, "Quarantine", apr_psprintf(x->p, "%" APR_INT64_T_FMT, held), "held");
-    wh_html_raw(&x->h, "</a></div><div class=\"cols\">");
-    answers(x);
+    wh_html_printf(&x->h, "</div><p class=\"count\">%" APR_INT64_T_FMT " stored in the "
+                   "last hour, %" APR_INT64_T_FMT " in the last day.</p><div class=\"cols\">",
+                   hour, day);
     forwarding(x);
+    answers(x);
     wh_html_raw(&x->h, "</div>");
     replay(x);
 }

@@ -90,7 +90,9 @@ void wh_cx_quarantine(wh_cx *x)
         wh_html_raw(&x->h, "<td>");
         wh_cx_time(x, q->received_at);
         wh_html_raw(&x->h, "</td>");
-        wh_cx_cell(x, q->code);
+        wh_html_raw(&x->h, "<td><code class=\"k\">");
+        wh_html_text(&x->h, q->code);
+        wh_html_raw(&x->h, "</code></td>");
         wh_cx_cell(x, wh_quarantine_first_problem(x->p, q));
         wh_cx_cell(x, q->notification_id);
         wh_html_raw(&x->h, "<td>");
