@@ -186,8 +186,9 @@ static void retry_matching(wh_cx *x)
         unavailable(x);
         return;
     }
-    audit(x, apr_psprintf(x->p, "retried every dead letter matching %s: %d put back "
-                          "(%" APR_INT64_T_FMT " when confirmed)",
+    audit(x, apr_psprintf(x->p, "retried %s%s: %d put back (%" APR_INT64_T_FMT
+                          " when confirmed)", *wh_cx_dead_filter_text(x, &f)
+                                              ? "the dead letters " : "every dead letter",
                           wh_cx_dead_filter_text(x, &f), n, shown));
     wh_cx_see_other(x, wh_cx_done_url(x, "/dead", NULL, "retry", n));
 }

@@ -82,7 +82,7 @@ static const char css[] =
     "background:var(--card);border:1px solid var(--line);border-radius:6px;"
     "padding:12px 14px;margin:0}\n"
     "dl.facts dt{color:var(--dim)}\ndl.facts dd{margin:0}\n"
-    "form.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:0 0 12px}\n"
+    "form.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:12px 0}\n"
     "form.filters label{display:flex;flex-direction:column;font-size:12px;color:var(--dim)}\n"
     "input[type=text]{font:inherit;padding:5px 8px;border:1px solid #c9ced6;border-radius:4px;"
     "min-width:170px}\n"

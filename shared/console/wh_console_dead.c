@@ -72,18 +72,31 @@ const char *wh_cx_dead_filter_text(wh_cx *x, const wh_fq_dead_filter *f)
     const char *t = "";
 
     if (f->reason)
-        t = apr_pstrcat(x->p, t, " reason \"", f->reason, "\"", NULL);
+        t = apr_pstrcat(x->p, t, *t ? "," : "", " reason \"", f->reason, "\"", NULL);
     if (f->http_status > 0)
-        t = apr_psprintf(x->p, "%s last status %d", t, f->http_status);
+        t = apr_psprintf(x->p, "%s%s last status %d", t, *t ? "," : "", f->http_status);
     else if (f->http_status < 0)
-        t = apr_pstrcat(x->p, t, " no answer", NULL);
+        t = apr_pstrcat(x->p, t, *t ? "," : "", " no answer", NULL);
     if (f->payment_id)
-        t = apr_pstrcat(x->p, t, " payment ", f->payment_id, NULL);
+        t = apr_pstrcat(x->p, t, *t ? "," : "", " payment ", f->payment_id, NULL);
     if (f->from)
-        t = apr_pstrcat(x->p, t, " died from ", stamp(x, f->from), " UTC", NULL);
+        t = apr_pstrcat(x->p, t, *t ? "," : "", " died from ", stamp(x, f->from), " UTC", NULL);
     if (f->to)
-        t = apr_pstrcat(x->p, t, " died before ", stamp(x, f->to), " UTC", NULL);
-    return *t ? apr_pstrcat(x->p, "dead letters with", t, NULL) : "every dead letter";
+        t = apr_pstrcat(x->p, t, *t ? "," : "", " died before ", stamp(x, f->to), " UTC", NULL);
+    return *t ? apr_pstrcat(x->p, "with", t, NULL) : "";
+}
+
+/* "N dead letters with ... match" (now), or "N dead letters" */
+static void count_line(wh_cx *x, apr_int64_t n, const wh_fq_dead_filter *f, const char *now)
+{
+    const char *cond = wh_cx_dead_filter_text(x, f);
+    wh_html_printf(&x->h, "%" APR_INT64_T_FMT " dead letter%s", n, n == 1 ? "" : "s");
+    if (*cond) {
+        wh_html_raw(&x->h, " ");
+        wh_html_text(&x->h, cond);
+        wh_html_raw(&x->h, n == 1 ? " matches" : " match");
+    }
+    wh_html_raw(&x->h, now);
 }
 
 /* The filter's part of a query, as the page was asked. */
@@ -111,7 +124,7 @@ static void reasons(wh_cx *x, wh_fq *d)
     if (wh_fq_dead_reasons(d, x->p, &rows) != 0 || !rows->nelts)
         return;
     wh_html_raw(&x->h, "<table class=\"list narrow\"><thead><tr><th>Reason</th>"
-                "<th>Last answer</th><th>Dead letters</th></tr></thead><tbody>");
+                "<th>Last status</th><th>Dead letters</th></tr></thead><tbody>");
     for (int i = 0; i < rows->nelts; i++) {
         const wh_fq_reason *r = &APR_ARRAY_IDX(rows, i, wh_fq_reason);
         static const char *const names[] = { "reason", "http", NULL };
@@ -188,9 +201,8 @@ void wh_cx_dead(wh_cx *x)
         wh_cx_notice(x, "error", "The inbox did not answer.");
         return;
     }
-    wh_html_printf(&x->h, "<p class=\"count\">%" APR_INT64_T_FMT " ", total);
-    wh_html_text(&x->h, wh_cx_dead_filter_text(x, &f));
-    wh_html_raw(&x->h, total == 1 ? " matches" : " match");
+    wh_html_raw(&x->h, "<p class=\"count\">");
+    count_line(x, total, &f, ".");
     if (total > 0) {
         wh_html_raw(&x->h, " \xC2\xB7 <a class=\"bulk\" href=\"");
         wh_html_text(&x->h, apr_pstrcat(x->p, wh_cx_url(x, "/dead/retry", NULL),
@@ -214,7 +226,7 @@ void wh_cx_dead(wh_cx *x)
         wh_html_textn(&x->h, r->answer ? r->answer : "", r->answer ? strlen(r->answer) : 0, 200);
         wh_html_raw(&x->h, "</td>");
         wh_cx_cell(x, r->reason);
-        wh_html_raw(&x->h, "<td>");
+        wh_html_raw(&x->h, "<td class=\"acts\">");
         wh_cx_action_form(x, "retry", "event", wh_cx_num(x, r->event_id), "Retry", "dead", NULL);
         wh_html_raw(&x->h, "</td></tr>");
     }
@@ -266,9 +278,7 @@ void wh_cx_dead_retry(wh_cx *x)
         return;
     }
     wh_html_raw(&x->h, "<p class=\"preview\">");
-    wh_html_printf(&x->h, "<strong class=\"big\">%" APR_INT64_T_FMT "</strong> ", total);
-    wh_html_text(&x->h, wh_cx_dead_filter_text(x, &f));
-    wh_html_raw(&x->h, total == 1 ? " matches now." : " match now.");
+    count_line(x, total, &f, " now.");
     wh_html_raw(&x->h, "</p>");
     if (total == 0) {
         wh_cx_notice(x, "warn", "Nothing to retry.");

@@ -11,8 +11,8 @@
 int wh_cx_dead_filter_of(wh_cx *x, const char *form, wh_fq_dead_filter *f,
                          const char **why);
 
-/* The filter in words, for a page and the log ("every dead letter" when
- * it has no condition). */
+/* The filter's conditions in words ("with last status 503, payment P"),
+ * for a page and the log; "" when it has none. */
 const char *wh_cx_dead_filter_text(wh_cx *x, const wh_fq_dead_filter *f);
 
 #endif

@@ -87,7 +87,8 @@
 /* For the console (made at a forwarder's start, like the rest; readers
  * ask whether they are there): events listed by forwarding state, newest
  * first, on (state, seq); each payment's dead letters counted in its own
- * range; attempts by outcome per minute (wh_attempt_minutes, added to by
+ * range; the dead letters' filter columns (counted, grouped and chosen
+ * from this index alone: a dead letter's row is rarely near the next); attempts by outcome per minute (wh_attempt_minutes, added to by
  * the cycle that writes the attempts, rows older than
  * WH_FQ_MINUTES_KEPT dropped by it); and each forwarder's liveness
  * (wh_forwarders: its start, its last sign of life, its clean stop). */
@@ -95,6 +96,8 @@
     "CREATE INDEX IF NOT EXISTS wh_delivery_state ON wh_delivery (state, seq)", \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead_payment"                     \
     " ON wh_delivery (payment_id) WHERE state = 4",                           \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_dead_filter ON wh_delivery"       \
+    " (reason, http_status, payment_id, done_at, event_id) WHERE state = 4",  \
     "CREATE TABLE IF NOT EXISTS wh_attempt_minutes ("                         \
     " minute BIGINT NOT NULL,"                                                \
     " outcome INTEGER NOT NULL,"                                              \

@@ -185,20 +185,29 @@ int wh_fq_events(wh_fq *q, apr_pool_t *p, const wh_events_query *eq, wh_fq_show 
  * status of 0 or none: -1 here. */
 #define DEAD_WHERE                                                            \
     " WHERE d.state = 4 AND (%s = '' OR d.reason = %s)"                       \
-    " AND (%d = 0 OR coalesce(nullif(d.http_status, 0), -1) = %d)"                       \
+    " AND (%d = 0 OR coalesce(nullif(d.http_status, 0), -1) = %d)"            \
     " AND (%s = '' OR d.payment_id = %s)"                                     \
     " AND d.done_at >= %lld AND d.done_at < %lld"
-static const wh_inbox_stmt st_dead_page = {
-    WH_FQ_DEAD_COLS " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id"
-    DEAD_WHERE " AND d.event_id < %lld ORDER BY d.event_id DESC LIMIT %d", NULL };
+/* Read from wh_delivery_dead_filter alone (it holds every column a filter
+ * looks at): SQLite is told so, PostgreSQL sees it. A page's ids first,
+ * then their rows. */
+#define DEAD_FROM_SQ " FROM wh_delivery d INDEXED BY wh_delivery_dead_filter"
+#define DEAD_FROM_PG " FROM wh_delivery d"
+#define DEAD_PAGE(from)                                                       \
+    WH_FQ_DEAD_COLS " FROM wh_delivery d JOIN wh_events e ON e.id = d.event_id" \
+    " WHERE d.event_id IN (SELECT d.event_id" from DEAD_WHERE                 \
+    " AND d.event_id < %lld ORDER BY d.event_id DESC LIMIT %d)"               \
+    " ORDER BY d.event_id DESC"
+static const wh_inbox_stmt st_dead_page = { DEAD_PAGE(DEAD_FROM_SQ), DEAD_PAGE(DEAD_FROM_PG) };
 static const wh_inbox_stmt st_dead_count = {
-    "SELECT count(*) FROM wh_delivery d" DEAD_WHERE, NULL };
+    "SELECT count(*)" DEAD_FROM_SQ DEAD_WHERE, "SELECT count(*)" DEAD_FROM_PG DEAD_WHERE };
 static const wh_inbox_stmt st_dead_ids = {
     "SELECT d.event_id FROM wh_delivery d" DEAD_WHERE " ORDER BY d.seq LIMIT %d", NULL };
-static const wh_inbox_stmt st_reasons = {
-    "SELECT d.reason, coalesce(nullif(d.http_status, 0), -1), count(*) FROM wh_delivery d"
-    " WHERE d.state = 4 GROUP BY d.reason, coalesce(nullif(d.http_status, 0), -1)"
-    " ORDER BY 3 DESC LIMIT %d", NULL };
+#define REASONS(from)                                                         \
+    "SELECT d.reason, coalesce(nullif(d.http_status, 0), -1), count(*)" from  \
+    " WHERE d.state = 4 GROUP BY d.reason, coalesce(nullif(d.http_status, 0), -1)" \
+    " ORDER BY 3 DESC LIMIT %d"
+static const wh_inbox_stmt st_reasons = { REASONS(DEAD_FROM_SQ), REASONS(DEAD_FROM_PG) };
 /* a JSON array of paymentIds; each payment's range of the dead letters'
  * own index (SQLite would read every dead letter by state otherwise) */
 static const wh_inbox_stmt st_dead_by_payment = {

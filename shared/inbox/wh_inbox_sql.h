@@ -273,7 +273,10 @@ typedef struct {
  * Status filters match whatever the case (ASCII letters at least; each
  * engine's lower() on both sides): the (status, ...) indexes become
  * (lower(status), ...) ones. Payments are listed by latest activity
- * (updated_at, the newest event's arrival). wh_payment_refs: the wire's
+ * (updated_at, the newest event's arrival). wh_order keeps each event's
+ * arrival beside its position, so that times become positions by
+ * bisecting that narrow table alone (a wh_events row is mostly its
+ * body: one page read a probe). wh_payment_refs: the wire's
  * references of each payment's events (kind 1 endToEndId, 2 IMAD, 3
  * OMAD), each pair once, so that a reference the bank's support quotes
  * finds its payment with one index seek; a payment's events mostly
@@ -282,6 +285,9 @@ typedef struct {
  * 'discarded' (its bytes dropped) or 'acknowledged' (kept), when and by
  * whom; neither counts as held any more. */
 #define WH_SQL_V4                                                             \
+    WH_BOTH("ALTER TABLE wh_order ADD COLUMN received_at BIGINT"),            \
+    WH_BOTH("UPDATE wh_order SET received_at = (SELECT e.received_at"         \
+            " FROM wh_events e WHERE e.id = wh_order.event_id)"),             \
     WH_BOTH("DROP INDEX IF EXISTS wh_order_status"),                          \
     WH_BOTH("CREATE INDEX IF NOT EXISTS wh_order_status_ci"                   \
             " ON wh_order (lower(status), seq)"),                             \

@@ -50,8 +50,8 @@ static const wh_inbox_stmt st_last = {
     "SELECT (SELECT coalesce(max(id), 0) FROM wh_events),"
     " (SELECT coalesce(max(seq), 0) FROM wh_order)", NULL };
 static const wh_inbox_stmt st_order = {
-    "INSERT INTO wh_order (seq, event_id, payment_id, status)"
-    " VALUES (%lld, %lld, %s, %s)", NULL };
+    "INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)"
+    " VALUES (%lld, %lld, %s, %s, %lld)", NULL };
 static const wh_inbox_stmt st_pending = {
     "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL };
 
@@ -183,7 +183,7 @@ static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *n
     int n = 0, rv;
 
     if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
-        const void *args[4] = { next_seq, &r->id, f->payment_id, f->status };
+        const void *args[5] = { next_seq, &r->id, f->payment_id, f->status, &r->received };
         r->seq = ++*next_seq;
         rv = wh_inbox_db_exec(ib, p, &st_order, &n, args);
     } else {

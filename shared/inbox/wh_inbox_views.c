@@ -52,12 +52,12 @@ static const wh_inbox_stmt st_event_nid = {
     " WHERE e.notification_id = %s", NULL };
 static const wh_inbox_stmt st_listed = {
     "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
-/* The arrival time at each position of a JSON array of positions. */
+/* The arrival time at each position of a JSON array of positions: from
+ * the listing's own narrow rows. */
 static const wh_inbox_stmt st_probe = {
-    "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
-    " ON e.id = o.event_id WHERE o.seq IN (SELECT value FROM json_each(%s))",
-    "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
-    " ON e.id = o.event_id WHERE o.seq IN"
+    "SELECT seq, received_at FROM wh_order"
+    " WHERE seq IN (SELECT value FROM json_each(%s))",
+    "SELECT seq, received_at FROM wh_order WHERE seq IN"
     " (SELECT json_array_elements_text(%s::json)::bigint)" };
 /* Held: neither released nor dealt with otherwise (discarded,
  * acknowledged). */

@@ -364,7 +364,7 @@ assert_eq 0 "$(wait_for "P-DEAD Sent 1 200" "$log"; echo $?)" "the retried dead 
 assert_eq 0 "$(wait_for "P-BULK3 Sent 1 200" "$log"; echo $?)" "and those retried together"
 fw_stop con
 assert_contains "$(grep WH00983 "$T/logs/error.log")" "user op1 retried dead letter event $dead_event" "the action is logged with the operator's name (WH00983)"
-assert_contains "$(grep WH00983 "$T/logs/error.log")" "user op1 retried every dead letter matching dead letters with last status 503: 3 put back" "the retry of all matching too"
+assert_contains "$(grep WH00983 "$T/logs/error.log")" "user op1 retried the dead letters with last status 503: 3 put back" "the retry of all matching too"
 assert_contains "$(grep WH00983 "$T/logs/error.log")" "user op1 discarded quarantined notification" "and the discard"
 assert_eq 0 "$("$WIREHOOK" inbox --config "$CONF" dead count 2>/dev/null)" "no dead letter is left"
 wh_curl "${O[@]}" "$WH_URL/wirehook/events/$dead_event"
