@@ -19,6 +19,7 @@ static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
 static const wh_schema_step schema_v3[] = { WH_SQL_SCHEMA_V3 };
 static const wh_schema_step upgrade_v3_move[] = { WH_SQL_UPGRADE_V3_MOVE };
 static const wh_schema_step upgrade_v3_finish[] = { WH_SQL_UPGRADE_V3_FINISH };
+static const wh_schema_step upgrade_v4[] = { WH_SQL_UPGRADE_V4 };
 
 static const wh_inbox_stmt st_bump = {
     "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL };
@@ -92,24 +93,28 @@ static int fill_instants(wh_inbox *ib, apr_pool_t *p)
 }
 
 /* Brings a database of version `from` (0: nothing yet) to the current
- * version inside the open transaction. */
+ * version inside the open transaction. A new database is made as version
+ * 3 and goes on from there. */
 static int upgrade(wh_inbox *ib, apr_pool_t *p, apr_int64_t from)
 {
     int rv = 0;
 
     if (from == 0)
-        return run_steps(ib, p, schema_v3, sizeof(schema_v3) / sizeof(schema_v3[0]));
-    if (from < 2)
+        rv = run_steps(ib, p, schema_v3, sizeof(schema_v3) / sizeof(schema_v3[0]));
+    if (rv == 0 && from > 0 && from < 2)
         for (apr_size_t i = 0; rv == 0 && i < sizeof(upgrade_v2) / sizeof(upgrade_v2[0]); i++)
             rv = wh_inbox_db_sql(ib, upgrade_v2[i]);
-    if (rv == 0)
+    if (rv == 0 && from > 0 && from < 3) {
         rv = run_steps(ib, p, upgrade_v3_move,
                        sizeof(upgrade_v3_move) / sizeof(upgrade_v3_move[0]));
+        if (rv == 0)
+            rv = fill_instants(ib, p);
+        if (rv == 0)
+            rv = run_steps(ib, p, upgrade_v3_finish,
+                           sizeof(upgrade_v3_finish) / sizeof(upgrade_v3_finish[0]));
+    }
     if (rv == 0)
-        rv = fill_instants(ib, p);
-    if (rv == 0)
-        rv = run_steps(ib, p, upgrade_v3_finish,
-                       sizeof(upgrade_v3_finish) / sizeof(upgrade_v3_finish[0]));
+        rv = run_steps(ib, p, upgrade_v4, sizeof(upgrade_v4) / sizeof(upgrade_v4[0]));
     return rv;
 }
 

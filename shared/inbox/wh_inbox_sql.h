@@ -21,8 +21,9 @@
 
 /* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key
  * and listing order apart (wh_order, wh_pending), wh_payments,
- * event_instant, quarantine release columns. */
-#define WH_INBOX_SCHEMA_VERSION 3
+ * event_instant, quarantine release columns. 4: + wh_purge, the last
+ * purge (wh_inbox_purge.c). */
+#define WH_INBOX_SCHEMA_VERSION 4
 
 /* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
  * unused, in upgraded databases); 2 numbers quarantined bodies. */
@@ -265,6 +266,21 @@ typedef struct {
             " WHERE rn = 1"),                                                 \
     WH_BOTH("UPDATE wh_meta SET schema_version = 3"                           \
             " WHERE id = 1 AND schema_version = 2")
+
+/* Version 3 -> 4, and the last steps of a new database (made as version
+ * 3, then this): wh_purge, one row (id 1) once a purge has run, what it
+ * did and when, for the console and the metrics. */
+#define WH_SQL_UPGRADE_V4                                                     \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_purge ("                           \
+            " id INTEGER NOT NULL PRIMARY KEY,"                               \
+            " started_at BIGINT NOT NULL,"                                    \
+            " finished_at BIGINT NOT NULL,"                                   \
+            " events BIGINT NOT NULL,"                                        \
+            " dead_letters BIGINT NOT NULL,"                                  \
+            " quarantine BIGINT NOT NULL,"                                    \
+            " auth_cache BIGINT NOT NULL)"),                                  \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 4"                           \
+            " WHERE id = 1 AND schema_version = 3")
 
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
 

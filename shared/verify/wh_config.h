@@ -67,6 +67,11 @@ typedef struct {
     apr_int64_t inbox_batch_wait;      /* microseconds */
     int list_default_limit;
     int list_max_limit;
+    /* Retention, in seconds, 0: kept for ever (docs/inbox.md). Unset, the
+     * quarantine's and the dead letters' are InboxRetention's. */
+    apr_int64_t inbox_retention;
+    apr_int64_t inbox_quarantine_retention;
+    apr_int64_t inbox_dead_retention;
 
     const char *replay_cache;          /* ReplayCache as written */
     const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */
