@@ -506,7 +506,7 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
     if (rp == NULL || rp->store == NULL)
         return;
     end_claim(cl);
-    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) != 0)
+    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) < 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00943)
                       "replay store %s: cannot remove notificationId=%s (%s)",
                       rp->spec, cl->id, err ? err : "-");

@@ -315,7 +315,7 @@ static int mc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     mc_args a = { id, holder, 0, 0 };
-    return on_conn(st, p, compare_fn, &a, err) < 0 ? -1 : 0;
+    return on_conn(st, p, compare_fn, &a, err);
 }
 
 static int mc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

@@ -461,7 +461,8 @@ static int pg_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     const char *args[2] = { id, holder };
-    return one_statement(st, p, Q_FORGET, 2, args, err) < 0 ? -1 : 0;
+    int n = one_statement(st, p, Q_FORGET, 2, args, err);
+    return n < 0 ? -1 : n > 0;
 }
 
 static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

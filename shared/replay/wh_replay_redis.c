@@ -398,7 +398,7 @@ static int compare_and(wh_replay_store *st, apr_pool_t *p, int which,
 static int redis_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                         const char *holder, const char **err)
 {
-    return compare_and(st, p, S_FORGET, id, holder, 0, err) < 0 ? -1 : 0;
+    return compare_and(st, p, S_FORGET, id, holder, 0, err);
 }
 
 static int redis_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

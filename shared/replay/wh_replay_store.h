@@ -66,8 +66,10 @@ typedef struct {
     int (*confirm)(wh_replay_store *st, apr_pool_t *p, const char *id,
                    const char *holder, apr_int64_t window_sec,
                    const char **err);
-    /* The delivery failed: holder's claim is removed (a claim another
-     * holder took over, or a confirmed id, stays). 0, or -1 with *err. */
+    /* The delivery failed, or nobody delivers under the claim: holder's
+     * claim is removed (a claim another holder took over, or a confirmed
+     * id, stays). 1 removed, 0 nothing of holder's was there, -1 with
+     * *err. Stores without holders (lmdb) remove the id: 1. */
     int (*forget)(wh_replay_store *st, apr_pool_t *p, const char *id,
                   const char *holder, const char **err);
     /* holder's claim holds lease from now: 1; 0 when it is not holder's
