@@ -73,7 +73,8 @@ static void conn_close(void *params, void *res)
     free(c);
 }
 
-static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* The answers that are memcached's word on a key; anything else is the
  * connection failing (the connection is then closed, *err set). */

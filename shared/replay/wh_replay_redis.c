@@ -103,7 +103,8 @@ static void conn_close(void *params, void *res)
     free(rc);
 }
 
-static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* ---- commands -------------------------------------------------------- */
 

@@ -53,6 +53,12 @@ typedef struct {
                               the store may answer otherwise, where it
                               knows (a claim's lease that ends sooner, a
                               connection's back-off); 0: it does not */
+    int lost;              /* any answer but FIRST: the claim was sent and
+                              its answer never came (a reply timed out, a
+                              connection broke), so the store may have
+                              made it, or make it when it runs again, for
+                              a delivery that will not happen: the host
+                              has it released (wh_replay_settle.h) */
 } wh_claim_info;
 
 typedef struct wh_replay_store wh_replay_store;

@@ -5,10 +5,15 @@
  * never a third time; a failure that spoils nothing is not repeated; a
  * connection that cannot be opened is not tried again before the
  * back-off, and the pool says how long that is; the claim's answer and
- * its retry_in come through. */
+ * its retry_in come through; a claim sent whose answer never came is
+ * lost (and one found again by the next try is not); an operation a
+ * silent server never answers is cut after the timeout when the client
+ * cannot bound its wait itself (a real socket here). */
 #include "wh_test.h"
 #include "replay/wh_replay_pool.h"
 #include <apr_strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define P() wh_test_pool()
 
@@ -44,7 +49,7 @@ static void fake_close(void *params, void *conn)
     free(conn);
 }
 
-static const wh_replay_pool_ops fake_ops = { fake_open, fake_close };
+static const wh_replay_pool_ops fake_ops = { fake_open, fake_close, NULL };
 
 /* What each operation does: its answer, whether it spoils the
  * connection, and the connections it ran on. */
@@ -213,12 +218,184 @@ static void test_claims(void)
     CU_ASSERT(info.retry_in > 0 && info.retry_in <= apr_time_from_sec(60));
 }
 
+/* A claim that breaks its connection on the first try, then answers
+ * `then` on the second. */
+typedef struct {
+    wh_claim_result then;
+    int runs;
+} flaky_claim;
+
+static wh_claim_result claim_flaky(void *conn, apr_pool_t *p, void *baton,
+                                   const wh_claim *c, wh_claim_info *info)
+{
+    flaky_claim *k = baton;
+    (void)p;
+    (void)c;
+    if (k->runs++ == 0) {
+        ((fake_conn *)conn)->base.broken = 1;
+        info->err = "no reply";
+        return WH_CLAIM_ERROR;
+    }
+    return k->then;
+}
+
+/* A claim is lost when it was sent and no answer came back: what the
+ * store did with it is unknown, and nobody delivers under it. */
+static void test_lost_claims(void)
+{
+    fake_server s = { 0, 0, 0 };
+    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_claim timeout = { WH_CLAIM_ERROR, 1, 0 }, refused = { WH_CLAIM_ERROR, 0, 0 };
+    fake_claim held = { WH_CLAIM_IN_PROGRESS, 0, 0 };
+    flaky_claim found = { WH_CLAIM_FIRST, 0 }, other = { WH_CLAIM_IN_PROGRESS, 0 };
+    flaky_claim gone = { WH_CLAIM_ERROR, 0 };
+    wh_claim c = { "id", "h.1", 0, 300, 600, apr_time_from_sec(120) };
+    wh_claim_info info;
+
+    /* both tries' answers lost */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &timeout, &c, &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(info.lost, 1);
+    /* the second try answered with the first's claim, its holder's own:
+     * the delivery goes ahead, nothing is lost */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_flaky, &found, &c, &info),
+                    WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(info.lost, 0);
+    /* the second try found another holder's: the first may still land */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_flaky, &other, &c, &info),
+                    WH_CLAIM_IN_PROGRESS);
+    CU_ASSERT_EQUAL(info.lost, 1);
+    /* the first lost, the second refused by the store: lost */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_flaky, &gone, &c, &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(info.lost, 1);
+    /* the store's own word, on a connection that stays: nothing lost */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &refused, &c, &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(info.lost, 0);
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &held, &c, &info),
+                    WH_CLAIM_IN_PROGRESS);
+    CU_ASSERT_EQUAL(info.lost, 0);
+    /* never sent (no connection): nothing lost */
+    s.refuse = 1;
+    timeout.runs = 0;
+    pl = new_pool(&s, apr_time_from_sec(60));
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &timeout, &c, &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(timeout.runs, 0);
+    CU_ASSERT_EQUAL(info.lost, 0);
+}
+
+/* ---- the watch: a server that does not answer ------------------------ */
+
+/* Connections with a real socket (one end of a pair: the other end is a
+ * server that never answers), which the pool watches. */
+typedef struct {
+    wh_replay_conn base;
+    int fds[2];
+} sock_conn;
+
+static int sock_opens, sock_closes;
+
+static apr_status_t sock_open(void *params, void **conn, char *why,
+                              apr_size_t why_len)
+{
+    sock_conn *c = calloc(1, sizeof(*c));
+    (void)params;
+    (void)why;
+    (void)why_len;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, c->fds) != 0) {
+        free(c);
+        return APR_EGENERAL;
+    }
+    sock_opens++;
+    *conn = c;
+    return APR_SUCCESS;
+}
+
+static void sock_close(void *params, void *conn)
+{
+    sock_conn *c = conn;
+    (void)params;
+    close(c->fds[0]);
+    close(c->fds[1]);
+    free(c);
+    sock_closes++;
+}
+
+static int sock_fd(void *params, void *conn)
+{
+    (void)params;
+    return ((sock_conn *)conn)->fds[0];
+}
+
+static const wh_replay_pool_ops sock_ops = { sock_open, sock_close, sock_fd };
+
+/* Sends a request and waits for the reply as a client that cannot time
+ * out would; answer: the "server" replies first. */
+static int ask(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    sock_conn *c = conn;
+    int answer = *(int *)baton;
+    char b;
+    (void)p;
+    if (write(c->fds[0], "q", 1) != 1 || read(c->fds[1], &b, 1) != 1
+        || (answer && write(c->fds[1], "a", 1) != 1))
+        return -1;
+    if (read(c->fds[0], &b, 1) != 1) {    /* blocks until shut down */
+        c->base.broken = 1;
+        *err = "connection closed";
+        return -1;
+    }
+    return 7;
+}
+
+/* An operation the server does not answer is cut after the timeout (and
+ * once more on a fresh connection), and says why; one it answers is not,
+ * and its connection is kept. */
+static void test_silent_server_is_cut(void)
+{
+    wh_replay_pool *pl = NULL;
+    int answer = 1, silent = 0, slot;
+    const char *err = NULL;
+    apr_pool_t *p;
+
+    apr_pool_create(&p, P());
+    sock_opens = sock_closes = 0;
+    CU_ASSERT_PTR_NULL(wh_replay_pool_create(p, &sock_ops, NULL, "no connection "
+                                             "to the fake", 2,
+                                             apr_time_from_msec(200),
+                                             apr_time_from_sec(60), &pl));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
+    CU_ASSERT_EQUAL(sock_opens, 1);
+    CU_ASSERT_EQUAL(sock_closes, 0);
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &silent, &err), -1);
+    CU_ASSERT(contains(err, "no answer within"));
+    CU_ASSERT_EQUAL(sock_opens, 2);           /* and once more, cut too */
+    CU_ASSERT_EQUAL(sock_closes, 2);
+    /* the server answers again: a fresh connection */
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
+    CU_ASSERT_EQUAL(sock_opens, 3);
+    /* a watch that ends in time is not cut; no socket, no watch */
+    slot = wh_replay_pool_watch(pl, 0);
+    CU_ASSERT(slot >= 0);
+    CU_ASSERT_EQUAL(wh_replay_pool_unwatch(pl, slot), 0);
+    CU_ASSERT_EQUAL(wh_replay_pool_watch(pl, -1), -1);
+    CU_ASSERT_EQUAL(wh_replay_pool_unwatch(pl, -1), 0);
+    apr_pool_destroy(p);                      /* stops the watcher */
+    CU_ASSERT_EQUAL(sock_closes, 3);
+}
+
 static const wh_test_case cases[] = {
     { "a connection is opened on first use and kept", test_kept_and_reused },
     { "a broken connection: once more on a fresh one", test_broken_once_more_on_a_fresh_one },
     { "a failed open: a back-off, and how long", test_back_off_after_a_failed_open },
     { "the back-off ends", test_back_off_ends },
     { "claims through the pool", test_claims },
+    { "a claim sent without an answer is lost", test_lost_claims },
+    { "a server that does not answer is cut after the timeout", test_silent_server_is_cut },
     { NULL, NULL }
 };
 WH_TEST_SUITE(replay_pool, cases)
