@@ -28,6 +28,9 @@ struct wh_replay_pool {
     apr_reslist_t *conns;
     apr_thread_mutex_t *mu;            /* guards what follows */
     apr_time_t retry_at;               /* no attempt before (0: none due) */
+    int silent;                        /* the server gave no answer: until
+                                          retry_at, not even the connections
+                                          open are tried */
     apr_status_t last_rv;
     char why[WH_POOL_WHY_MAX];         /* the last failed attempt's */
     /* the watch (ops->socket): the slots and the thread, under mu */
@@ -233,8 +236,18 @@ const char *wh_replay_pool_create(apr_pool_t *p, const wh_replay_pool_ops *ops,
 static int acquire(wh_replay_pool *pl, apr_pool_t *p, void **conn,
                    const char **err)
 {
-    apr_status_t rv = apr_reslist_acquire(pl->conns, conn);
+    apr_status_t rv;
     char buf[120];
+
+    apr_thread_mutex_lock(pl->mu);
+    if (pl->silent && apr_time_now() < pl->retry_at) {
+        *err = apr_psprintf(p, "%s: %s", pl->unreachable, pl->why);
+        apr_thread_mutex_unlock(pl->mu);
+        return -1;
+    }
+    pl->silent = 0;
+    apr_thread_mutex_unlock(pl->mu);
+    rv = apr_reslist_acquire(pl->conns, conn);
 
     if (rv == APR_SUCCESS && *conn != NULL)
         return 0;
@@ -278,18 +291,21 @@ static int run(wh_replay_pool *pl, apr_pool_t *p, wh_replay_pool_fn fn,
 
         int slot = -1;
 
+        apr_time_t began;
+
         if (acquire(pl, p, &conn, err) != 0)
             return -1;
         if (pl->ops->socket)
             slot = wh_replay_pool_watch(pl, pl->ops->socket(pl->params, conn));
+        began = apr_time_now();
         rv = fn(conn, p, baton, err);
         if (wh_replay_pool_unwatch(pl, slot)) {
             /* shut down under it: whatever it answered, the connection is
              * gone, and a failure is the silence's */
             ((wh_replay_conn *)conn)->broken = 1;
             if (rv < 0)
-                *err = apr_psprintf(p, "the server gave no answer within %"
-                                    APR_TIME_T_FMT " s", apr_time_sec(pl->timeout));
+                *err = apr_psprintf(p, "%s: no answer within %" APR_TIME_T_FMT
+                                    " s", pl->unreachable, apr_time_sec(pl->timeout));
         }
         spoilt = broken(conn);
         release(pl, conn);
@@ -297,6 +313,20 @@ static int run(wh_replay_pool *pl, apr_pool_t *p, wh_replay_pool_fn fn,
             *unanswered = 1;
         if (rv >= 0 || !spoilt)
             break;
+        /* broken after waiting out the timeout: the server is silent
+         * (stopped, frozen, cut off), not restarted, and a fresh
+         * connection would wait as long; every operation fails at once
+         * for the back-off instead of waiting in turn */
+        if (apr_time_now() - began >= pl->timeout) {
+            apr_thread_mutex_lock(pl->mu);
+            pl->silent = 1;
+            pl->retry_at = apr_time_now() + pl->retry;
+            pl->last_rv = APR_TIMEUP;
+            apr_snprintf(pl->why, sizeof(pl->why), "no answer within %"
+                         APR_TIME_T_FMT " s", apr_time_sec(pl->timeout));
+            apr_thread_mutex_unlock(pl->mu);
+            break;
+        }
     }
     return rv;
 }

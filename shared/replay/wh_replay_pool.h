@@ -13,7 +13,11 @@
  * a new connection fails at once, and wh_replay_pool_retry_in says when the
  * next attempt is (the 503's Retry-After). A server that is down costs one
  * attempt per back-off, not a connect timeout per request; connections
- * already open are still used.
+ * already open are still used. An operation whose connection broke only
+ * after waiting out the timeout is not run again: the server is silent
+ * (stopped, frozen, cut off), not restarted; for the back-off every
+ * operation then fails at once, on the connections open too, so that a
+ * stall costs a request the timeout once, not once per connection.
  *
  * A store whose client cannot bound its wait for a reply (libpq waits for
  * as long as the server is silent) gives the pool its connections'

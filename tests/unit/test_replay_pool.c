@@ -165,6 +165,48 @@ static void test_back_off_ends(void)
     CU_ASSERT_EQUAL(s.opens, 1);
 }
 
+/* A server that answers nothing: the operation breaks its connection
+ * after waiting out the pool's timeout (the client's own, as hiredis's). */
+static int run_silent(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    fake_op *op = baton;
+    (void)p;
+    op->runs++;
+    apr_sleep(apr_time_from_msec(60));
+    ((fake_conn *)conn)->base.broken = 1;
+    *err = "Resource temporarily unavailable";
+    return -1;
+}
+
+/* A connection broken by a reply that never came: not tried again on a
+ * fresh one, and until the back-off ends every operation fails at once,
+ * on the connections open too; then they are tried again. */
+static void test_silent_server_backs_off(void)
+{
+    fake_server s = { 0, 0, 0 };
+    wh_replay_pool *pl = NULL;
+    fake_op quiet = { -1, 1, 0, { 0 } }, op = { 5, 0, 0, { 0 } };
+    const char *err = NULL;
+
+    CU_ASSERT_PTR_NULL(wh_replay_pool_create(P(), &fake_ops, &s, "no connection to "
+                                             "the fake", 2, apr_time_from_msec(50),
+                                             apr_time_from_msec(200), &pl));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), 5);
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_silent, &quiet, &err), -1);
+    CU_ASSERT_EQUAL(quiet.runs, 1);
+    /* the connection open before is not used either */
+    op.runs = 0;
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), -1);
+    CU_ASSERT_EQUAL(op.runs, 0);
+    ASSERT_STR(err, "no connection to the fake: no answer within 0 s");
+    CU_ASSERT(wh_replay_pool_retry_in(pl, apr_time_now()) > 0);
+    /* at least the back-off later (a lower bound): tried again */
+    apr_sleep(apr_time_from_msec(250));
+    CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), 5);
+    CU_ASSERT_EQUAL(op.runs, 1);
+}
+
 typedef struct {
     wh_claim_result res;
     int breaks;
@@ -365,7 +407,7 @@ static void test_silent_server_is_cut(void)
     CU_ASSERT_PTR_NULL(wh_replay_pool_create(p, &sock_ops, NULL, "no connection "
                                              "to the fake", 2,
                                              apr_time_from_msec(200),
-                                             apr_time_from_sec(60), &pl));
+                                             apr_time_from_msec(200), &pl));
     CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
@@ -373,11 +415,12 @@ static void test_silent_server_is_cut(void)
     CU_ASSERT_EQUAL(sock_closes, 0);
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &silent, &err), -1);
     CU_ASSERT(contains(err, "no answer within"));
-    CU_ASSERT_EQUAL(sock_opens, 2);           /* and once more, cut too */
-    CU_ASSERT_EQUAL(sock_closes, 2);
-    /* the server answers again: a fresh connection */
+    CU_ASSERT_EQUAL(sock_opens, 1);           /* cut, and not tried again */
+    CU_ASSERT_EQUAL(sock_closes, 1);
+    /* the server answers again (after the back-off): a fresh connection */
+    apr_sleep(apr_time_from_msec(250));
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, p, ask, &answer, &err), 7);
-    CU_ASSERT_EQUAL(sock_opens, 3);
+    CU_ASSERT_EQUAL(sock_opens, 2);
     /* a watch that ends in time is not cut; no socket, no watch */
     slot = wh_replay_pool_watch(pl, 0);
     CU_ASSERT(slot >= 0);
@@ -385,7 +428,7 @@ static void test_silent_server_is_cut(void)
     CU_ASSERT_EQUAL(wh_replay_pool_watch(pl, -1), -1);
     CU_ASSERT_EQUAL(wh_replay_pool_unwatch(pl, -1), 0);
     apr_pool_destroy(p);                      /* stops the watcher */
-    CU_ASSERT_EQUAL(sock_closes, 3);
+    CU_ASSERT_EQUAL(sock_closes, 2);
 }
 
 static const wh_test_case cases[] = {
@@ -396,6 +439,7 @@ static const wh_test_case cases[] = {
     { "claims through the pool", test_claims },
     { "a claim sent without an answer is lost", test_lost_claims },
     { "a server that does not answer is cut after the timeout", test_silent_server_is_cut },
+    { "a reply that never came: no second try, a back-off", test_silent_server_backs_off },
     { NULL, NULL }
 };
 WH_TEST_SUITE(replay_pool, cases)
