@@ -476,6 +476,7 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     wh_claim c;
     wh_claim_info info;
     wh_claim_result res;
+    int wake = 0;
 
     *out = NULL;
     if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
@@ -499,22 +500,13 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     c.window_sec = cfg->replay_window;
     c.lease = WH_REPLAY_CLAIM_LEASE;
 
-    memset(&info, 0, sizeof(info));
-    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
-    if (info.lost)
-        (void)owe(rp, WH_SETTLE_RELEASE, id, c.holder, 0);
-    else if (res != WH_CLAIM_ERROR
-             && wh_replay_settle_answered(child_settle, rp->store))
+    /* a claim whose answer is lost is owed a release; one that finds the
+     * id held by a claim this child owes a release settles it and claims
+     * again (c.holder may change) */
+    res = wh_replay_settle_claim(child_settle, rp->store, r->pool,
+                                 &child_holders, &c, &info, &wake);
+    if (wake)
         wh_replay_renewer_poke(child_renewer);
-    /* held: by a claim this child owes a release (its answer was lost)?
-     * Released now, and the copy claims again */
-    if (res == WH_CLAIM_IN_PROGRESS && c.holder
-        && wh_replay_settle_id(child_settle, rp->store, id, apr_time_now())) {
-        memset(&info, 0, sizeof(info));
-        res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
-        if (info.lost)
-            (void)owe(rp, WH_SETTLE_RELEASE, id, c.holder, 0);
-    }
     log_claim(r, rp, f, res, &info);
     if (res == WH_CLAIM_FIRST)
         *out = new_claim(r, rp, id, c.holder);

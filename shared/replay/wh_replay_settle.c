@@ -292,6 +292,36 @@ int wh_replay_settle_id(wh_replay_settle *s, wh_replay_store *st,
     return released;
 }
 
+wh_claim_result wh_replay_settle_claim(wh_replay_settle *s, wh_replay_store *st,
+                                       apr_pool_t *p, wh_replay_holders *h,
+                                       wh_claim *c, wh_claim_info *info,
+                                       int *wake)
+{
+    wh_claim_result res;
+
+    *wake = 0;
+    memset(info, 0, sizeof(*info));
+    res = st->ops->claim(st, p, c, info);
+    if (s == NULL || c->holder == NULL)
+        return res;
+    if (info->lost)
+        *wake = wh_replay_settle_add(s, st, WH_SETTLE_RELEASE, c->id, c->holder,
+                                     0, apr_time_now()) == 0;
+    else if (res != WH_CLAIM_ERROR)
+        *wake = wh_replay_settle_answered(s, st);
+    if (res != WH_CLAIM_IN_PROGRESS
+        || !wh_replay_settle_id(s, st, c->id, apr_time_now()))
+        return res;
+    /* the id was held by a claim nobody held: claim it afresh */
+    c->holder = wh_replay_holder_next(p, h);
+    memset(info, 0, sizeof(*info));
+    res = st->ops->claim(st, p, c, info);
+    if (info->lost)
+        *wake |= wh_replay_settle_add(s, st, WH_SETTLE_RELEASE, c->id, c->holder,
+                                      0, apr_time_now()) == 0;
+    return res;
+}
+
 int wh_replay_settle_answered(wh_replay_settle *s, wh_replay_store *st)
 {
     int any = 0;

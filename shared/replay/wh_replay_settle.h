@@ -92,6 +92,18 @@ int wh_replay_settle_pass(wh_replay_settle *s, apr_time_t now,
 int wh_replay_settle_id(wh_replay_settle *s, wh_replay_store *st,
                         const char *id, apr_time_t now);
 
+/* Claims c in st for a delivery, through s (NULL: a plain claim): a claim
+ * whose answer was lost is owed a release; a claim finding the id held by
+ * one this process owes a release settles that at once and claims again,
+ * under a new holder from h (the old token's release, whenever it runs,
+ * then touches no claim of this delivery): c->holder is the one to
+ * deliver under. *wake: an entry was owed, or the store answered while
+ * entries waited; whoever runs the passes should look now. */
+wh_claim_result wh_replay_settle_claim(wh_replay_settle *s, wh_replay_store *st,
+                                       apr_pool_t *p, wh_replay_holders *h,
+                                       wh_claim *c, wh_claim_info *info,
+                                       int *wake);
+
 /* st answered a request: its entries waiting after a failure are due now.
  * 1 when any are (wake whoever runs the passes), else 0. */
 int wh_replay_settle_answered(wh_replay_settle *s, wh_replay_store *st);

@@ -6,8 +6,8 @@
  * there twice, QUIET apart, is done; a claim another delivery holds is
  * never released; a store that cannot be reached is tried again and its
  * other entries wait; a confirm is retried until taken; the list is
- * bounded; a copy finding its id held settles it at once; and the
- * renewal thread settles by itself. The real stores' forget is
+ * bounded; a copy finding its id held settles it at once and claims
+ * under a new holder; and the renewal thread settles by itself. The real stores' forget is
  * test_replay_shared's. */
 #include "wh_test.h"
 #include "replay/wh_replay_renew.h"
@@ -28,7 +28,8 @@ typedef struct {
     char holder[IDS][WH_REPLAY_HOLDER_MAX + 1];   /* "" free */
     int confirmed[IDS];
     int down;                 /* every call answers -1 */
-    int forgets, confirms;
+    int lose;                 /* a claim is made, its answer lost */
+    int forgets, confirms, claims;
 } fake_store;
 
 static int slot(fake_store *f, const char *id)
@@ -83,8 +84,35 @@ static int fake_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
     return rv;
 }
 
+static wh_claim_result fake_claim(wh_replay_store *st, apr_pool_t *p,
+                                  const wh_claim *c, wh_claim_info *info)
+{
+    fake_store *f = st->impl;
+    int i = slot(f, c->id);
+    wh_claim_result res;
+    (void)p;
+    apr_thread_mutex_lock(f->mu);
+    f->claims++;
+    if (f->down)
+        res = WH_CLAIM_ERROR;
+    else if (f->confirmed[i])
+        res = WH_CLAIM_DUPLICATE;
+    else if (f->holder[i][0] && strcmp(f->holder[i], c->holder) != 0)
+        res = WH_CLAIM_IN_PROGRESS;
+    else {
+        apr_cpystrn(f->holder[i], c->holder, sizeof(f->holder[i]));
+        res = WH_CLAIM_FIRST;
+        if (f->lose) {
+            info->lost = 1;
+            res = WH_CLAIM_ERROR;
+        }
+    }
+    apr_thread_mutex_unlock(f->mu);
+    return res;
+}
+
 static const wh_replay_store_ops fake_ops = {
-    "fake", NULL, fake_confirm, fake_forget, NULL, NULL, NULL, NULL
+    "fake", fake_claim, fake_confirm, fake_forget, NULL, NULL, NULL, NULL
 };
 
 static wh_replay_store *fake(fake_store *f)
@@ -335,6 +363,67 @@ static void test_settle_id_now(void)
     CU_ASSERT(held_by(&f, "n0", "live.1"));
 }
 
+/* Claims through the list: a lost claim is owed; a copy finding the id
+ * held by it settles it and claims again under a new holder, so the old
+ * holder's release, still owed, never touches the delivery's claim. */
+static void test_claims_through_the_list(void)
+{
+    fake_store f;
+    wh_replay_store *st = fake(&f);
+    wh_replay_settle *s = new_list(0);
+    wh_replay_holders h;
+    wh_claim c = { "n0", "h.1", 0, 300, 600, SEC(120) };
+    wh_claim_info info;
+    int wake;
+    const char *mine;
+
+    CU_ASSERT_PTR_NULL(wh_replay_holders_init(&h));
+    /* the answer is lost; the store made the claim all the same */
+    f.lose = 1;
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(s, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(wake, 1);
+    CU_ASSERT_EQUAL(wh_replay_settle_pending(s), 1);
+    f.lose = 0;
+    /* the bank's copy, with a holder of its own: the lost claim is taken
+     * back, and the copy claims under yet another holder */
+    c.holder = "h.2";
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(s, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_FIRST);
+    mine = c.holder;
+    CU_ASSERT(strcmp(mine, "h.2") != 0 && strcmp(mine, "h.1") != 0);
+    CU_ASSERT(held_by(&f, "n0", mine));
+    CU_ASSERT_EQUAL(f.claims, 3);
+    /* what is still owed never releases the delivery's claim */
+    wh_replay_settle_add(s, st, WH_SETTLE_RELEASE, "n0", "h.2", 0, T0);
+    for (int i = 1; i <= 3; i++)
+        wh_replay_settle_pass(s, T0 + i * (WH_REPLAY_SETTLE_RETRY + WH_REPLAY_SETTLE_QUIET), NULL);
+    CU_ASSERT(held_by(&f, "n0", mine));
+    CU_ASSERT_EQUAL(wh_replay_settle_pending(s), 0);
+    /* held by a running delivery (nothing owed for it): in progress */
+    c.holder = "h.3";
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(s, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_IN_PROGRESS);
+    ASSERT_STR(c.holder, "h.3");
+    CU_ASSERT_EQUAL(wake, 0);
+    /* a store down, then answering: what waited is woken for */
+    f.down = 1;
+    wh_replay_settle_add(s, st, WH_SETTLE_RELEASE, "n1", "h.4", 0, T0);
+    wh_replay_settle_pass(s, T0 + WH_REPLAY_SETTLE_RETRY, NULL);
+    f.down = 0;
+    c.id = "n2";
+    c.holder = "h.5";
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(s, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(wake, 1);
+    /* no list: a plain claim */
+    c.id = "n3";
+    c.holder = "h.6";
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(NULL, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_FIRST);
+    CU_ASSERT_EQUAL(wake, 0);
+}
+
 /* The renewal thread settles as entries fall due, and at once when poked
  * after the store answered again. */
 static void test_renewer_thread_settles(void)
@@ -390,6 +479,7 @@ static const wh_test_case cases[] = {
     { "a confirm is retried until the store takes it", test_confirm_retried },
     { "the list is bounded", test_bounded },
     { "a copy finding its id held settles it now", test_settle_id_now },
+    { "claims through the list: a lost claim is owed, then settled", test_claims_through_the_list },
     { "the renewal thread settles by itself", test_renewer_thread_settles },
     { NULL, NULL }
 };
