@@ -51,6 +51,15 @@ static void fake_close(void *params, void *conn)
 
 static const wh_replay_pool_ops fake_ops = { fake_open, fake_close, NULL };
 
+/* A server in the test pool: the pools made on it are cleared with the
+ * test pool, after the test, and close their connections on it then. */
+static fake_server *server(int refuse)
+{
+    fake_server *s = apr_pcalloc(P(), sizeof(*s));
+    s->refuse = refuse;
+    return s;
+}
+
 /* What each operation does: its answer, whether it spoils the
  * connection, and the connections it ran on. */
 typedef struct {
@@ -86,24 +95,24 @@ static wh_replay_pool *new_pool(fake_server *s, apr_interval_time_t retry)
 
 static void test_kept_and_reused(void)
 {
-    fake_server s = { 0, 0, 0 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_server *s = server(0);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
     fake_op op = { 7, 0, 0, { 0 } };
     const char *err = NULL;
 
-    CU_ASSERT_EQUAL(s.opens, 0);                      /* nothing before use */
+    CU_ASSERT_EQUAL(s->opens, 0);                      /* nothing before use */
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), 7);
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), 7);
-    CU_ASSERT_EQUAL(s.opens, 1);
+    CU_ASSERT_EQUAL(s->opens, 1);
     CU_ASSERT_EQUAL(op.on[1], op.on[0]);
-    CU_ASSERT_EQUAL(s.closes, 0);
+    CU_ASSERT_EQUAL(s->closes, 0);
     CU_ASSERT_EQUAL(wh_replay_pool_retry_in(pl, apr_time_now()), 0);
 }
 
 static void test_broken_once_more_on_a_fresh_one(void)
 {
-    fake_server s = { 0, 0, 0 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_server *s = server(0);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
     fake_op bad = { -1, 1, 0, { 0 } }, spoil_only = { 3, 1, 0, { 0 } };
     fake_op fails = { -1, 0, 0, { 0 } };
     const char *err = NULL;
@@ -113,23 +122,23 @@ static void test_broken_once_more_on_a_fresh_one(void)
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &bad, &err), -1);
     CU_ASSERT_EQUAL(bad.runs, 2);
     CU_ASSERT_NOT_EQUAL(bad.on[1], bad.on[0]);
-    CU_ASSERT_EQUAL(s.closes, 2);
+    CU_ASSERT_EQUAL(s->closes, 2);
     ASSERT_STR(err, "the operation failed");
     /* an answer on a connection that broke afterwards is still the
      * answer; the connection goes */
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &spoil_only, &err), 3);
     CU_ASSERT_EQUAL(spoil_only.runs, 1);
-    CU_ASSERT_EQUAL(s.closes, 3);
+    CU_ASSERT_EQUAL(s->closes, 3);
     /* a failure that spoils nothing is the store's word: not repeated */
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &fails, &err), -1);
     CU_ASSERT_EQUAL(fails.runs, 1);
-    CU_ASSERT_EQUAL(s.closes, 3);
+    CU_ASSERT_EQUAL(s->closes, 3);
 }
 
 static void test_back_off_after_a_failed_open(void)
 {
-    fake_server s = { 0, 0, 1 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_server *s = server(1);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
     fake_op op = { 1, 0, 0, { 0 } };
     const char *err = NULL;
     apr_interval_time_t in;
@@ -141,28 +150,28 @@ static void test_back_off_after_a_failed_open(void)
     CU_ASSERT(in > 0 && in <= apr_time_from_sec(60));
     /* the server is back, but the back-off runs: no attempt yet, the
      * same answer at once */
-    s.refuse = 0;
+    s->refuse = 0;
     err = NULL;
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), -1);
     ASSERT_STR(err, "no connection to the fake: refused by the test");
-    CU_ASSERT_EQUAL(s.opens, 0);
+    CU_ASSERT_EQUAL(s->opens, 0);
     CU_ASSERT_EQUAL(wh_replay_pool_retry_in(pl, apr_time_now() + apr_time_from_sec(61)), 0);
 }
 
 static void test_back_off_ends(void)
 {
-    fake_server s = { 0, 0, 1 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_msec(20));
+    fake_server *s = server(1);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_msec(20));
     fake_op op = { 1, 0, 0, { 0 } };
     const char *err = NULL;
 
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), -1);
-    s.refuse = 0;
+    s->refuse = 0;
     /* at least the back-off later (a lower bound): tried again */
     apr_sleep(apr_time_from_msec(40));
     CU_ASSERT_EQUAL(wh_replay_pool_retry_in(pl, apr_time_now()), 0);
     CU_ASSERT_EQUAL(wh_replay_pool_run(pl, P(), run_fake, &op, &err), 1);
-    CU_ASSERT_EQUAL(s.opens, 1);
+    CU_ASSERT_EQUAL(s->opens, 1);
 }
 
 /* A server that answers nothing: the operation breaks its connection
@@ -183,12 +192,12 @@ static int run_silent(void *conn, apr_pool_t *p, void *baton, const char **err)
  * on the connections open too; then they are tried again. */
 static void test_silent_server_backs_off(void)
 {
-    fake_server s = { 0, 0, 0 };
+    fake_server *s = server(0);
     wh_replay_pool *pl = NULL;
     fake_op quiet = { -1, 1, 0, { 0 } }, op = { 5, 0, 0, { 0 } };
     const char *err = NULL;
 
-    CU_ASSERT_PTR_NULL(wh_replay_pool_create(P(), &fake_ops, &s, "no connection to "
+    CU_ASSERT_PTR_NULL(wh_replay_pool_create(P(), &fake_ops, s, "no connection to "
                                              "the fake", 2, apr_time_from_msec(50),
                                              apr_time_from_msec(200), &pl));
     CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
@@ -231,8 +240,8 @@ static wh_claim_result claim_fake(void *conn, apr_pool_t *p, void *baton,
 
 static void test_claims(void)
 {
-    fake_server s = { 0, 0, 0 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_server *s = server(0);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
     fake_claim first = { WH_CLAIM_FIRST, 0, 0 }, held = { WH_CLAIM_IN_PROGRESS, 0, 0 };
     fake_claim lost = { WH_CLAIM_ERROR, 1, 0 };
     wh_claim c = { "id", "h.1", 0, 300, 600, apr_time_from_sec(120) };
@@ -251,7 +260,7 @@ static void test_claims(void)
     ASSERT_STR(info.err, "the claim failed");
     CU_ASSERT_EQUAL(info.retry_in, 0);
     /* no connection: the pool's error, and when it tries again */
-    s.refuse = 1;
+    s->refuse = 1;
     lost.runs = 0;
     CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &lost, &c, &info),
                     WH_CLAIM_ERROR);
@@ -285,8 +294,8 @@ static wh_claim_result claim_flaky(void *conn, apr_pool_t *p, void *baton,
  * store did with it is unknown, and nobody delivers under it. */
 static void test_lost_claims(void)
 {
-    fake_server s = { 0, 0, 0 };
-    wh_replay_pool *pl = new_pool(&s, apr_time_from_sec(60));
+    fake_server *s = server(0);
+    wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
     fake_claim timeout = { WH_CLAIM_ERROR, 1, 0 }, refused = { WH_CLAIM_ERROR, 0, 0 };
     fake_claim held = { WH_CLAIM_IN_PROGRESS, 0, 0 };
     flaky_claim found = { WH_CLAIM_FIRST, 0 }, other = { WH_CLAIM_IN_PROGRESS, 0 };
@@ -319,9 +328,9 @@ static void test_lost_claims(void)
                     WH_CLAIM_IN_PROGRESS);
     CU_ASSERT_EQUAL(info.lost, 0);
     /* never sent (no connection): nothing lost */
-    s.refuse = 1;
+    s->refuse = 1;
     timeout.runs = 0;
-    pl = new_pool(&s, apr_time_from_sec(60));
+    pl = new_pool(s, apr_time_from_sec(60));
     CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &timeout, &c, &info),
                     WH_CLAIM_ERROR);
     CU_ASSERT_EQUAL(timeout.runs, 0);
