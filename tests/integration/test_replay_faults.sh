@@ -39,9 +39,9 @@ wh_init
 BOUND=${WH_FAULT_BOUND:-60}      # s after a store's return (lease: 120 s)
 # a stall longer than the bank waits for an answer (WAIT), which is more
 # than twice the longest a request should take then (two store timeouts)
-WAIT=15
-STALL=${WH_FAULT_STALL:-$(wh_size 20)}
-NFWD=${WH_FAULT_EVENTS:-$(wh_size 150)}
+WAIT=12
+STALL=${WH_FAULT_STALL:-$(wh_size 14)}
+NFWD=${WH_FAULT_EVENTS:-$(wh_size 100)}
 CHECK="$WH_APP_SRC/fault_check.py"
 
 fs_wait_port() { local i; for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -179,8 +179,7 @@ t_stall=$(now)
 fs_stop "$R1_PID" "$MC_PID"
 # shellcheck disable=SC2046
 fs_stop $(pg_pids)
-kill -9 "$R2_PID"
-wait "$R2_PID" 2>/dev/null
+{ kill -9 "$R2_PID"; wait "$R2_PID"; } 2>/dev/null
 sleep 3
 redis_start "$R2" "$T/logs/redis-empty.log"
 fs_wait_port "$R2" || _wh_bad "the emptied redis starts again"
