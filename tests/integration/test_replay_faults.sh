@@ -279,8 +279,9 @@ done <"$T/replays"
 # the forwarders: through the restart, exactly once; through the crash,
 # every event (what its last cycles recorded may be forwarded again)
 fw_check restart "forwarder through PostgreSQL's restart" max_dup=0
-assert_contains "$(cat "$(fw_dir restart)/fwd.err")" "pgsql connection lost, reconnecting" \
-    "restart: the forwarder lost its connection, and went on"
+# (found on its next statement, or on the ping before one)
+assert_true "restart: the forwarder lost its connection, and went on" \
+    grep -Eq "pgsql connection lost|inbox database failed" "$(fw_dir restart)/fwd.err"
 fw_forwarded crash || _wh_bad "crash: the forwarder forwards every event"
 fw_stop crash
 assert_eq 0 "$FW_RC" "crash: the forwarder stops cleanly"
