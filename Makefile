@@ -95,6 +95,9 @@ CGI_OBJ    := $(CGI_SRC:%.c=$(BUILD)/obj/%.o)
 CGI_MODE_OBJ := $(CGI_MODE_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+# The test oracle (tests/oracle/): linked into the tests, never into wirehook.
+ORACLE_SRC := $(wildcard tests/oracle/*.c)
+ORACLE_OBJ := $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIB        := $(BUILD)/libwirehook.a
 CLI        := $(BUILD)/wirehook
@@ -112,7 +115,7 @@ deps:
 test-deps:
 	@build/deps.sh --test
 
-$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h tests/oracle/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -167,8 +170,9 @@ $(BUILD)/cgi-dynamic/wirehook.cgi: $(CGI_TWIN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(CGI_DYN_RELR) -o $@ $(CGI_TWIN_OBJ) $(LIB) $(CGI_DYN_LIBS)
 
-$(UNIT): $(UNIT_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit
+$(UNIT_OBJ) $(ORACLE_OBJ): ALL_CFLAGS += -Itests
+$(UNIT): $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB) $(PKG_LIBS) -lcunit
 
 include apxs.mk
 # Further rule sets (bench, fuzz, install, ...) live beside the build
@@ -203,7 +207,7 @@ valgrind: $(UNIT)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook bench tests/fuzz
+	  --inline-suppr --std=c11 -Ishared -Itests shared cli cgi mod_wirehook bench tests/fuzz tests/oracle
 
 # The demo (CONTRIBUTING.md, "Start here"): a live httpd on loopback with
 # the module in front of a sample app, good and bad events sent, answers

@@ -27,7 +27,10 @@
  * Claims of the shared stores and of dbm hold for a lease, renewed by a
  * thread of each child while their deliveries run (wh_replay_renew.h): a
  * lease ends only the claim of a holder that is gone. lmdb's claims hold
- * while their process runs.
+ * while their process runs. A claim nobody delivers under (its answer was
+ * lost in a stall, or the store could not be told the delivery's end) is
+ * owed to the store and settled by the same thread once the store answers
+ * again (wh_replay_settle.h), so it does not hold its id for a lease.
  *
  *   pre_config   register the "wirehook-replay" mutex type (mod_socache)
  *   check_config every ReplayCache is usable, else startup (and
@@ -54,6 +57,7 @@
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
 #include "replay/wh_replay_renew.h"
+#include "replay/wh_replay_settle.h"
 #include "replay/wh_replay_shared.h"
 #include "replay/wh_replay_verdict.h"
 #include <apr_strings.h>
@@ -84,9 +88,10 @@ struct wh_mod_claim {
     wh_replay_open *open;               /* in the renewer, while it runs */
 };
 
-/* Per child: the renewer of the claims of running deliveries, and the
- * holder tokens. */
+/* Per child: the renewer of the claims of running deliveries, what the
+ * child owes the stores for claims nobody holds, and the holder tokens. */
 static wh_replay_renewer *child_renewer;
+static wh_replay_settle *child_settle;
 static wh_replay_holders child_holders;
 static int child_holders_ok;
 
@@ -270,6 +275,16 @@ static void renewer_log(void *baton, wh_log_level level, const char *msg)
                  0, (server_rec *)baton, WHLOGNO(00998) "%s", msg);
 }
 
+/* The settle list's word: a claim released or confirmed late, or one it
+ * could not remember. */
+static void settle_log(void *baton, wh_log_level level, const char *msg)
+{
+    ap_log_error(APLOG_MARK, level <= WH_LOG_ERROR ? APLOG_ERR
+                             : level == WH_LOG_WARN ? APLOG_WARNING
+                                                    : APLOG_INFO,
+                 0, (server_rec *)baton, WHLOGNO(01002) "%s", msg);
+}
+
 /* A shared store for this child: its connections are its own. */
 static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
                                     server_rec *s)
@@ -298,6 +313,7 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
     const char *err;
 
     child_renewer = NULL;
+    child_settle = NULL;
     child_holders_ok = (err = wh_replay_holders_init(&child_holders)) == NULL;
     if (err)
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00997)
@@ -317,9 +333,12 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
             renew = 1;
     }
     if (renew) {
-        wh_logger lg = { renewer_log, s };
+        wh_logger lg = { renewer_log, s }, slg = { settle_log, s };
         err = wh_replay_renewer_create(pchild, WH_REPLAY_CLAIM_LEASE, &lg,
                                        &child_renewer);
+        if (!err && (err = wh_replay_settle_create(pchild, 0, &slg,
+                                                   &child_settle)) == NULL)
+            wh_replay_renewer_settle(child_renewer, child_settle);
         if (!err)
             err = wh_replay_renewer_start(child_renewer,
                                           WH_REPLAY_CLAIM_LEASE / 3);
@@ -407,9 +426,26 @@ static void log_claim(request_rec *r, const wh_mod_replay *rp,
     default:
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
                       "replay store %s: lookup failed for notificationId=%s: "
-                      "%s", rp->spec, id, info->err ? info->err : "-");
+                      "%s%s", rp->spec, id, info->err ? info->err : "-",
+                      info->lost ? " (the claim was sent without an answer: "
+                                   "if the store made it, it is released when "
+                                   "the store answers again)" : "");
         break;
     }
+}
+
+/* The store is owed kind for holder's claim on id: the renewal thread
+ * settles it once the store answers. 0, or -1 (nothing remembers it: the
+ * claim lapses after its lease). */
+static int owe(wh_mod_replay *rp, wh_settle_kind kind, const char *id,
+               const char *holder, apr_int64_t window)
+{
+    if (!child_settle || !holder
+        || wh_replay_settle_add(child_settle, rp->store, kind, id, holder,
+                                window, apr_time_now()) != 0)
+        return -1;
+    wh_replay_renewer_poke(child_renewer);
+    return 0;
 }
 
 /* A claim made: kept for its end, and renewed while the delivery runs. */
@@ -440,6 +476,7 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     wh_claim c;
     wh_claim_info info;
     wh_claim_result res;
+    int wake = 0;
 
     *out = NULL;
     if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
@@ -463,8 +500,13 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     c.window_sec = cfg->replay_window;
     c.lease = WH_REPLAY_CLAIM_LEASE;
 
-    memset(&info, 0, sizeof(info));
-    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
+    /* a claim whose answer is lost is owed a release; one that finds the
+     * id held by a claim this child owes a release settles it and claims
+     * again (c.holder may change) */
+    res = wh_replay_settle_claim(child_settle, rp->store, r->pool,
+                                 &child_holders, &c, &info, &wake);
+    if (wake)
+        wh_replay_renewer_poke(child_renewer);
     log_claim(r, rp, f, res, &info);
     if (res == WH_CLAIM_FIRST)
         *out = new_claim(r, rp, id, c.holder);
@@ -494,8 +536,11 @@ void wh_mod_replay_confirm(request_rec *r, wh_mod_claim *cl,
                                 cfg->replay_window, &err) != 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00945)
                       "replay store %s: cannot confirm notificationId=%s "
-                      "(%s): its claim stays, and lapses", rp->spec,
-                      cl->id, err ? err : "-");
+                      "(%s): %s", rp->spec, cl->id, err ? err : "-",
+                      owe(rp, WH_SETTLE_CONFIRM, cl->id, cl->holder,
+                          cfg->replay_window) == 0
+                      ? "confirmed when the store answers again"
+                      : "its claim stays, and lapses");
 }
 
 void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
@@ -506,10 +551,13 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
     if (rp == NULL || rp->store == NULL)
         return;
     end_claim(cl);
-    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) != 0)
+    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) < 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00943)
-                      "replay store %s: cannot remove notificationId=%s (%s)",
-                      rp->spec, cl->id, err ? err : "-");
+                      "replay store %s: cannot remove notificationId=%s (%s): "
+                      "%s", rp->spec, cl->id, err ? err : "-",
+                      owe(rp, WH_SETTLE_RELEASE, cl->id, cl->holder, 0) == 0
+                      ? "removed when the store answers again"
+                      : "its claim lapses after its lease");
 }
 
 wh_mod_replay *wh_mod_replay_of_claim(const wh_mod_claim *cl)

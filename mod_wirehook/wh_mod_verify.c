@@ -294,6 +294,7 @@ static int wh_fixups(request_rec *r)
     if (wh_mod_is_console(r))
         return DECLINED;         /* no notification: the guard runs it */
     rc = verify(r, config, r->prev ? wh_mod_chain_state(r->prev) : NULL);
+    wh_mod_stats_verified(config, r, rc);
     return rc == OK ? DECLINED : rc;
 }
 
@@ -337,6 +338,7 @@ static int wh_guard(request_rec *r)
                                  : "unverified (the configuration changed "
                                    "after fixups)");
     rc = verify(r, config, st);
+    wh_mod_stats_verified(config, r, rc);
     if (rc != OK)
         return rc;
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;

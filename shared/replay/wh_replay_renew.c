@@ -3,6 +3,7 @@
  * id and the holder copied in), recycled through a free list, so the
  * memory is bounded by the most deliveries ever open at once. */
 #include "wh_replay_renew.h"
+#include "wh_replay_settle.h"
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
 #include <apr_strings.h>
@@ -29,6 +30,8 @@ struct wh_replay_renewer {
     wh_replay_open *open, *spare;
     unsigned n_open, passes;
     int stopping;
+    int poked;                          /* settle now, whatever is due */
+    wh_replay_settle *settle;           /* NULL: nothing to settle */
 };
 
 static void free_list(wh_replay_open *o)
@@ -213,23 +216,34 @@ int wh_replay_renewer_pass(wh_replay_renewer *rn, int *lost, int *failed)
 static void *APR_THREAD_FUNC renew_thread(apr_thread_t *t, void *data)
 {
     wh_replay_renewer *rn = data;
+    apr_time_t renew_at = apr_time_now() + rn->period;
 
     apr_thread_mutex_lock(rn->mu);
     while (!rn->stopping) {
-        apr_time_t until = apr_time_now() + rn->period;
-        /* spurious wakes: wait out the rest of the period */
-        while (!rn->stopping) {
-            apr_interval_time_t left = until - apr_time_now();
-            if (left <= 0)
-                break;
-            apr_thread_cond_timedwait(rn->wake, rn->mu, left);
+        apr_time_t now = apr_time_now();
+        /* owed outcomes are settled when due, between renewal passes */
+        apr_time_t settle_at = wh_replay_settle_due(rn->settle);
+        apr_time_t until = settle_at && settle_at < renew_at ? settle_at : renew_at;
+        int settle;
+
+        /* spurious wakes: wait out the rest */
+        if (until > now && !rn->poked) {
+            apr_thread_cond_timedwait(rn->wake, rn->mu, until - now);
+            continue;
         }
-        if (rn->stopping)
-            break;
+        settle = rn->poked || (settle_at && settle_at <= now);
+        rn->poked = 0;
         apr_thread_mutex_unlock(rn->mu);
-        (void)wh_replay_renewer_pass(rn, NULL, NULL);
-        apr_thread_mutex_lock(rn->mu);
-        rn->passes++;
+        if (settle)
+            (void)wh_replay_settle_pass(rn->settle, now, NULL);
+        if (renew_at <= now) {
+            (void)wh_replay_renewer_pass(rn, NULL, NULL);
+            renew_at = apr_time_now() + rn->period;
+            apr_thread_mutex_lock(rn->mu);
+            rn->passes++;
+        }
+        else
+            apr_thread_mutex_lock(rn->mu);
     }
     apr_thread_mutex_unlock(rn->mu);
     /* returns rather than apr_thread_exit(): the thread's pool goes with
@@ -263,6 +277,23 @@ const char *wh_replay_renewer_start(wh_replay_renewer *rn,
         return "cannot start the claims' renewal thread";
     }
     return NULL;
+}
+
+void wh_replay_renewer_settle(wh_replay_renewer *rn, wh_replay_settle *s)
+{
+    apr_thread_mutex_lock(rn->mu);
+    rn->settle = s;
+    apr_thread_mutex_unlock(rn->mu);
+}
+
+void wh_replay_renewer_poke(wh_replay_renewer *rn)
+{
+    if (!rn)
+        return;
+    apr_thread_mutex_lock(rn->mu);
+    rn->poked = 1;
+    apr_thread_cond_signal(rn->wake);
+    apr_thread_mutex_unlock(rn->mu);
 }
 
 unsigned wh_replay_renewer_open_count(wh_replay_renewer *rn)

@@ -12,6 +12,9 @@
  * dies stops renewing: its claims lapse one lease after their last
  * renewal, and only then.
  *
+ * The same thread settles what the process owes a store for claims
+ * nobody holds (wh_replay_settle.h), as it falls due.
+ *
  * The claims are renewed outside the renewer's lock (a store's round trip
  * never holds up a delivery registering or leaving); a claim that left
  * meanwhile is renewed at most once more, and the compare makes that a
@@ -23,6 +26,7 @@
 
 typedef struct wh_replay_renewer wh_replay_renewer;
 typedef struct wh_replay_open wh_replay_open;
+typedef struct wh_replay_settle wh_replay_settle;
 
 /* A renewer without a thread (passes are run by wh_replay_renewer_pass):
  * claims are renewed for lease; log (may be NULL) hears of a claim that
@@ -50,7 +54,15 @@ void wh_replay_renewer_remove(wh_replay_renewer *rn, wh_replay_open *o);
  * their holder's; *failed: how many the store could not renew. */
 int wh_replay_renewer_pass(wh_replay_renewer *rn, int *lost, int *failed);
 
-/* Claims open now; passes completed by the thread. */
+/* The thread also settles s's entries (wh_replay_settle.h) as they fall
+ * due, between its passes. Before wh_replay_renewer_start. */
+void wh_replay_renewer_settle(wh_replay_renewer *rn, wh_replay_settle *s);
+/* Wakes the thread: it settles what is due now and sleeps until the next
+ * entry falls due (call it after adding one, or after a store answered
+ * again: wh_replay_settle_answered). */
+void wh_replay_renewer_poke(wh_replay_renewer *rn);
+
+/* Claims open now; renewal passes completed by the thread. */
 unsigned wh_replay_renewer_open_count(wh_replay_renewer *rn);
 unsigned wh_replay_renewer_passes(wh_replay_renewer *rn);
 
