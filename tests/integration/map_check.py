@@ -80,7 +80,6 @@ def unit_of(path):
 
 # ------------------------------------------------- docs/architecture.md ---
 arch = read(ARCH)
-arch_lines = arch.split("\n")
 
 
 def sections(text):
