@@ -16,7 +16,7 @@
  *
  * Version 3 separates an event's arrival key (wh_events.id, increasing,
  * gaps allowed) from its listing position (wh_order.seq, 1, 2, 3 ... in
- * commit order, no gaps): see docs/architecture.md, "The inbox". */
+ * commit order, no gaps): see README.md here, "The database". */
 #include "wh_inbox.h"
 
 /* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key

@@ -154,6 +154,10 @@ for md in README.md CONTRIBUTING.md docs/*.md examples/README.md examples/*/READ
     done < <(grep -oE '\]\([^)]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^(https?:|mailto:)')
 done
 assert_eq "" "$broken" "every relative link in the README, CONTRIBUTING, docs/ and examples/ resolves"
+# ... and the folders' READMEs, and every #anchor names a heading
+broken=$("$WH_PYTHON" tests/integration/doc_links.py . README.md CONTRIBUTING.md docs/*.md \
+    examples/README.md examples/*/README.md shared/*/README.md mod_wirehook/README.md cgi/README.md 2>&1)
+assert_eq "" "$broken" "every link, and every link's #anchor, of the docs and the folders' READMEs resolves"
 # the README stays a short page for users (the project's hook warns above 200)
 assert_true "README.md is at most 200 lines" test "$(wc -l <README.md)" -le 200
 assert_contains "$(cat README.md)" "make check" "README.md gives the test command CI runs"
