@@ -183,7 +183,8 @@ integration: all $(CGI_TWIN)
 # The README's test command: installs what is missing, builds, then runs
 # the unit suites, the fuzz regressions and every integration suite against
 # a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
-# ends with the summed "N passed, N failed".
+# ends with what skipped and why, then the summed "N passed, N failed,
+# N skipped" (WH_FAIL_ON_SKIP=1: a skip fails it, as on CI).
 CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
 	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
