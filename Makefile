@@ -191,14 +191,18 @@ check: deps test-deps
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
-# Unit suites under AddressSanitizer + UBSan in a separate build tree.
+# Unit suites under AddressSanitizer + UBSan in a separate build tree, and
+# under valgrind: all but the suites that need a server (PostgreSQL,
+# redis, memcached), which make check runs in the integration suites that
+# start one; the run names them.
+UNIT_SANITIZED_ARGS = --without-servers
 asan:
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" $(BUILD)/asan/unit_tests
-	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests
+	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests $(UNIT_SANITIZED_ARGS)
 
 valgrind: $(UNIT)
 	WH_SHARED_DIR=$(SHARED_DIR) valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
-	  --suppressions=build/valgrind.supp $(UNIT)
+	  --suppressions=build/valgrind.supp $(UNIT) $(UNIT_SANITIZED_ARGS)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
