@@ -46,6 +46,12 @@
  * of now, so the window must span both directions. */
 #define WH_REPLAY_FACTOR 2
 #define WH_REPLAY_WINDOW_MAX (7 * 86400)
+/* ReplayLease: a claim is renewed every third of it and a store may take
+ * WH_REPLAY_NET_TIMEOUT (3 s) to answer, so the shortest lease still
+ * outlives one renewal that times out. */
+#define WH_DEF_REPLAY_LEASE 120
+#define WH_REPLAY_LEASE_MIN 10
+#define WH_REPLAY_LEASE_MAX 3600
 
 /* Forwarding defaults and bounds (docs/forwarding.md explains the
  * schedule they make: about 17 hours of retries before an event is dead). */
@@ -268,6 +274,14 @@ static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
     return wh_parse_duration(p, v, &r, &cfg->replay_window);
 }
 
+static const char *set_replay_lease(apr_pool_t *p, wh_config *cfg,
+                                    const char *v)
+{
+    static const wh_duration_rule r = { WH_US_S, WH_US_S, WH_REPLAY_LEASE_MIN,
+                                        WH_REPLAY_LEASE_MAX };
+    return wh_parse_duration(p, v, &r, &cfg->replay_lease);
+}
+
 static const char *set_cgi_log_level(apr_pool_t *p, wh_config *cfg,
                                      const char *v)
 {
@@ -395,6 +409,8 @@ static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
       "SPEC: provider[:args] of the replay store (lmdb)")                   \
     X("ReplayWindow", set_replay_window,                                     \
       "DURATION: notificationIds kept this long, >= 2*TimestampTolerance")   \
+    X("ReplayLease", set_replay_lease,                                       \
+      "DURATION: a claim outlives its server this long, 10s..1h (2m)")       \
     X("CGILogLevel", set_cgi_log_level,                                      \
       "error|warn|info|debug: what wirehook.cgi logs (warn)")                \
     X("ForwardUrl", set_forward_url,                                         \
@@ -588,6 +604,7 @@ wh_config *wh_config_create(apr_pool_t *p)
     cfg->replay_cache_provider = "lmdb";
     cfg->replay_cache_args = NULL;
     cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
+    cfg->replay_lease = WH_DEF_REPLAY_LEASE;
     cfg->cgi_log_level = WH_LOG_WARN;
     cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;
     cfg->forward_max_age = WH_DEF_FWD_MAX_AGE;

@@ -68,6 +68,8 @@ typedef struct {
     const char *replay_cache_args;     /* text after "provider:", or NULL */
     apr_int64_t replay_window;         /* ReplayWindow seconds; default and
                                           minimum 2 * timestamp_tolerance */
+    apr_int64_t replay_lease;          /* ReplayLease seconds, 120: a claim
+                                          nobody renews holds this long */
 
     wh_log_level cgi_log_level;        /* CGILogLevel: what wirehook.cgi
                                           writes to httpd's error log, warn */
