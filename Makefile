@@ -41,7 +41,9 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SANITIZE)
 # too); the Debian package builds this (Policy 4.13).
 CGI_LINK   ?= static
 STATIC_PREFIX ?= $(BUILD)/static
-CGI_DYN_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 json-c libcrypto 2>/dev/null)
+# libfcgi (Debian's libfcgi-dev, no pkg-config file): the FastCGI
+# protocol for a CGI started by mod_fcgid (cgi/cgi_fastcgi.c).
+CGI_DYN_LIBS = $(shell pkg-config --libs apr-1 apr-util-1 json-c libcrypto 2>/dev/null) -lfcgi
 # Compact relative relocations (DT_RELR, binutils 2.38 + glibc 2.36) for a
 # dynamic CGI: the loader reads a small table at each start instead of a
 # large one. Left out where the toolchain lacks it.
@@ -57,12 +59,12 @@ CGI_STATIC_LDFLAGS = -static -L$(STATIC_PREFIX)/lib $(CGI_NO_NSS_DL:%=-Wl,--wrap
 # APR-util: an update of libaprutil1-dev rebuilds it, then the CGI.
 CGI_STATIC_DEP := $(STATIC_PREFIX)/.apr-util-$(shell dpkg-query -W -f='$${source:Version}' \
                     libaprutil1-dev 2>/dev/null | tr : _)
-CGI_LIBS    = $(CGI_STATIC_LDFLAGS) -laprutil-1 -lapr-1 -lsqlite3 -lcrypt -ljson-c -lcrypto -lm -pthread
+CGI_LIBS    = $(CGI_STATIC_LDFLAGS) -laprutil-1 -lapr-1 -lsqlite3 -lcrypt -ljson-c -lcrypto -lfcgi -lm -pthread
 # The Debian packages whose .a files (and APR-util's source) go into the
 # CGI: `wirehook.cgi --version` names them, and a change of one rebuilds
 # the CGI at the next make (through $(BUILD)/obj/cgi-link).
 CGI_BUILT_FROM := $(shell dpkg-query -W -f='$${Package}=$${Version} ' libssl-dev libjson-c-dev \
-                    libapr1-dev libaprutil1-dev libsqlite3-dev libcrypt-dev libc6-dev 2>/dev/null)
+                    libapr1-dev libaprutil1-dev libsqlite3-dev libcrypt-dev libfcgi-dev libc6-dev 2>/dev/null)
 # bench/floor_cgi.c, linked the same way (build/bench.mk)
 CGI_FLOOR_LIBS = $(CGI_STATIC_LDFLAGS) $(BUILD)/obj/cgi/static/no_nss_dl.o \
               -lsqlite3 -ljson-c -lcrypto -lm -pthread
@@ -93,6 +95,9 @@ CGI_OBJ    := $(CGI_SRC:%.c=$(BUILD)/obj/%.o)
 CGI_MODE_OBJ := $(CGI_MODE_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+# The test oracle (tests/oracle/): linked into the tests, never into wirehook.
+ORACLE_SRC := $(wildcard tests/oracle/*.c)
+ORACLE_OBJ := $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIB        := $(BUILD)/libwirehook.a
 CLI        := $(BUILD)/wirehook
@@ -110,7 +115,7 @@ deps:
 test-deps:
 	@build/deps.sh --test
 
-$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h tests/oracle/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -165,8 +170,9 @@ $(BUILD)/cgi-dynamic/wirehook.cgi: $(CGI_TWIN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(CGI_DYN_RELR) -o $@ $(CGI_TWIN_OBJ) $(LIB) $(CGI_DYN_LIBS)
 
-$(UNIT): $(UNIT_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit
+$(UNIT_OBJ) $(ORACLE_OBJ): ALL_CFLAGS += -Itests
+$(UNIT): $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB) $(PKG_LIBS) -lcunit
 
 include apxs.mk
 # Further rule sets (bench, fuzz, install, ...) live beside the build
@@ -206,7 +212,7 @@ valgrind: $(UNIT)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook bench tests/fuzz
+	  --inline-suppr --std=c11 -Ishared -Itests shared cli cgi mod_wirehook bench tests/fuzz tests/oracle
 
 # The demo (CONTRIBUTING.md, "Start here"): a live httpd on loopback with
 # the module in front of a sample app, good and bad events sent, answers

@@ -17,7 +17,7 @@
  *
  * Output: "key value" lines on stdout (read by bench/run.sh). */
 #include "bench_util.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_inbox.h"
 #include "inbox/wh_inbox_db.h"
 

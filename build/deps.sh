@@ -8,7 +8,7 @@
 set -e
 BUILD_PKGS="build-essential pkg-config apache2-dev libapr1-dev libaprutil1-dev
 libjson-c-dev libssl-dev libcurl4-openssl-dev liblmdb-dev libhiredis-dev libmemcached-dev libsqlite3-dev
-debhelper dpkg-dev"
+libfcgi-dev debhelper dpkg-dev"
 TEST_PKGS="apache2 apache2-utils libaprutil1-dbd-sqlite3 libaprutil1-dbd-pgsql
 libcunit1-dev curl openssl iproute2 sqlite3 postgresql valgrind cppcheck"
 case "${1:-}" in

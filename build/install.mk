@@ -61,7 +61,8 @@ WH_INST_EXAMPLES = $(shell find examples -type f ! -name '*~' ! -name '.*.swp' 2
 WH_INST_DOCS     = $(shell find docs -type f ! -name '*~' ! -name '.*.swp' 2>/dev/null | LC_ALL=C sort)
 WH_INST_TOPDOCS  = $(wildcard README.md CONTRIBUTING.md)
 WH_INST_MAN1     = $(wildcard man/*.1)
-WH_INST_MAN8     = $(wildcard man/*.8)
+# mod_wirehook(8) is built from man/mod_wirehook.8.in (build/man.mk)
+WH_INST_MAN8     = $(BUILD)/mod_wirehook.8
 WH_INST_CGI      = $(if $(CGI_SRC),$(CGI))
 WH_INST_MOD      = $(if $(MOD_SRC),$(MOD))
 WH_MODAVAIL      = $(APACHE_CONFDIR)/mods-available

@@ -6,6 +6,7 @@
  * at all, which is why the file is also looked for where no environment
  * is needed. */
 #include "cgi.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_account.h"
 #include <apr_file_info.h>
 #include <apr_hash.h>
@@ -20,10 +21,9 @@
 
 static const char *canonical_key(const char *name)
 {
-    for (const char *const *k = wh_config_keys(); *k; k++)
-        if (strcasecmp(*k, name) == 0)
-            return *k;
-    return NULL;
+    const wh_key *k = wh_config_key(name);
+
+    return k ? k->name : NULL;
 }
 
 /* The environment as the locating rule asks it (WIREHOOK_CONFIG only); the
@@ -41,18 +41,29 @@ static const char *env_lookup(void *ctx, const char *name)
 }
 
 /* The running user's home directory from the account database, by uid:
- * $HOME is whatever the environment says (suEXEC removes it). */
+ * $HOME is whatever the environment says (suEXEC removes it). Looked up
+ * once per process: a FastCGI process looks for its configuration at
+ * every request, and the self-contained build reads /etc/passwd for it. */
 static const char *home_lookup(void *ctx, apr_pool_t *p, const char **why)
 {
-    const char *home;
+    static char *home, *home_why;
+    static int looked;
     (void)ctx;
-    *why = wh_user_home(p, getuid(), &home);
+
+    if (!looked) {
+        const char *h = NULL, *w = wh_user_home(p, getuid(), &h);
+        looked = 1;
+        home = h ? strdup(h) : NULL;
+        home_why = w ? strdup(w) : NULL;
+    }
+    *why = home_why;
     return home;
 }
 
-const char *wh_cgi_script_path(apr_pool_t *p, const char *argv0)
+const char *wh_cgi_script_path(apr_pool_t *p, const wh_cgi_io *io,
+                               const char *argv0)
 {
-    const char *s = getenv("SCRIPT_FILENAME");
+    const char *s = wh_cgi_getenv(io, "SCRIPT_FILENAME");
     char *cwd, *abs;
 
     if (!s || !*s)
@@ -116,15 +127,50 @@ static void apply_env(apr_pool_t *p, char **envp, wh_config *cfg,
     }
 }
 
+void wh_cgi_locate_config(apr_pool_t *p, char **envp, const char *script,
+                          wh_config_found *found)
+{
+    wh_config_locate(p, env_lookup, envp, script, home_lookup, NULL, found);
+}
+
+/* The file's identity before it is read: a change after this look is
+ * seen at the next. */
+static void look_at(apr_pool_t *p, const char *path, wh_cgi_file *f)
+{
+    f->path = path;
+    if (!path || wh_file_id_of(p, path, &f->id) != APR_SUCCESS)
+        memset(&f->id, 0, sizeof(f->id));
+}
+
+int wh_cgi_config_files_changed(apr_pool_t *p, const wh_cgi_config_files *files)
+{
+    const wh_cgi_file *all[] = { &files->conf, &files->readers, &files->operators };
+
+    for (apr_size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        wh_cgi_file now;
+        if (!all[i]->path)
+            continue;
+        look_at(p, all[i]->path, &now);
+        if (!wh_file_id_same(&now.id, &all[i]->id))
+            return 1;
+    }
+    return 0;
+}
+
 const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
-                               wh_config **out, wh_config_found *found)
+                               wh_config **out, wh_config_found *found,
+                               wh_cgi_config_files *files)
 {
     apr_array_header_t *errs = apr_array_make(p, 4, sizeof(const char *));
     const char *err;
     wh_config *cfg;
     int any_env;
 
-    wh_config_locate(p, env_lookup, envp, script, home_lookup, NULL, found);
+    wh_cgi_locate_config(p, envp, script, found);
+    if (files) {
+        memset(files, 0, sizeof(*files));
+        look_at(p, found->path, &files->conf);
+    }
     if (found->path) {
         if ((err = wh_config_parse_file(p, found->path, &cfg)) != NULL)
             APR_ARRAY_PUSH(errs, const char *) = err;
@@ -135,6 +181,10 @@ const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
     }
     *out = cfg;
     apply_env(p, envp, cfg, errs, &any_env);
+    if (files) {
+        look_at(p, cfg->console_readers_file, &files->readers);
+        look_at(p, cfg->console_operators_file, &files->operators);
+    }
 
     if (!found->path && !any_env && errs->nelts == 0)
         /* "missing required key" would only mislead: nothing was read */

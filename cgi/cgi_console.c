@@ -8,10 +8,7 @@
 #include "verify/wh_auth.h"
 
 #include <apr_strings.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define WH_CGI_FORM_READ 8192
 
@@ -22,18 +19,13 @@ int wh_cgi_console_path(const char *path_info)
            && (path_info[n] == '\0' || path_info[n] == '/');
 }
 
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
 /* The user and whether they may act: operators first (the table their
  * name is in decides which hash is checked; an unknown name pays the
  * same check). NULL: not authenticated. */
-static const char *authenticate(apr_pool_t *p, const wh_config *cfg, int *op)
+const char *wh_cgi_console_user(apr_pool_t *p, const wh_cgi_io *io,
+                                const wh_config *cfg, int *op)
 {
-    const char *hdr = env("HTTP_AUTHORIZATION"), *user = NULL, *pw = NULL, *who = NULL;
+    const char *hdr = wh_cgi_env(io, "HTTP_AUTHORIZATION"), *user = NULL, *pw = NULL, *who = NULL;
     apr_hash_t *table;
 
     *op = 0;
@@ -50,45 +42,49 @@ static const char *authenticate(apr_pool_t *p, const wh_config *cfg, int *op)
     return who;
 }
 
-static void read_form(apr_pool_t *p, const char **body, apr_size_t *len)
+static void read_form(apr_pool_t *p, const wh_cgi_io *io, const char **body,
+                      apr_size_t *len)
 {
     char *buf = apr_palloc(p, WH_CGI_FORM_READ + 2);
     apr_size_t got = 0;
-    ssize_t n;
+    apr_ssize_t n;
 
     while (got <= WH_CGI_FORM_READ
-           && (n = read(0, buf + got, WH_CGI_FORM_READ + 1 - got)) > 0)
+           && (n = io->read(io->ctx, buf + got, WH_CGI_FORM_READ + 1 - got)) > 0)
         got += (apr_size_t)n;
     buf[got] = '\0';
     *body = buf;
     *len = got;
 }
 
-static int write_answer(const wh_console_response *res)
+static int write_answer(apr_pool_t *p, const wh_cgi_io *io,
+                        const wh_console_response *res)
 {
-    int ok = 1;
+    apr_array_header_t *head = apr_array_make(p, 8, sizeof(const char *));
 
-    ok &= printf("Status: %d %s\r\n", res->status, wh_status_reason(res->status)) > 0;
+    APR_ARRAY_PUSH(head, const char *) =
+        apr_psprintf(p, "Status: %d %s\r\n", res->status, wh_status_reason(res->status));
     if (res->content_type && res->status != 304)
-        ok &= printf("Content-Type: %s\r\n", res->content_type) > 0;
+        APR_ARRAY_PUSH(head, const char *) =
+            apr_psprintf(p, "Content-Type: %s\r\n", res->content_type);
     for (int i = 0; i < res->headers->nelts; i++) {
         const wh_console_header *h = &APR_ARRAY_IDX(res->headers, i, wh_console_header);
         if (!strpbrk(h->value, "\r\n"))
-            ok &= printf("%s: %s\r\n", h->name, h->value) > 0;
+            APR_ARRAY_PUSH(head, const char *) =
+                apr_psprintf(p, "%s: %s\r\n", h->name, h->value);
     }
-    ok &= fputs("\r\n", stdout) >= 0;
-    if (res->status != 304 && res->body_len)
-        ok &= fwrite(res->body, 1, res->body_len, stdout) == res->body_len;
-    ok &= fflush(stdout) == 0;
-    return ok ? 0 : -1;
+    APR_ARRAY_PUSH(head, const char *) = "\r\n";
+    return wh_cgi_send(p, io, apr_array_pstrcat(p, head, '\0'), res->body,
+                       res->status != 304 ? res->body_len : 0);
 }
 
-int wh_cgi_console(apr_pool_t *p, const wh_config *cfg, const char *path_info,
-                   wh_inbox *(*get)(void *), void *ctx)
+int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
+                   const char *path_info, wh_inbox *(*get)(void *), void *ctx)
 {
     wh_console *c = wh_console_create(p, cfg);
-    const char *script = getenv("SCRIPT_NAME"), *sub = path_info + sizeof(WH_CGI_CONSOLE) - 1;
-    const char *method = getenv("REQUEST_METHOD");
+    const char *script = wh_cgi_getenv(io, "SCRIPT_NAME");
+    const char *sub = path_info + sizeof(WH_CGI_CONSOLE) - 1;
+    const char *method = wh_cgi_getenv(io, "REQUEST_METHOD");
     wh_console_request req;
     wh_console_response out;
     wh_console_host host;
@@ -98,21 +94,27 @@ int wh_cgi_console(apr_pool_t *p, const wh_config *cfg, const char *path_info,
     req.method = method;
     req.base = apr_pstrcat(p, script ? script : "", WH_CGI_CONSOLE, NULL);
     req.sub_path = sub;
-    req.query = getenv("QUERY_STRING");
-    req.scheme = env("REQUEST_SCHEME") ? env("REQUEST_SCHEME")
-                 : env("HTTPS") && strcasecmp(env("HTTPS"), "on") == 0 ? "https" : "http";
-    req.host_header = env("HTTP_HOST");
-    req.origin = env("HTTP_ORIGIN");
-    req.fetch_site = env("HTTP_SEC_FETCH_SITE");
-    req.cookie = env("HTTP_COOKIE");
-    req.if_none_match = env("HTTP_IF_NONE_MATCH");
-    req.content_type = env("CONTENT_TYPE");
+    req.query = wh_cgi_getenv(io, "QUERY_STRING");
+    req.scheme = wh_cgi_env(io, "REQUEST_SCHEME");
+    if (!req.scheme)
+        req.scheme = wh_cgi_env(io, "HTTPS") && strcasecmp(wh_cgi_env(io, "HTTPS"), "on") == 0
+                     ? "https" : "http";
+    req.host_header = wh_cgi_env(io, "HTTP_HOST");
+    req.origin = wh_cgi_env(io, "HTTP_ORIGIN");
+    req.fetch_site = wh_cgi_env(io, "HTTP_SEC_FETCH_SITE");
+    req.cookie = wh_cgi_env(io, "HTTP_COOKIE");
+    req.if_none_match = wh_cgi_env(io, "HTTP_IF_NONE_MATCH");
+    req.content_type = wh_cgi_env(io, "CONTENT_TYPE");
     req.now = apr_time_now();
     memset(&host, 0, sizeof(host));
     host.host = "wirehook.cgi";
-    host.no_counters = "wirehook.cgi keeps no counters: each request is a process of its "
-                       "own, with no memory shared between them (the web server's access "
-                       "log counts its answers).";
+    host.no_counters = io->fastcgi
+        ? "wirehook.cgi keeps no counters: the FastCGI server starts and stops its "
+          "processes as it sees fit, with no memory shared between them (the web "
+          "server's access log counts its answers)."
+        : "wirehook.cgi keeps no counters: each request is a process of its "
+          "own, with no memory shared between them (the web server's access "
+          "log counts its answers).";
     req.host = &host;
 
     /* the stylesheet and the icon are the same for everyone */
@@ -121,21 +123,21 @@ int wh_cgi_console(apr_pool_t *p, const wh_config *cfg, const char *path_info,
         if (!cfg->console_readers && !cfg->console_operators) {
             wh_response_error(p, 404, WH_CODE_NOT_FOUND, "no console here: ConsoleReaders "
                               "and ConsoleOperators are not set", &res);
-            return wh_cgi_write(&res);
+            return wh_cgi_write(p, io, &res);
         }
-        if ((req.user = authenticate(p, cfg, &op)) == NULL) {
+        if ((req.user = wh_cgi_console_user(p, io, cfg, &op)) == NULL) {
             wh_response_error(p, 401, WH_CODE_AUTH_REQUIRED,
                               "the console needs a reader's or an operator's login", &res);
             res.www_authenticate = apr_psprintf(p, "Basic realm=\"%s console\", charset=\"UTF-8\"",
                                                 cfg->auth_realm);
-            return wh_cgi_write(&res);
+            return wh_cgi_write(p, io, &res);
         }
         req.may_act = op;
     }
     if (method && strcmp(method, "POST") == 0)
-        read_form(p, &req.body, &req.body_len);
+        read_form(p, io, &req.body, &req.body_len);
     wh_console_handle(c, get, ctx, &req, p, &out);
     if (out.audit)
         wh_logf(&wh_cgi_logger, out.audit_level, "%s", out.audit);
-    return write_answer(&out);
+    return write_answer(p, io, &out);
 }

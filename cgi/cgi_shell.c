@@ -5,6 +5,7 @@
  * program as arguments. */
 #include "cgi.h"
 #include "inbox/wh_inbox_files.h"
+#include "verify/wh_config_lint.h"
 #include "verify/wh_version.h"
 #include <apr_strings.h>
 #include <errno.h>
@@ -93,7 +94,8 @@ static const char *inbox_access(apr_pool_t *p, const char *db)
 
 static int configtest(apr_pool_t *p, const char *argv0)
 {
-    const char *script = wh_cgi_script_path(p, argv0);
+    wh_cgi_io io = wh_cgi_stdio();
+    const char *script = wh_cgi_script_path(p, &io, argv0);
     wh_config_found found;
     wh_config *cfg = NULL;
     const char *err, *warn, *w, *db;
@@ -104,7 +106,7 @@ static int configtest(apr_pool_t *p, const char *argv0)
         "script's owner; without it, as the web server's user)\n",
         script ? script : "(unknown)", (unsigned long)getuid(),
         (unsigned long)getgid());
-    err = wh_cgi_load_config(p, environ, script, &cfg, &found);
+    err = wh_cgi_load_config(p, environ, script, &cfg, &found, NULL);
     printf("looked for the configuration in, in order:\n");
     for (int i = 0; i < found.places->nelts; i++) {
         const wh_config_place *pl = &APR_ARRAY_IDX(found.places, i,
@@ -150,6 +152,8 @@ static int configtest(apr_pool_t *p, const char *argv0)
     if ((w = wh_inbox_file_warnings(p, cfg)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
     if ((w = wh_cgi_config_file_warning(p, found.path, 1)) != NULL)
+        warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
+    if ((w = wh_config_lint_warnings(p, cfg, WH_PART_SECRETS)) != NULL)
         warn = warn ? apr_pstrcat(p, warn, "\n", w, NULL) : w;
     print_lines(stdout, "warning: ", warn);
     fputs(bad ? "not usable\n" : "Syntax OK\n", stdout);

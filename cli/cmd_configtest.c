@@ -2,7 +2,9 @@
 #include "cli_util.h"
 #include "configtest_as.h"
 #include "inbox/wh_inbox_files.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
+#include "verify/wh_config_lint.h"
+#include "forward/wh_forward.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
 #include <apr_strings.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CONFIGTEST_USAGE "configtest [--as USER] CONFIG"
+#define CONFIGTEST_USAGE "configtest [--as USER] CONFIG | --keys"
 
 static void print_lines(const char *prefix, const char *text)
 {
@@ -21,6 +23,22 @@ static void print_lines(const char *prefix, const char *text)
          l = strtok_r(NULL, "\n", &state))
         fprintf(stderr, "%s%s\n", prefix, l);
     free(lines);
+}
+
+/* Every key's row, one a line, tab-separated: name, kind, the value's
+ * name, default, bounds or values, help; "-" for none. The order is the
+ * table's and the columns only ever grow at the end: the documentation's
+ * checks, the man page and the fuzzer's dictionary read this. */
+static int print_keys(apr_pool_t *p)
+{
+    for (const wh_key *const *t = wh_config_keys(); *t; t++)
+        for (const wh_key *k = *t; k->name; k++) {
+            wh_key_text d;
+            wh_key_describe(p, k, &d);
+            printf("%s\t%s\t%s\t%s\t%s\t%s\n", k->name, d.kind, d.arg,
+                   d.dflt, d.range, k->help);
+        }
+    return 0;
 }
 
 /* What the module refuses at startup about ReplayCache: a provider or
@@ -51,6 +69,7 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
 {
     static const apr_getopt_option_t opts[] = {
         { "as", 'a', 1, "the user the server reads the files as" },
+        { "keys", 'k', 0, "print every key" },
         { NULL, 0, 0, NULL }
     };
     wh_config *cfg = NULL;
@@ -59,13 +78,15 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     apr_array_header_t *errors = apr_array_make(p, 4, sizeof(const char *));
     apr_getopt_t *os;
     apr_status_t rv;
-    int ch;
+    int ch, keys = 0;
 
     if (wh_cli_wants_help(argc, argv)) {
         printf("usage: wirehook " CONFIGTEST_USAGE "\n\n"
                "Reads CONFIG as mod_wirehook and wirehook.cgi would (including the secret\n"
                "and htpasswd files) and prints `Syntax OK`, or each error as file:line and\n"
-               "exits 1. Warns about secret files that others can read.\n\n"
+               "exits 1. Warns about secret files that others can read, and about the\n"
+               "mistakes docs/troubleshooting.md lists (a secret with spaces or quotes\n"
+               "around it, an htpasswd line in a secret file), each with its fix.\n\n"
                "Then checks, as the user the server runs as, what that user will read\n"
                "and write: the configuration file, the secret and htpasswd files (a\n"
                "warning: the module reads them as root at start, but as that user after\n"
@@ -73,15 +94,22 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
                "writer opens it as that user).\n"
                "  --as USER   that user; run as root, the default is $APACHE_RUN_USER\n"
                "              (apache2's envvars), else www-data when it exists; run as\n"
-               "              anyone else, that user alone can be checked\n");
+               "              anyone else, that user alone can be checked\n\n"
+               "--keys prints every key the format knows, one a line, tab-separated:\n"
+               "name, kind, argument, default, bounds or values, help (\"-\": none).\n");
         return 0;
     }
     if (!(os = wh_cli_getopt(p, argc, argv, opts)))
         return 1;
-    while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS)
+    while ((rv = apr_getopt_long(os, opts, &ch, &arg)) == APR_SUCCESS) {
         if (ch == 'a')
             as = arg;
-    if (rv != APR_EOF || os->argc - os->ind != 1)
+        else if (ch == 'k')
+            keys = 1;
+    }
+    if (rv == APR_EOF && keys && !as && os->argc == os->ind)
+        return print_keys(p);
+    if (rv != APR_EOF || keys || os->argc - os->ind != 1)
         return wh_cli_usage(CONFIGTEST_USAGE);
     config = os->argv[os->ind];
     if ((err = wh_config_load(p, config, &cfg))) {
@@ -94,6 +122,10 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     }
     warn = wh_config_permission_warnings(p, cfg);
     if ((files = wh_inbox_file_warnings(p, cfg)))
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if ((files = wh_config_lint_warnings(p, cfg, WH_PART_VERIFY | WH_PART_FORWARD)))
+        warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
+    if ((files = wh_forward_unit_warning(p, cfg)))
         warn = warn ? apr_pstrcat(p, warn, "\n", files, NULL) : files;
     if (warn)
         print_lines("warning: ", warn);

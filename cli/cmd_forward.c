@@ -11,10 +11,11 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "forward_http.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
+#include "verify/wh_config_lint.h"
 #include "forward/wh_forward_queue.h"
 #include "forward/wh_forward.h"
-#include "verify/wh_parse_forward.h"
+#include "verify/wh_duration.h"
 #include "inbox/wh_inbox.h"
 
 #include <apr_general.h>
@@ -70,6 +71,7 @@ typedef struct {
     wh_inbox *ib;
     wh_fq *fq;
     wh_fwd_http *http;
+    wh_fwd_secret *secret;       /* ForwardSecretFile, re-read on change */
     slot *slots;
     int nslots;
     int verbose;
@@ -284,6 +286,14 @@ static int cycle(fwd *f, apr_pool_t *cp, int lease_max, wh_fq_cycle_result *out)
     apr_array_clear(f->outcomes);
     apr_pool_clear(f->opool);
     f->outcomes = apr_array_make(f->opool, 64, sizeof(wh_fq_outcome));
+    if (out->leases->nelts) {
+        const char *note = NULL;
+        int failed = 0;
+        const wh_secret *sec = wh_fwd_secret_now(f->secret, now, cp, &note, &failed);
+        if (note)
+            logline(failed ? "warn" : "info", "%s", note);
+        wh_fwd_http_set_secret(f->http, sec);
+    }
     start_leases(f, out->leases);
     return 0;
 }
@@ -424,7 +434,6 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     apr_getopt_t *os;
     apr_status_t rv;
     wh_config *cfg = NULL;
-    const wh_secret *secret = NULL;
     wh_logger lg = { inbox_log, NULL };
     fwd f;
 
@@ -447,8 +456,11 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
                "                 dead, ...\n"
                "  --verbose      log every retry on stderr; twice: every event forwarded\n"
                "  --quiet        no status lines\n\n"
-               "SIGTERM/SIGINT: stop leasing, wait for the requests in flight, write\n"
-               "their outcomes, exit 0. Exit 1 on errors, 2 on usage errors.\n"
+               "ForwardSecretFile is read again when it changes (its first line signs).\n"
+               "SIGTERM, SIGINT, SIGHUP: stop leasing, wait for the requests in flight,\n"
+               "write their outcomes, exit 0; a second signal: exit 1 at once (what was\n"
+               "in flight is sent again later). Exit 1 when it cannot start, 2 on usage\n"
+               "errors. Logs go to stderr, status lines to stdout.\n"
                "See wirehook inbox dead ... for the dead letters.\n");
         return 0;
     }
@@ -478,9 +490,16 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         fprintf(stderr, "wirehook forward: %s\n", err);
         return 1;
     }
-    if ((err = wh_forward_secret_load(p, cfg, &secret)) != NULL) {
+    if ((err = wh_fwd_secret_open(p, cfg, &f.secret)) != NULL) {
         fprintf(stderr, "wirehook forward: %s\n", err);
         return 1;
+    }
+    /* a secret in quotes or with a space at its end: legal, and the
+     * application would refuse every request */
+    if ((err = wh_config_lint_warnings(p, cfg, WH_PART_FORWARD)) != NULL) {
+        char *lines = apr_pstrdup(p, err), *state = NULL;
+        for (char *l = apr_strtok(lines, "\n", &state); l; l = apr_strtok(NULL, "\n", &state))
+            logline("warn", "%s", l);
     }
     if ((err = wh_inbox_open(p, cfg, &lg, &f.ib)) != NULL ||
         (err = wh_fq_open(p, f.ib, cfg, owner_id(p), &f.fq)) != NULL) {
@@ -501,13 +520,18 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     apr_pool_create(&f.opool, p);
     f.outcomes = apr_array_make(f.opool, 64, sizeof(wh_fq_outcome));
     f.interval_start = apr_time_now();
-    if (!(f.http = wh_fwd_http_create(p, cfg, secret, &err))) {
+    /* its secret is set by each cycle that starts requests */
+    if (!(f.http = wh_fwd_http_create(p, cfg, NULL, &err))) {
         fprintf(stderr, "wirehook forward: %s\n", err);
         curl_global_cleanup();
         return 1;
     }
+    /* SIGHUP too: a closed terminal or a supervisor's hang-up must not cut
+     * requests in flight (they would be sent again); the supervisor starts
+     * it again, and the configuration is read at a start */
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    signal(SIGHUP, on_signal);
     signal(SIGPIPE, SIG_IGN);
     logline("info", "forwarding %s to %s (%d at once)%s",
             cfg->inbox_driver_name, wh_cli_safe_url(p, cfg->forward_url), f.nslots,

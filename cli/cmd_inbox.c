@@ -2,8 +2,10 @@
  * operator's view of the inbox database, read and changed directly (the
  * same database the module, the CGI and the forwarder use). */
 #include "commands.h"
+#include "config/wh_config_load.h"
 #include "cli_util.h"
 #include "inbox_cmd.h"
+#include "verify/wh_datetime.h"
 #include "verify/wh_parse.h"
 #include "inbox/wh_payments.h"
 

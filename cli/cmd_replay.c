@@ -7,7 +7,7 @@
  * or on a store in use, changes nothing. */
 #include "commands.h"
 #include "cli_util.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_shared.h"
 #include <apr_strings.h>

@@ -13,7 +13,7 @@
  * 2 on usage errors. The secret is never printed. */
 #include "commands.h"
 #include "cli_util.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_verify.h"
 #include <apr_uri.h>

@@ -12,5 +12,6 @@ int wh_cmd_pull(int argc, const char *const *argv, apr_pool_t *p);
 int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p);
 int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p);
 int wh_cmd_replay(int argc, const char *const *argv, apr_pool_t *p);
+int wh_cmd_probe(int argc, const char *const *argv, apr_pool_t *p);
 
 #endif

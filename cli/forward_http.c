@@ -61,6 +61,11 @@ static apr_status_t cleanup(void *data)
     return APR_SUCCESS;
 }
 
+void wh_fwd_http_set_secret(wh_fwd_http *h, const wh_secret *secret)
+{
+    h->secret = secret;
+}
+
 wh_fwd_http *wh_fwd_http_create(apr_pool_t *p, const wh_config *cfg,
                                 const wh_secret *secret, const char **err)
 {

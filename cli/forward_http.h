@@ -23,10 +23,14 @@ typedef struct {
 
 typedef struct wh_fwd_http wh_fwd_http;
 
-/* At most cfg->forward_concurrency requests at once to cfg->forward_url.
+/* At most cfg->forward_concurrency requests at once to cfg->forward_url,
+ * signed with secret (NULL: set it before the first request starts).
  * NULL and *err on failure. */
 wh_fwd_http *wh_fwd_http_create(apr_pool_t *p, const wh_config *cfg,
                                 const wh_secret *secret, const char **err);
+/* The secret the requests started from now on are signed with (it must
+ * stay valid until the next request starts). */
+void wh_fwd_http_set_secret(wh_fwd_http *h, const wh_secret *secret);
 
 /* Starts one attempt; the event is copied, baton is handed back in the
  * result. 0, or -1 when the request could not be built (the caller

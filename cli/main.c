@@ -1,5 +1,6 @@
 /* wirehook: sign, check, send and pull wire-status webhooks, test a
- * configuration file, forward what an inbox stores and look after it. */
+ * configuration file, forward what an inbox stores and look after it,
+ * grade a receiver. */
 #include "commands.h"
 #include "verify/wh_version.h"
 #include <apr_general.h>
@@ -21,6 +22,7 @@ static const command commands[] = {
     { "forward", wh_cmd_forward, "forward what the inbox stores to an application" },
     { "inbox", wh_cmd_inbox, "dead letters, quarantine, payment views of an inbox" },
     { "replay", wh_cmd_replay, "replay init: make a new shared replay store usable" },
+    { "probe", wh_cmd_probe, "grade a receiver: forged, stale, replayed, invalid requests" },
     { NULL, NULL, NULL }
 };
 

@@ -20,7 +20,10 @@
 #include "wh_mod_status.h"
 #include "wh_mod_inbox.h"
 #include "wh_mod_verify.h"
+#include "wh_mod_check.h"
 #include "wh_mod_console.h"
+#include "wh_mod_metrics.h"
+#include "config/wh_config_load.h"
 #include "console/wh_console.h"
 #include "wh_mod_replay_lmdb.h"
 #include "inbox/wh_inbox_files.h"
@@ -198,31 +201,6 @@ static const command_rec wirehook_cmds[] = {
 
 /* ---------------------------------------------------------- lifecycle --- */
 
-static int wh_post_config(apr_pool_t *pconf, apr_pool_t *plog,
-                          apr_pool_t *ptemp, server_rec *s)
-{
-    (void)plog;
-    (void)ptemp;
-    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
-        return OK;
-    apr_hash_t *configs = wh_mod_configs(pconf);
-    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
-         hi = apr_hash_next(hi)) {
-        wh_mod_config *config = apr_hash_this_val(hi);
-        const char *warn = wh_config_permission_warnings(ptemp, config->cfg);
-        const char *files = wh_inbox_file_warnings(ptemp, config->cfg);
-        if (files)
-            warn = warn ? apr_pstrcat(ptemp, warn, "\n", files, NULL) : files;
-        char *lines = warn ? apr_pstrdup(ptemp, warn) : NULL, *state = NULL;
-        /* one log line per file: the core joins its warnings with '\n' */
-        for (char *l = lines ? apr_strtok(lines, "\n", &state) : NULL; l;
-             l = apr_strtok(NULL, "\n", &state))
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00901)
-                         "WirehookConfig %s: %s", config->path, l);
-    }
-    return OK;
-}
-
 /* What a configuration stores where, in a few words: the replay store's spec
  * (with the default store's file), and the inbox (an SQLite file by name; a
  * PostgreSQL conninfo never, it may hold a password). */
@@ -290,15 +268,16 @@ static void wh_child_init(apr_pool_t *pchild, server_rec *s)
 static void register_hooks(apr_pool_t *p)
 {
     (void)p;
-    ap_hook_post_config(wh_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(wh_post_config_last, NULL, NULL, APR_HOOK_LAST);
     ap_hook_child_init(wh_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    wh_mod_check_register();
     wh_mod_verify_register();
     wh_mod_body_register();
     wh_mod_replay_register();
     wh_mod_inbox_register();
     wh_mod_status_register();
     wh_mod_console_register();
+    wh_mod_metrics_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

@@ -22,12 +22,12 @@
 #include "wh_mod_status.h"
 #include "wh_mod_replay.h"
 #include "wh_mod_request.h"
+#include "wh_mod_sections.h"
 #include "console/wh_console.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
 #include "http_request.h"
-#include <apr_fnmatch.h>
 #include <apr_strings.h>
 
 /* The largest action form read (the core refuses anything larger). */
@@ -207,84 +207,6 @@ static int console_handler(request_rec *r)
 
 /* ---- configuration time ------------------------------------------------ */
 
-/* Whether a <Location> section applies to uri, as httpd's location walk
- * decides: a regex, a wildcard pattern, or a path prefix ending at a
- * '/' (or at the end of uri). */
-static int section_matches(const core_dir_config *cd, const char *uri)
-{
-    apr_size_t n;
-
-    if (cd->r)
-        return ap_regexec(cd->r, uri, 0, NULL, 0) == 0;
-    if (!cd->d)
-        return 0;
-    if (cd->d_is_fnmatch)
-        return apr_fnmatch(cd->d, uri, APR_FNM_PATHNAME) == APR_SUCCESS;
-    n = strlen(cd->d);
-    if (strncmp(uri, cd->d, n) != 0)
-        return 0;
-    return n == 0 || cd->d[n - 1] == '/' || uri[n] == '/' || uri[n] == '\0';
-}
-
-/* The per-directory configuration a request for uri gets from the
- * server's defaults and its <Location> sections (not <Directory>, <If>
- * or .htaccess, which need a file or a request). */
-static ap_conf_vector_t *location_config(apr_pool_t *p, server_rec *s, const char *uri)
-{
-    core_server_config *sc = ap_get_core_module_config(s->module_config);
-    ap_conf_vector_t **sec = (ap_conf_vector_t **)sc->sec_url->elts;
-    ap_conf_vector_t *conf = s->lookup_defaults;
-
-    for (int i = 0; i < sc->sec_url->nelts; i++)
-        if (section_matches(ap_get_core_module_config(sec[i]), uri))
-            conf = ap_merge_per_dir_configs(p, conf, sec[i]);
-    return conf;
-}
-
-/* A request as httpd would see it before authentication: no user, GET
- * of uri from client address ip. */
-static request_rec *anonymous_request(apr_pool_t *p, server_rec *s,
-                                      ap_conf_vector_t *conf, const char *uri,
-                                      const char *ip)
-{
-    conn_rec *c = apr_pcalloc(p, sizeof(*c));
-    request_rec *r = apr_pcalloc(p, sizeof(*r));
-    apr_sockaddr_t *sa = NULL;
-
-    if (apr_sockaddr_info_get(&sa, ip, APR_UNSPEC, 80, 0, p) != APR_SUCCESS)
-        return NULL;
-    c->pool = p;
-    c->base_server = s;
-    c->client_addr = c->local_addr = sa;
-    c->client_ip = c->local_ip = apr_pstrdup(p, ip);
-    c->notes = apr_table_make(p, 1);
-    c->conn_config = ap_create_conn_config(p);
-    c->double_reverse = -1;           /* no DNS at configuration time */
-    r->pool = p;
-    r->connection = c;
-    r->server = s;
-    r->per_dir_config = conf;
-    r->request_config = ap_create_request_config(p);
-    r->method = "GET";
-    r->method_number = M_GET;
-    r->protocol = "HTTP/1.1";
-    r->proto_num = HTTP_VERSION(1, 1);
-    r->uri = r->unparsed_uri = apr_pstrdup(p, uri);
-    r->the_request = apr_pstrcat(p, "GET ", uri, " HTTP/1.1", NULL);
-    r->hostname = s->server_hostname;
-    r->useragent_addr = sa;
-    r->useragent_ip = c->client_ip;
-    r->headers_in = apr_table_make(p, 1);
-    r->headers_out = apr_table_make(p, 1);
-    r->err_headers_out = apr_table_make(p, 1);
-    r->subprocess_env = apr_table_make(p, 1);
-    r->notes = apr_table_make(p, 1);
-    r->allowed_methods = ap_make_method_list(p, 2);
-    r->request_time = apr_time_now();
-    apr_uri_parse(p, uri, &r->parsed_uri);
-    return r;
-}
-
 /* 1 when the request gets past httpd's access control without a user:
  * the order of ap_process_request_internal (access_checker, then
  * access_checker_ex, force_authn; with "Satisfy Any" either one). */
@@ -299,18 +221,6 @@ static int let_in_without_user(request_rec *r)
     return ap_run_access_checker_ex(r) == OK && ap_run_force_authn(r) != OK;
 }
 
-static const char *handler_of(apr_pool_t *p, request_rec *fake)
-{
-    core_dir_config *cd = ap_get_core_module_config(fake->per_dir_config);
-    const char *err = NULL, *h;
-
-    if (cd->expr_handler) {
-        h = ap_expr_str_exec(fake, cd->expr_handler, &err);
-        return err ? NULL : apr_pstrdup(p, h);
-    }
-    return cd->handler;
-}
-
 /* Whether some <Location> applies to uri (an action) and not to the
  * console's own base: the actions have access rules of their own. */
 static int actions_protected_apart(server_rec *s, const char *base)
@@ -321,7 +231,7 @@ static int actions_protected_apart(server_rec *s, const char *base)
 
     for (int i = 0; i < sc->sec_url->nelts; i++) {
         core_dir_config *cd = ap_get_core_module_config(sec[i]);
-        if (section_matches(cd, action) && !section_matches(cd, base))
+        if (wh_mod_section_matches(cd, action) && !wh_mod_section_matches(cd, base))
             return 1;
     }
     return 0;
@@ -351,9 +261,9 @@ static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                 continue;
             apr_hash_set(seen, apr_psprintf(ptemp, "%pp%s", (void *)s, path),
                          APR_HASH_KEY_STRING, "");
-            conf = location_config(ptemp, s, path);
-            if (!(fake = anonymous_request(ptemp, s, conf, path, clients[0]))
-                || !(h = handler_of(ptemp, fake)) || strcmp(h, WH_MOD_CONSOLE) != 0)
+            conf = wh_mod_location_config(ptemp, s, path);
+            if (!(fake = wh_mod_anonymous_request(ptemp, s, conf, path, clients[0]))
+                || !(h = wh_mod_handler_of(ptemp, fake)) || strcmp(h, WH_MOD_CONSOLE) != 0)
                 continue;
             dc = ap_get_module_config(conf, &wirehook_module);
             if (!dc || !dc->config || !dc->base) {
@@ -369,7 +279,7 @@ static int console_check_config(apr_pool_t *pconf, apr_pool_t *plog,
             }
             if (!dc->console_public) {
                 for (size_t k = 0; k < sizeof(clients) / sizeof(clients[0]); k++) {
-                    fake = anonymous_request(ptemp, s, conf, path, clients[k]);
+                    fake = wh_mod_anonymous_request(ptemp, s, conf, path, clients[k]);
                     if (fake && let_in_without_user(fake)) {
                         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00986)
                                      "<Location %s>: the console can be reached without "

@@ -15,7 +15,7 @@
 #define WHLOGNO(n) "WH" #n ": "
 
 #define WH_LOGTAGS(X)                                                         \
-    X(00901, "startup: a secret, htpasswd or inbox file is open to others")          \
+    X(00901, "startup, apache2 -t: a credentials or inbox file is open to others, or holds a mistake") \
     X(00902, "child start: the inbox mutex cannot be created")                \
     X(00904, "the application answered 5xx: id removed from the replay store") \
     X(00910, "a message of the verification core, about a request")          \
@@ -91,8 +91,10 @@
     X(00996, "child start: a shared replay store cannot be set up")          \
     X(00997, "child start: no random bytes for the claims' holder tokens")   \
     X(00998, "a running delivery's claim could not be renewed, or lapsed")   \
-    X(00999, "child start: the claims' renewal thread cannot start")
+    X(00999, "child start: the claims' renewal thread cannot start")          \
+    X(01000, "check-config: SetHandler wirehook that no WirehookConfig reaches") \
+    X(01001, "check-config: the same, unless a Directory, Files or If section gives one")
 
-#define WH_LOGTAG_NEXT 01000
+#define WH_LOGTAG_NEXT 01002
 
 #endif

@@ -55,6 +55,7 @@
 #include "replay/wh_replay_fs.h"
 #include "replay/wh_replay_renew.h"
 #include "replay/wh_replay_shared.h"
+#include "replay/wh_replay_verdict.h"
 #include <apr_strings.h>
 
 #define WH_REPLAY_KEY "wirehook-replay-stores"
@@ -361,37 +362,14 @@ static apr_status_t claim_cleanup(void *data)
     return APR_SUCCESS;
 }
 
-wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
-                                     const wh_config *cfg,
-                                     const wh_facts *f, wh_mod_claim **out)
+/* What the store said, in the log. */
+static void log_claim(request_rec *r, const wh_mod_replay *rp,
+                      const wh_facts *f, wh_claim_result res,
+                      const wh_claim_info *info)
 {
-    const char *id = f ? f->notification_id : NULL;
-    wh_claim c;
-    wh_claim_info info;
-    wh_claim_result res;
-    wh_mod_claim *cl;
+    const char *id = f->notification_id;
 
-    *out = NULL;
-    if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00937)
-                      "replay store %s not usable in this process (see the "
-                      "startup log)", rp ? rp->spec : "-");
-        return WH_REPLAY_UNAVAILABLE;
-    }
-    c.id = id;
-    c.holder = NULL;
-    if (rp->store->ops->renew) {
-        if (!child_holders_ok)
-            return WH_REPLAY_UNAVAILABLE;
-        c.holder = wh_replay_holder_next(r->pool, &child_holders);
-    }
-    c.signed_at = f->signed_at;
-    c.tolerance_sec = rp->tolerance;
-    c.window_sec = cfg->replay_window;
-    c.lease = rp->lease;
-
-    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
-    if (info.emptied)
+    if (info->emptied)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00957)
                       "ReplayCache %s has no epoch marker: it was emptied (a "
                       "restarted or flushed server, a lost file) and "
@@ -401,30 +379,20 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                       rp->tolerance);
     switch (res) {
     case WH_CLAIM_FIRST:
-        cl = apr_pcalloc(r->pool, sizeof(*cl));
-        cl->rp = rp;
-        cl->pool = r->pool;
-        cl->id = id;
-        cl->holder = c.holder;
-        if (c.holder && child_renewer) {
-            cl->open = wh_replay_renewer_add(child_renewer, rp->store, id,
-                                             c.holder, c.lease);
-            if (cl->open)
-                apr_pool_cleanup_register(r->pool, cl, claim_cleanup,
-                                          apr_pool_cleanup_null);
-        }
-        *out = cl;
-        return WH_REPLAY_FIRST;
+        break;
     case WH_CLAIM_DUPLICATE:
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00942)
                       "duplicate: notificationId=%s code=duplicate "
                       "(seen within ReplayWindow, not delivered)", id);
-        return WH_REPLAY_DUPLICATE;
+        break;
     case WH_CLAIM_IN_PROGRESS:
-        return WH_REPLAY_IN_PROGRESS;
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00944)
+                      "notificationId=%s: another copy is being delivered; "
+                      "answered 503", id);
+        break;
     case WH_CLAIM_PREDATES:
-        log_predates(r, rp, f, info.since);
-        return WH_REPLAY_UNAVAILABLE;
+        log_predates(r, rp, f, info->since);
+        break;
     case WH_CLAIM_FULL:
         if (rp->lmdb)
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00980)
@@ -432,21 +400,82 @@ wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
                           "(%s; recording one more would need evicting one "
                           "inside ReplayWindow): give it a larger map, as in "
                           "ReplayCache lmdb:/path(%" APR_SIZE_T_FMT ")",
-                          id, rp->spec, info.err ? info.err : "-",
+                          id, rp->spec, info->err ? info->err : "-",
                           rp->model.map_size * 2);
         else
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00965)
                           "refused notificationId=%s: ReplayCache %s is full "
                           "(%s): give it more memory, or use lmdb", id,
-                          rp->spec, info.err ? info.err : "-");
-        return WH_REPLAY_UNAVAILABLE;
+                          rp->spec, info->err ? info->err : "-");
+        break;
     case WH_CLAIM_ERROR:
     default:
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
                       "replay store %s: lookup failed for notificationId=%s: "
-                      "%s", rp->spec, id, info.err ? info.err : "-");
-        return WH_REPLAY_UNAVAILABLE;
+                      "%s", rp->spec, id, info->err ? info->err : "-");
+        break;
     }
+}
+
+/* A claim made: kept for its end, and renewed while the delivery runs. */
+static wh_mod_claim *new_claim(request_rec *r, wh_mod_replay *rp,
+                               const wh_claim *c)
+{
+    const char *id = c->id, *holder = c->holder;
+    wh_mod_claim *cl = apr_pcalloc(r->pool, sizeof(*cl));
+
+    cl->rp = rp;
+    cl->pool = r->pool;
+    cl->id = id;
+    cl->holder = holder;
+    if (holder && child_renewer) {
+        cl->open = wh_replay_renewer_add(child_renewer, rp->store, id, holder,
+                                         c->lease);
+        if (cl->open)
+            apr_pool_cleanup_register(r->pool, cl, claim_cleanup,
+                                      apr_pool_cleanup_null);
+    }
+    return cl;
+}
+
+void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
+                         const wh_config *cfg, wh_verdict *v,
+                         wh_mod_claim **out)
+{
+    const wh_facts *f = &v->facts;
+    const char *id = f->notification_id;
+    wh_claim c;
+    wh_claim_info info;
+    wh_claim_result res;
+
+    *out = NULL;
+    if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00937)
+                      "replay store %s not usable in this process (see the "
+                      "startup log)", rp ? rp->spec : "-");
+        wh_replay_verdict_unavailable(v);
+        return;
+    }
+    c.id = id;
+    c.holder = NULL;
+    if (rp->store->ops->renew) {
+        if (!child_holders_ok) {
+            wh_replay_verdict_unavailable(v);
+            return;
+        }
+        c.holder = wh_replay_holder_next(r->pool, &child_holders);
+    }
+    c.signed_at = f->signed_at;
+    c.tolerance_sec = rp->tolerance;
+    c.window_sec = cfg->replay_window;
+    c.lease = rp->lease;
+
+    memset(&info, 0, sizeof(info));
+    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
+    log_claim(r, rp, f, res, &info);
+    if (res == WH_CLAIM_FIRST)
+        *out = new_claim(r, rp, &c);
+    wh_replay_verdict(v, &c, res, &info, apr_time_now());
 }
 
 /* The claim leaves the renewer first: once the store has its outcome, a

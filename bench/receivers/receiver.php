@@ -6,8 +6,15 @@
 // Bench-only: never installed.
 //
 // Configuration: config.php beside this file (written by bench/run.sh)
-// returns ['secrets' => [string, ...], 'htpasswd' => path]; opcache keeps
-// it compiled, so it costs no file read per request.
+// returns ['secrets' => [string, ...], 'htpasswd' => path], and 'sqlite'
+// => path to store each notification (below); opcache keeps it compiled,
+// so it costs no file read per request.
+//
+// Storing ('sqlite', the fcgid section's PHP): each accepted notification
+// is inserted into an SQLite table in WAL mode with synchronous=FULL, one
+// durable commit per notification as wirehook's inbox makes, through a
+// persistent PDO connection per prefork child; the table's primary key
+// on notificationId decides duplicates instead of APCu.
 //
 // Basic auth: password_verify() on the htpasswd bcrypt hash ({SHA} entries
 // too), and a successful check cached in APCu for 60 s, keyed by SHA-256 of
@@ -342,8 +349,12 @@ function wh_receive(): void
         wh_fail(400, 'schema_violation', 'the notification does not match the schema', $problems);
         return;
     }
-    // replay protection: the first copy wins, atomically across processes
     $id = $doc['notificationId'];
+    if (isset($config['sqlite'])) {
+        wh_store($config['sqlite'], $id, $body);
+        return;
+    }
+    // replay protection: the first copy wins, atomically across processes
     if (!apcu_add('wh:nid:' . $id, 1, WH_REPLAY_TTL)) {
         wh_send(200, ['status' => 'duplicate', 'notificationId' => $id]);
         return;
@@ -352,6 +363,24 @@ function wh_receive(): void
     $known = in_array($doc['data']['wireEventInfo']['status'] ?? null, WH_KNOWN_STATUSES, true);
     header('X-Status-Known: ' . ($known ? '1' : '0'));
     wh_send(200, ['status' => 'accepted', 'notificationId' => $id]);
+}
+
+// The notification into SQLite (run.sh made the table, in WAL mode): 200
+// accepted, 200 duplicate when the id is there, 503 when the database
+// cannot take it.
+function wh_store(string $file, string $id, string $body): void
+{
+    try {
+        $db = new PDO('sqlite:' . $file, null, null,
+                      [PDO::ATTR_PERSISTENT => true, PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION]);
+        $db->exec('PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000');
+        $st = $db->prepare('INSERT OR IGNORE INTO events (id, received, body) VALUES (?, ?, ?)');
+        $st->execute([$id, time(), $body]);
+    } catch (PDOException $e) {
+        wh_fail(503, 'inbox_unavailable', 'the notification could not be stored');
+        return;
+    }
+    wh_send(200, ['status' => $st->rowCount() ? 'accepted' : 'duplicate', 'notificationId' => $id]);
 }
 
 wh_receive();

@@ -5,6 +5,12 @@ TIMESTAMP, the timestamp no older than 5 minutes), handles each
 notificationId once (Idempotency-Key), and answers 2xx only once the event
 is safely handled: anything else makes the forwarder retry.
 
+Every line of FORWARD_SECRET_FILE is a secret it accepts, and the file is
+read again when it changes: to rotate the forwarder's secret without a
+gap, add the new secret here, then make it the first line of the
+forwarder's ForwardSecretFile, then remove the old one here
+(docs/security.md, "Rotating credentials").
+
     FORWARD_SECRET_FILE=/etc/wirehook/forward.secret \
     FORWARD_URL=http://127.0.0.1:8090/wires  python3 receiver.py
 
@@ -19,10 +25,24 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SECRET = open(os.environ["FORWARD_SECRET_FILE"], "rb").readline().rstrip(b"\r\n")
+SECRET_FILE = os.environ["FORWARD_SECRET_FILE"]
 URL = os.environ["FORWARD_URL"]
 TOLERANCE = 300
 DB = os.environ.get("RECEIVER_DB", "received.db")
+
+
+_secrets = {"seen": None, "keys": []}
+
+
+def secrets():
+    """The lines of the secret file, read again when it changes."""
+    s = os.stat(SECRET_FILE)
+    seen = (s.st_ino, s.st_size, s.st_mtime_ns)
+    if seen != _secrets["seen"]:
+        with open(SECRET_FILE, "rb") as f:
+            lines = [l.rstrip(b"\r\n") for l in f]
+        _secrets["keys"], _secrets["seen"] = [l for l in lines if l], seen
+    return _secrets["keys"]
 
 
 def authentic(headers, body):
@@ -30,9 +50,9 @@ def authentic(headers, body):
     sig = headers.get("X-Signature", "")
     if not ts.isdigit() or abs(time.time() - int(ts)) > TOLERANCE:
         return False
-    want = hmac.new(SECRET, b"POST" + URL.encode() + body + ts.encode(),
-                    hashlib.sha256).hexdigest()
-    return hmac.compare_digest(want, sig.lower())
+    signed = b"POST" + URL.encode() + body + ts.encode()
+    return any(hmac.compare_digest(hmac.new(k, signed, hashlib.sha256).hexdigest(), sig.lower())
+               for k in secrets())
 
 
 class Handler(BaseHTTPRequestHandler):

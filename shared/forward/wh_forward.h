@@ -80,6 +80,8 @@ typedef struct {
 /* The request headers of one attempt as "Name: value" strings
  * (in p): Content-Type, the Wirehook-* facts the module hands an
  * application, Idempotency-Key (the notificationId), Wirehook-Attempt,
+ * traceparent (W3C Trace Context: the event's trace id,
+ * wh_forward_trace_id, and a random span id for this attempt),
  * and TimestampHeader/SignatureHeader signed with `secret` over
  * "POST" + ForwardUrl + body + timestamp, the bank's own scheme. The
  * timestamp is `now` in TimestampUnit (milliseconds when so configured,
@@ -89,8 +91,46 @@ apr_array_header_t *wh_forward_headers(apr_pool_t *p, const wh_config *cfg,
                                        const wh_secret *secret,
                                        const wh_fwd_event *ev, apr_time_t now);
 
+/* The packaged unit wirehook-forward@NAME.service runs the configuration
+ * WH_FORWARD_UNIT_CONFIG_DIR/NAME.conf and may write only under
+ * WH_FORWARD_UNIT_WRITABLE (its ExecStart= and ReadWritePaths=;
+ * test_layout.sh checks that they agree, and docs/files.md puts the
+ * inbox there). */
+#define WH_FORWARD_UNIT_CONFIG_DIR "/etc/wirehook"
+#define WH_FORWARD_UNIT_WRITABLE "/var/lib/wirehook"
+
+/* For a configuration the unit runs (cfg->source is
+ * WH_FORWARD_UNIT_CONFIG_DIR/NAME.conf), with forwarding configured and
+ * an SQLite inbox outside WH_FORWARD_UNIT_WRITABLE: the warning, with
+ * the drop-in that fixes it, for `wirehook configtest`; else NULL. */
+const char *wh_forward_unit_warning(apr_pool_t *p, const wh_config *cfg);
+
+/* An event's W3C trace id (32 lowercase hex digits, in p): its
+ * notificationId's own digits when it is a UUID (the same for every
+ * attempt, and found from the id the bank quotes), else the first half of
+ * its SHA-256. NULL only when the digest fails. */
+const char *wh_forward_trace_id(apr_pool_t *p, const char *notification_id);
+
 /* Loads ForwardSecretFile (the first secret signs). NULL or an error. */
 const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,
                                    const wh_secret **out);
+
+/* ForwardSecretFile, read again when it changes (wh_forward_secret.c): its
+ * file is looked at (one stat) at most once per WH_FWD_SECRET_INTERVAL and
+ * read again only when its identity changed. A changed file that cannot
+ * be read leaves the secret in use. */
+#define WH_FWD_SECRET_INTERVAL apr_time_from_sec(1)
+typedef struct wh_fwd_secret wh_fwd_secret;
+/* Reads the file once (the first line signs); NULL or an error naming the
+ * key's line. */
+const char *wh_fwd_secret_open(apr_pool_t *p, const wh_config *cfg,
+                               wh_fwd_secret **out);
+/* The secret to sign with at now. *note (in p) is set when the file was
+ * read again, or could not be (*failed 1): a line for the log; else NULL.
+ * The secret returned stays valid until the next call. */
+const wh_secret *wh_fwd_secret_now(wh_fwd_secret *s, apr_time_t now,
+                                   apr_pool_t *p, const char **note, int *failed);
+/* How often the file is looked at (tests: 0, at every call). */
+void wh_fwd_secret_set_interval(wh_fwd_secret *s, apr_interval_time_t every);
 
 #endif

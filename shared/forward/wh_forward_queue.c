@@ -41,6 +41,14 @@ static const wh_inbox_stmt st_attempts_add = {
     WH_FQ_SQL_ATTEMPTS_ADD, WH_FQ_SQL_ATTEMPTS_ADD_PG };
 static const wh_inbox_stmt st_attempts_of = { WH_FQ_SQL_ATTEMPTS_OF, NULL };
 static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL };
+static const wh_inbox_stmt st_totals_add = {
+    WH_FQ_SQL_TOTALS_ADD, WH_FQ_SQL_TOTALS_ADD_PG };
+static const wh_inbox_stmt st_totals = { WH_FQ_SQL_TOTALS, NULL };
+static const wh_inbox_stmt st_totals_table = {
+    "SELECT count(*) FROM sqlite_master"
+    " WHERE type = 'table' AND name = 'wh_attempt_counts'",
+    "SELECT count(*) FROM pg_catalog.pg_tables"
+    " WHERE tablename = 'wh_attempt_counts' AND schemaname = current_schema()" };
 /* Which of the forwarder's tables exist: the queue's, and the attempt
  * history (an older forwarder made the first without the second). */
 static const wh_inbox_stmt st_tables = {
@@ -204,6 +212,8 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         const void *args[1] = { json };
         if ((rv = wh_inbox_db_exec(ib, p, &st_attempts_add, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "recording attempts", rv);
+        if ((rv = wh_inbox_db_exec(ib, p, &st_totals_add, NULL, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "counting attempts", rv);
     }
     return 0;
 }
@@ -439,28 +449,15 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
 
 /* ---- reads ----------------------------------------------------------- */
 
-typedef struct {
-    const wh_inbox_stmt *st;
-    const void **args;
-    int max;
-    wh_inbox_rows rows;
-} read_ctx;
-
-static int read_rows(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    read_ctx *r = baton;
-    return wh_inbox_db_select(ib, p, r->st, r->args, r->max, &r->rows);
-}
-
 /* The first row's cells, or NULL. */
 static const char **read_one(wh_fq *q, apr_pool_t *p, const wh_inbox_stmt *st,
                              const char *what)
 {
-    read_ctx r = { st, NULL, 1, { 0, 0, 0, NULL } };
+    wh_inbox_rows rows;
 
-    if (wh_inbox_db_read(q->ib, p, what, read_rows, &r) != WH_DB_OK || !r.rows.nrows)
+    if (wh_inbox_db_query(q->ib, p, what, st, NULL, 1, &rows) != 0 || !rows.nrows)
         return NULL;
-    return r.rows.cell;
+    return rows.cell;
 }
 
 int wh_fq_peek(wh_fq *q, apr_pool_t *p, int *new_events,
@@ -510,6 +507,45 @@ int wh_fq_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     return wh_fq_stats(&q, p, out) == 0 ? 1 : -1;
 }
 
+/* Whether wh_attempt_counts exists (a reader never makes it), then its
+ * rows, in one read. */
+typedef struct {
+    int found;                  /* the table exists */
+    wh_inbox_rows rows;
+} totals_read;
+
+static int read_totals(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    totals_read *r = baton;
+    int rv = wh_inbox_db_select(ib, p, &st_totals_table, NULL, 1, &r->rows);
+
+    if (rv != 0 || !r->rows.nrows || wh_cell_num(WH_ROW_CELL(&r->rows, 0, 0)) == 0)
+        return rv;
+    r->found = 1;
+    return wh_inbox_db_select(ib, p, &st_totals, NULL, 8, &r->rows);
+}
+
+int wh_fq_attempt_totals(wh_fq *q, apr_pool_t *p, wh_fq_totals *out)
+{
+    totals_read r = { 0, { 0, 0, 0, NULL } };
+
+    memset(out, 0, sizeof(*out));
+    if (wh_inbox_db_read(q->ib, p, "attempt counts", read_totals, &r) != WH_DB_OK)
+        return -1;
+    if (!r.found)
+        return 0;
+    for (int i = 0; i < r.rows.nrows; i++) {
+        apr_int64_t n = wh_cell_num(WH_ROW_CELL(&r.rows, i, 1));
+        switch (wh_cell_num(WH_ROW_CELL(&r.rows, i, 0))) {
+        case WH_FQ_FORWARDED: out->forwarded = n; break;
+        case WH_FQ_READY: out->retried = n; break;
+        case WH_FQ_DEAD: out->dead = n; break;
+        default: break;
+        }
+    }
+    return 1;
+}
+
 /* ---- dead letters ---------------------------------------------------- */
 
 static void dead_row(const wh_inbox_rows *rows, int i, wh_fq_dead *o)
@@ -538,13 +574,13 @@ int wh_fq_dead_list(wh_fq *q, apr_pool_t *p, apr_int64_t after_id,
                     int limit, apr_array_header_t **rows)
 {
     const void *args[2] = { &after_id, &limit };
-    read_ctx r = { &st_dead_list, args, limit, { 0, 0, 0, NULL } };
+    wh_inbox_rows found;
 
     *rows = apr_array_make(p, 8, sizeof(wh_fq_dead));
-    if (wh_inbox_db_read(q->ib, p, "dead letters", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_query(q->ib, p, "dead letters", &st_dead_list, args, limit, &found) != 0)
         return -1;
-    for (int i = 0; i < r.rows.nrows; i++)
-        dead_row(&r.rows, i, apr_array_push(*rows));
+    for (int i = 0; i < found.nrows; i++)
+        dead_row(&found, i, apr_array_push(*rows));
     return 0;
 }
 
@@ -553,21 +589,22 @@ int wh_fq_dead_get(wh_fq *q, apr_pool_t *p, const char *id,
 {
     apr_int64_t n = 0;
     const void *args[1];
-    read_ctx r = { NULL, args, 1, { 0, 0, 0, NULL } };
+    const wh_inbox_stmt *st;
+    wh_inbox_rows found;
 
     /* an event id is digits; anything else is taken as a notificationId */
     if (wh_parse_int64(p, id, 1, APR_INT64_MAX, &n) == NULL) {
-        r.st = &st_dead_by_id;
+        st = &st_dead_by_id;
         args[0] = &n;
     } else {
-        r.st = &st_dead_by_nid;
+        st = &st_dead_by_nid;
         args[0] = id;
     }
-    if (wh_inbox_db_read(q->ib, p, "a dead letter", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_query(q->ib, p, "a dead letter", st, args, 1, &found) != 0)
         return -1;
-    if (!r.rows.nrows)
+    if (!found.nrows)
         return 0;
-    dead_row(&r.rows, 0, out);
+    dead_row(&found, 0, out);
     return 1;
 }
 
@@ -667,12 +704,13 @@ int wh_fq_dead_count_payment(wh_fq *q, apr_pool_t *p,
                              const char *payment_id, apr_int64_t *n)
 {
     const void *args[1] = { payment_id };
-    read_ctx r = { &st_dead_count_payment, args, 1, { 0, 0, 0, NULL } };
+    wh_inbox_rows found;
 
     *n = 0;
-    if (wh_inbox_db_read(q->ib, p, "dead letters of a payment", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_query(q->ib, p, "dead letters of a payment", &st_dead_count_payment,
+                          args, 1, &found) != 0)
         return -1;
-    *n = r.rows.nrows ? wh_cell_num(WH_ROW_CELL(&r.rows, 0, 0)) : 0;
+    *n = found.nrows ? wh_cell_num(WH_ROW_CELL(&found, 0, 0)) : 0;
     return 0;
 }
 
@@ -702,7 +740,7 @@ int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
 {
     apr_array_header_t *list;
     const void *args[1];
-    read_ctx r = { &st_states, args, n, { 0, 0, 0, NULL } };
+    wh_inbox_rows found;
 
     *out = apr_array_make(p, n > 0 ? n : 1, sizeof(wh_fq_state));
     if (n <= 0)
@@ -713,11 +751,11 @@ int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
     for (int i = 0; i < n; i++)
         APR_ARRAY_PUSH(list, apr_int64_t) = ids[i];
     args[0] = json_ids(p, list);
-    if (wh_inbox_db_read(q->ib, p, "queue states", read_rows, &r) != WH_DB_OK)
+    if (wh_inbox_db_query(q->ib, p, "queue states", &st_states, args, n, &found) != 0)
         return -1;
-    for (int i = 0; i < r.rows.nrows; i++) {
+    for (int i = 0; i < found.nrows; i++) {
         wh_fq_state *st = apr_array_push(*out);
-#define C(j) WH_ROW_CELL(&r.rows, i, j)
+#define C(j) WH_ROW_CELL(&found, i, j)
         st->event_id = wh_cell_num(C(0));
         st->state = (int)wh_cell_num(C(1));
         st->attempts = (int)wh_cell_num(C(2));
@@ -737,25 +775,24 @@ int wh_fq_attempts(wh_fq *q, apr_pool_t *p, apr_int64_t event_id,
                    int limit, apr_array_header_t **out, apr_int64_t *total)
 {
     const void *args[2] = { &event_id, &limit };
-    read_ctx r = { &st_attempts_of, args, limit, { 0, 0, 0, NULL } };
-    read_ctx c = { &st_attempts_count, args, 1, { 0, 0, 0, NULL } };
+    wh_inbox_rows r, c;
 
     *out = apr_array_make(p, limit > 0 ? limit : 1, sizeof(wh_fq_attempt));
     *total = 0;
     if (!q->attempts_table || limit < 1)
         return 0;
-    if (wh_inbox_db_read(q->ib, p, "attempts", read_rows, &r) != WH_DB_OK ||
-        wh_inbox_db_read(q->ib, p, "attempts", read_rows, &c) != WH_DB_OK)
+    if (wh_inbox_db_query(q->ib, p, "attempts", &st_attempts_of, args, limit, &r) != 0 ||
+        wh_inbox_db_query(q->ib, p, "attempts", &st_attempts_count, args, 1, &c) != 0)
         return -1;
-    *total = c.rows.nrows ? wh_cell_num(WH_ROW_CELL(&c.rows, 0, 0)) : 0;
-    for (int i = 0; i < r.rows.nrows; i++) {
+    *total = c.nrows ? wh_cell_num(WH_ROW_CELL(&c, 0, 0)) : 0;
+    for (int i = 0; i < r.nrows; i++) {
         wh_fq_attempt *a = apr_array_push(*out);
-        a->attempt = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 0));
-        a->started_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&r.rows, i, 1));
-        a->duration_ms = wh_cell_num(WH_ROW_CELL(&r.rows, i, 2));
-        a->http_status = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 3));
-        a->answer = wh_cell_opt(WH_ROW_CELL(&r.rows, i, 4));
-        a->outcome = (int)wh_cell_num(WH_ROW_CELL(&r.rows, i, 5));
+        a->attempt = (int)wh_cell_num(WH_ROW_CELL(&r, i, 0));
+        a->started_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(&r, i, 1));
+        a->duration_ms = wh_cell_num(WH_ROW_CELL(&r, i, 2));
+        a->http_status = (int)wh_cell_num(WH_ROW_CELL(&r, i, 3));
+        a->answer = wh_cell_opt(WH_ROW_CELL(&r, i, 4));
+        a->outcome = (int)wh_cell_num(WH_ROW_CELL(&r, i, 5));
     }
     return 0;
 }

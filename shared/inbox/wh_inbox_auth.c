@@ -18,35 +18,27 @@ typedef struct {
     apr_int64_t at, until;
 } auth_job;
 
-static int lookup_read(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    auth_job *j = baton;
-    const void *args[1] = { j->key };
-    wh_inbox_rows rows;
-    int rv = wh_inbox_db_select(ib, p, &st_get, args, 1, &rows);
-
-    if (rv == 0 && rows.nrows == 1 && rows.ncols == 2) {
-        const char *e = WH_ROW_CELL(&rows, 0, 1);
-        j->user = WH_ROW_CELL(&rows, 0, 0);
-        j->until = e ? apr_atoi64(e) : 0;
-    }
-    return rv;
-}
-
 int wh_inbox_auth_lookup(wh_inbox *ib, apr_pool_t *p, const char *key,
                          apr_time_t now, const char **user, apr_time_t *expires)
 {
-    auth_job j = { key, NULL, 0, 0 };
+    const void *args[1] = { key };
+    wh_inbox_rows rows;
+    const char *e;
+    apr_int64_t until;
 
     if (!ib || !key || !user || !expires)
         return 0;
     *user = NULL;
     *expires = 0;
-    if (wh_inbox_db_read(ib, p, "auth cache lookup", lookup_read, &j) != WH_DB_OK
-        || !j.user || j.until <= (apr_int64_t)now)
+    if (wh_inbox_db_query(ib, p, "auth cache lookup", &st_get, args, 1, &rows) != 0
+        || rows.nrows != 1 || rows.ncols != 2 || !WH_ROW_CELL(&rows, 0, 0))
         return 0;
-    *user = j.user;
-    *expires = (apr_time_t)j.until;
+    e = WH_ROW_CELL(&rows, 0, 1);
+    until = e ? apr_atoi64(e) : 0;
+    if (until <= (apr_int64_t)now)
+        return 0;
+    *user = WH_ROW_CELL(&rows, 0, 0);
+    *expires = (apr_time_t)until;
     return 1;
 }
 

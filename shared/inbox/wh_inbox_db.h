@@ -17,10 +17,14 @@
 #include "wh_batch.h"
 #include <apr_dbd.h>
 
-/* A statement. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
- * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). */
+/* A statement: its text in each SQL dialect, side by side where it is
+ * written. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
+ * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). A
+ * dialect's own text is NULL where the shared one serves; a new dialect
+ * is one more field here and one more case where the text is picked
+ * (wh_inbox_stmt.c). */
 typedef struct {
-    const char *sql;         /* both engines */
+    const char *sql;         /* every engine, unless its own is set */
     const char *pg_sql;      /* PostgreSQL's text when it differs, else NULL */
 } wh_inbox_stmt;
 
@@ -90,6 +94,14 @@ typedef struct {
  * the driver frees as it goes). */
 int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                        const void **args, int max_rows, wh_inbox_rows *out);
+
+/* A query on its own (wh_inbox_query.c), not inside fn: runs st through
+ * wh_inbox_db_read (so "what" names it in the log of a failure) and keeps
+ * at most max_rows rows in out. 0, or -1 when the database is unavailable;
+ * out is empty then. */
+int wh_inbox_db_query(wh_inbox *ib, apr_pool_t *p, const char *what,
+                      const wh_inbox_stmt *st, const void **args, int max_rows,
+                      wh_inbox_rows *out);
 
 /* The first cell of the first row of a query, or NULL. 0 or the error. */
 int wh_inbox_db_value(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,

@@ -60,14 +60,6 @@ static int sequence_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
     return WH_TXN_COMMIT;
 }
 
-static int pending_read(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    const char *v = NULL;
-    int rv = wh_inbox_db_value(ib, p, &st_any, NULL, &v);
-    *(int *)baton = rv == 0 && v && strcmp(v, "0") != 0;
-    return rv;
-}
-
 static int run(wh_inbox *ib, apr_pool_t *p, int wait)
 {
     seq_job j = { wait, 0 };
@@ -86,15 +78,16 @@ int wh_inbox_sequence_try(wh_inbox *ib, apr_pool_t *p)
 
 int wh_inbox_sequence(wh_inbox *ib, apr_pool_t *p)
 {
-    int pending = 0;
+    wh_inbox_rows any;
+    const char *v;
 
     if (wh_inbox_db_engine(ib) != WH_INBOX_PGSQL)
         return 0;
     /* The common case, nothing pending, costs one indexed read. */
-    if (wh_inbox_db_read(ib, p, "looking for pending events", pending_read, &pending)
-        != WH_DB_OK)
+    if (wh_inbox_db_query(ib, p, "looking for pending events", &st_any, NULL, 1, &any) != 0)
         return -1;
-    if (!pending)
+    v = any.nrows && any.ncols ? WH_ROW_CELL(&any, 0, 0) : NULL;
+    if (!v || strcmp(v, "0") == 0)
         return 0;
     return run(ib, p, 1);
 }

@@ -40,10 +40,6 @@
  * request is answered 503 instead of hanging. */
 #define WH_INBOX_LOCK_WAIT_MS 5000
 
-/* After a failed connection attempt, a long-lived inbox (the module's)
- * tries again at most this often; requests meanwhile answer 503 at once. */
-#define WH_INBOX_RETRY_MS 2000
-
 /* SQLite: a process leaving with wh_inbox_release_for_exit closes its
  * connection normally (the last one out checkpoints and removes the WAL)
  * once the WAL file is larger than this, about a dozen stored

@@ -2,7 +2,7 @@
  * connection (one CGI process runs three or four of them, and each prepare
  * is a parse), run with bound values, rows copied into the caller's pool.
  * Called with the inbox's mutex held (inside wh_inbox_db_txn/read). */
-#include "wh_inbox_conn.h"
+#include "wh_db_conn.h"
 #include <apr_strings.h>
 #include <string.h>
 
@@ -28,12 +28,13 @@ const char *wh_inbox_one_line(apr_pool_t *p, const char *m)
 
 const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv)
 {
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
     const char *m = NULL;
 
     if (rv == -1)
         return "unexpected row count";
-    if (ib->conn && ib->conn->handle)
-        m = apr_dbd_error(ib->driver, ib->conn->handle, rv);
+    if (c && c->handle)
+        m = apr_dbd_error(c->driver, c->handle, rv);
     if (!m || !*m)
         return apr_psprintf(p, "error %d", rv);
     return wh_inbox_one_line(p, m);
@@ -41,45 +42,61 @@ const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv)
 
 int wh_inbox_db_sql(wh_inbox *ib, const char *sql)
 {
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
     int nrows = 0;
-    return apr_dbd_query(ib->driver, ib->conn->handle, &nrows, sql);
+
+    return apr_dbd_query(c->driver, c->handle, &nrows, sql);
 }
 
 int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
                           const char **value)
 {
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
-    int rv = apr_dbd_select(ib->driver, p, ib->conn->handle, &res, sql, 1);
+    int rv = apr_dbd_select(c->driver, p, c->handle, &res, sql, 1);
 
     if (value)
         *value = NULL;
     if (rv != 0)
         return rv;
-    while (apr_dbd_get_row(ib->driver, p, res, &row, -1) == 0)
+    while (apr_dbd_get_row(c->driver, p, res, &row, -1) == 0)
         if (value && !*value) {
-            const char *v = apr_dbd_get_entry(ib->driver, row, 0);
+            const char *v = apr_dbd_get_entry(c->driver, row, 0);
             *value = v ? apr_pstrdup(p, v) : "";
         }
     return 0;
+}
+
+/* The one place a statement's text is picked for the engine: a dialect's
+ * own text where it has one, else the shared one. */
+static const char *dialect_sql(const wh_inbox_stmt *st, wh_inbox_driver engine)
+{
+    switch (engine) {
+    case WH_INBOX_PGSQL:
+        return st->pg_sql ? st->pg_sql : st->sql;
+    case WH_INBOX_SQLITE3:
+        break;
+    }
+    return st->sql;
 }
 
 /* The statement prepared on the current connection. No label: PostgreSQL
  * then sends each statement with its values (unnamed statement), so
  * nothing server-side survives a reconnect that could go stale. In the
  * connection's pool, so a reconnect starts afresh. */
-static int prepared(wh_inbox *ib, const wh_inbox_stmt *st, apr_dbd_prepared_t **out)
+static int prepared(const wh_db_conn *c, const wh_inbox_stmt *st, apr_dbd_prepared_t **out)
 {
-    apr_dbd_prepared_t *ps = apr_hash_get(ib->prepared, &st, sizeof(st));
-    const char *sql = ib->engine == WH_INBOX_PGSQL && st->pg_sql ? st->pg_sql : st->sql;
+    apr_dbd_prepared_t *ps = apr_hash_get(c->prepared, &st, sizeof(st));
     int rv = 0;
 
     if (!ps) {
-        rv = apr_dbd_prepare(ib->driver, ib->cpool, ib->conn->handle, sql, NULL, &ps);
+        rv = apr_dbd_prepare(c->driver, c->pool, c->handle, dialect_sql(st, c->engine),
+                             NULL, &ps);
         if (rv == 0) {
-            const wh_inbox_stmt **key = apr_palloc(ib->cpool, sizeof(*key));
+            const wh_inbox_stmt **key = apr_palloc(c->pool, sizeof(*key));
             *key = st;
-            apr_hash_set(ib->prepared, key, sizeof(*key), ps);
+            apr_hash_set(c->prepared, key, sizeof(*key), ps);
         }
     }
     *out = rv == 0 ? ps : NULL;
@@ -89,11 +106,12 @@ static int prepared(wh_inbox *ib, const wh_inbox_stmt *st, apr_dbd_prepared_t **
 int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                      int *nrows, const void **args)
 {
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
     apr_dbd_prepared_t *ps;
-    int rv = prepared(ib, st, &ps), n = 0;
+    int rv = prepared(c, st, &ps), n = 0;
 
     if (rv == 0)
-        rv = apr_dbd_pbquery(ib->driver, p, ib->conn->handle, &n, ps, args);
+        rv = apr_dbd_pbquery(c->driver, p, c->handle, &n, ps, args);
     if (nrows)
         *nrows = n;
     return rv;
@@ -102,6 +120,7 @@ int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
 int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                        const void **args, int max_rows, wh_inbox_rows *out)
 {
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
     apr_dbd_prepared_t *ps;
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
@@ -109,23 +128,23 @@ int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     int rv;
 
     memset(out, 0, sizeof(*out));
-    if ((rv = prepared(ib, st, &ps)) != 0)
+    if ((rv = prepared(c, st, &ps)) != 0)
         return rv;
     /* Random access: the driver fetches every row at once, so the
      * connection is free again when this returns. */
-    if ((rv = apr_dbd_pbselect(ib->driver, p, ib->conn->handle, &res, ps, 1, args)) != 0)
+    if ((rv = apr_dbd_pbselect(c->driver, p, c->handle, &res, ps, 1, args)) != 0)
         return rv;
-    out->ncols = apr_dbd_num_cols(ib->driver, res);
+    out->ncols = apr_dbd_num_cols(c->driver, res);
     if (out->ncols < 0)
         out->ncols = 0;
     cells = apr_array_make(p, out->ncols * (max_rows > 0 && max_rows < 64 ? max_rows : 64),
                            sizeof(const char *));
-    while (apr_dbd_get_row(ib->driver, p, res, &row, -1) == 0) {
+    while (apr_dbd_get_row(c->driver, p, res, &row, -1) == 0) {
         out->total++;
         if (out->nrows >= max_rows)
             continue;   /* read to the end: the driver frees as it goes */
         for (int j = 0; j < out->ncols; j++) {
-            const char *v = apr_dbd_get_entry(ib->driver, row, j);
+            const char *v = apr_dbd_get_entry(c->driver, row, j);
             APR_ARRAY_PUSH(cells, const char *) = v ? apr_pstrdup(p, v) : NULL;
         }
         out->nrows++;

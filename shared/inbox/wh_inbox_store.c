@@ -101,17 +101,6 @@ static const wh_inbox_stmt st_payment_pg = {
 static const wh_inbox_stmt st_seq_of = {
     "SELECT seq FROM wh_order WHERE event_id = %lld", NULL };
 
-typedef struct {
-    const void **args;
-    const char *seq;
-} seq_lookup;
-
-static int seq_read(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    seq_lookup *l = baton;
-    return wh_inbox_db_value(ib, p, &st_seq_of, l->args, &l->seq);
-}
-
 /* One notification, alone or in a batch. */
 typedef struct {
     const wh_facts *facts;
@@ -437,10 +426,10 @@ wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
         } else if (wh_inbox_sequence(ib, p) == 0) {
             /* The caller wants the position: wait for the numbering. */
             const void *args[1] = { &row.id };
-            seq_lookup l = { args, NULL };
-            if (wh_inbox_db_read(ib, p, "reading the position", seq_read, &l) == WH_DB_OK
-                && l.seq)
-                *seq_out = apr_atoi64(l.seq);
+            wh_inbox_rows found;
+            if (wh_inbox_db_query(ib, p, "reading the position", &st_seq_of, args, 1,
+                                  &found) == 0 && found.nrows && WH_ROW_CELL(&found, 0, 0))
+                *seq_out = apr_atoi64(WH_ROW_CELL(&found, 0, 0));
         }
     }
     return row.result;

@@ -60,32 +60,24 @@ static void event_row(const wh_inbox_rows *r, int i, wh_event_row *e)
         e->body = WH_ROW_CELL(r, i, 8) ? WH_ROW_CELL(r, i, 8) : "";
 }
 
-typedef struct {
-    const wh_inbox_stmt *st;
-    const void *args[7];
-    int max;
-    wh_inbox_rows rows;
-} read_job;
-
-static int run_read(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    read_job *j = baton;
-    return wh_inbox_db_select(ib, p, j->st, j->args, j->max, &j->rows);
-}
-
 /* PostgreSQL: every committed event gets its position first, so what was
  * acknowledged is shown. */
-static int read_view(wh_inbox *ib, apr_pool_t *p, const char *what, read_job *j)
+static int read_view(wh_inbox *ib, apr_pool_t *p, const char *what,
+                     const wh_inbox_stmt *st, const void **args, int max,
+                     wh_inbox_rows *rows)
 {
+    memset(rows, 0, sizeof(*rows));
     if (!ib || wh_inbox_sequence(ib, p) != 0)
         return -1;
-    return wh_inbox_db_read(ib, p, what, run_read, j) == WH_DB_OK ? 0 : -1;
+    return wh_inbox_db_query(ib, p, what, st, args, max, rows);
 }
 
 int wh_inbox_events(wh_inbox *ib, apr_pool_t *p, const wh_events_query *q,
                     apr_array_header_t **rows, int *more)
 {
-    read_job j;
+    const wh_inbox_stmt *st;
+    const void *args[7] = { NULL };
+    wh_inbox_rows found;
     apr_int64_t lower, upper, offset;
     int fetch, a = 0;
 
@@ -93,7 +85,6 @@ int wh_inbox_events(wh_inbox *ib, apr_pool_t *p, const wh_events_query *q,
     *more = 0;
     if (!q || q->limit < 1 || q->offset < 0 || q->lo < 0 || q->hi < 0)
         return -1;
-    memset(&j, 0, sizeof(j));
     fetch = q->limit + 1;                /* one more: are there more? */
     upper = q->hi > 0 ? q->hi : APR_INT64_MAX;
     lower = q->lo;
@@ -102,61 +93,54 @@ int wh_inbox_events(wh_inbox *ib, apr_pool_t *p, const wh_events_query *q,
         /* positions have no gaps: skipping offset rows is adding it */
         lower = offset > APR_INT64_MAX - lower ? APR_INT64_MAX : lower + offset;
         offset = 0;
-        j.st = &st_page;
+        st = &st_page;
     } else {
         if (q->after > lower) {
             lower = q->after;
             offset = 0;
         }
-        j.st = q->payment_id && q->status ? &st_page_both
-               : q->payment_id ? &st_page_payment : &st_page_status;
+        st = q->payment_id && q->status ? &st_page_both
+             : q->payment_id ? &st_page_payment : &st_page_status;
         if (q->payment_id)
-            j.args[a++] = q->payment_id;
+            args[a++] = q->payment_id;
         if (q->status)
-            j.args[a++] = q->status;
+            args[a++] = q->status;
     }
-    j.args[a++] = &lower;
-    j.args[a++] = &upper;
-    j.args[a++] = &fetch;
-    if (j.st != &st_page)
-        j.args[a++] = &offset;
-    j.max = fetch;
-    if (read_view(ib, p, "events page", &j) != 0)
+    args[a++] = &lower;
+    args[a++] = &upper;
+    args[a++] = &fetch;
+    if (st != &st_page)
+        args[a++] = &offset;
+    if (read_view(ib, p, "events page", st, args, fetch, &found) != 0)
         return -1;
-    *more = j.rows.nrows > q->limit;
+    *more = found.nrows > q->limit;
     *rows = apr_array_make(p, q->limit, sizeof(wh_event_row));
-    for (int i = 0; i < j.rows.nrows && i < q->limit; i++)
-        event_row(&j.rows, i, apr_array_push(*rows));
+    for (int i = 0; i < found.nrows && i < q->limit; i++)
+        event_row(&found, i, apr_array_push(*rows));
     return 0;
 }
 
 int wh_inbox_event(wh_inbox *ib, apr_pool_t *p, apr_int64_t id, wh_event_row *out)
 {
-    read_job j;
+    const void *args[1] = { &id };
+    wh_inbox_rows rows;
 
-    memset(&j, 0, sizeof(j));
-    j.st = &st_event;
-    j.args[0] = &id;
-    j.max = 1;
-    if (read_view(ib, p, "one event", &j) != 0)
+    if (read_view(ib, p, "one event", &st_event, args, 1, &rows) != 0)
         return -1;
-    if (!j.rows.nrows)
+    if (!rows.nrows)
         return 0;
-    event_row(&j.rows, 0, out);
+    event_row(&rows, 0, out);
     return 1;
 }
 
 int wh_inbox_listed(wh_inbox *ib, apr_pool_t *p, apr_int64_t *n)
 {
-    read_job j;
+    wh_inbox_rows rows;
 
-    memset(&j, 0, sizeof(j));
-    j.st = &st_listed;
-    j.max = 1;
     *n = 0;
-    if (read_view(ib, p, "listing size", &j) != 0)
+    if (read_view(ib, p, "listing size", &st_listed, NULL, 1, &rows) != 0)
         return -1;
-    *n = j.rows.nrows ? wh_cell_num(WH_ROW_CELL(&j.rows, 0, 0)) : 0;
+    *n = rows.nrows ? wh_cell_num(WH_ROW_CELL(&rows, 0, 0)) : 0;
     return 0;
 }
 
@@ -249,14 +233,11 @@ int wh_inbox_arrivals(wh_inbox *ib, apr_pool_t *p, const apr_time_t *times, int 
 
 int wh_inbox_quarantine_held(wh_inbox *ib, apr_pool_t *p, apr_int64_t *n)
 {
-    read_job j;
+    wh_inbox_rows rows;
 
-    memset(&j, 0, sizeof(j));
-    j.st = &st_held;
-    j.max = 1;
     *n = 0;
-    if (!ib || wh_inbox_db_read(ib, p, "quarantine size", run_read, &j) != WH_DB_OK)
+    if (!ib || wh_inbox_db_query(ib, p, "quarantine size", &st_held, NULL, 1, &rows) != 0)
         return -1;
-    *n = j.rows.nrows ? wh_cell_num(WH_ROW_CELL(&j.rows, 0, 0)) : 0;
+    *n = rows.nrows ? wh_cell_num(WH_ROW_CELL(&rows, 0, 0)) : 0;
     return 0;
 }

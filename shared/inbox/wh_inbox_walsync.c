@@ -34,8 +34,8 @@
  * is restarted; the store's callers answer 503 for what the sync covered.
  * Without a descriptor for the WAL (no WAL mode, the file cannot be
  * opened) the connection stays FULL. */
-#include "wh_inbox_conn.h"
-#include "wh_inbox_sql.h"
+#include "wh_inbox_walsync.h"
+#include "wh_db_conn.h"
 #include <apr_strings.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,16 +44,36 @@
 
 static const wh_inbox_stmt st_files = { "PRAGMA database_list", NULL };
 
+const char *wh_walsync_init(wh_walsync *ws, apr_pool_t *pool)
+{
+    apr_status_t rv;
+    char buf[120];
+
+    memset(ws, 0, sizeof(*ws));
+    ws->fd = -1;
+    ws->pool = pool;
+    if ((rv = apr_thread_mutex_create(&ws->mutex, APR_THREAD_MUTEX_DEFAULT, pool))
+        != APR_SUCCESS)
+        return apr_psprintf(pool, "inbox mutex: %s", apr_strerror(rv, buf, sizeof(buf)));
+    return NULL;
+}
+
+int wh_walsync_due(const wh_walsync *ws)
+{
+    return ws->deferred && !ws->relaxed;
+}
+
 const char *wh_inbox_db_wal_path(wh_inbox *ib, apr_pool_t *p)
 {
+    const wh_walsync *ws = wh_inbox_db_walsync(ib);
     wh_inbox_rows rows;
     const char *file = NULL;
 
     /* The main database's real path: InboxParams may be a file: URI.
      * Known once a writer connection was set up: the file never changes. */
-    if (ib->wal_path)
-        return ib->wal_path;
-    if (ib->engine != WH_INBOX_SQLITE3
+    if (ws->wal_path)
+        return ws->wal_path;
+    if (wh_inbox_db_engine(ib) != WH_INBOX_SQLITE3
         || wh_inbox_db_select(ib, p, &st_files, NULL, 16, &rows) != 0 || rows.ncols < 3)
         return NULL;
     for (int i = 0; i < rows.nrows && !file; i++) {
@@ -65,7 +85,7 @@ const char *wh_inbox_db_wal_path(wh_inbox *ib, apr_pool_t *p)
 }
 
 typedef struct {
-    wh_inbox *ib;
+    wh_walsync *ws;
     int fd;
 } wal_fd_owner;
 
@@ -75,22 +95,24 @@ static apr_status_t close_wal_fd(void *data)
 {
     wal_fd_owner *o = data;
 
-    apr_thread_mutex_lock(o->ib->sync_mutex);
-    if (o->ib->wal_fd == o->fd)
-        o->ib->wal_fd = -1;
+    apr_thread_mutex_lock(o->ws->mutex);
+    if (o->ws->fd == o->fd)
+        o->ws->fd = -1;
     close(o->fd);
-    apr_thread_mutex_unlock(o->ib->sync_mutex);
+    apr_thread_mutex_unlock(o->ws->mutex);
     return APR_SUCCESS;
 }
 
 void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p)
 {
+    wh_walsync *ws = wh_inbox_db_walsync(ib);
+    wh_db_conn *c = wh_inbox_db_conn(ib);
     const char *path, *mode = NULL;
     wal_fd_owner *owner;
     int fd;
 
-    ib->deferred = 0;
-    if (ib->engine != WH_INBOX_SQLITE3 || ib->readonly || !ib->sync_mutex)
+    ws->deferred = 0;
+    if (wh_inbox_db_engine(ib) != WH_INBOX_SQLITE3 || wh_inbox_db_readonly(ib) || !c)
         return;
     if (wh_inbox_db_sql_value(ib, p, "PRAGMA journal_mode", &mode) != 0
         || !mode || strcmp(mode, "wal") != 0
@@ -98,8 +120,8 @@ void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p)
         return;
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
         char buf[120];
-        wh_logf(&ib->log, WH_LOG_DEBUG, "inbox: the WAL cannot be opened for syncing "
-                "(%s); commits sync inside SQLite",
+        wh_logf(wh_inbox_db_log(ib), WH_LOG_DEBUG, "inbox: the WAL cannot be opened for "
+                "syncing (%s); commits sync inside SQLite",
                 apr_strerror(APR_FROM_OS_ERROR(errno), buf, sizeof(buf)));
         return;
     }
@@ -107,61 +129,59 @@ void wh_inbox_walsync_attach(wh_inbox *ib, apr_pool_t *p)
         close(fd);
         return;
     }
-    owner = apr_palloc(ib->cpool, sizeof(*owner));
-    owner->ib = ib;
+    owner = apr_palloc(c->pool, sizeof(*owner));
+    owner->ws = ws;
     owner->fd = fd;
-    apr_thread_mutex_lock(ib->sync_mutex);
-    if (!ib->wal_path)
-        ib->wal_path = apr_pstrdup(ib->root, path);
-    ib->wal_fd = fd;
-    apr_thread_mutex_unlock(ib->sync_mutex);
-    apr_pool_cleanup_register(ib->cpool, owner, close_wal_fd, apr_pool_cleanup_null);
-    ib->deferred = 1;
+    apr_thread_mutex_lock(ws->mutex);
+    if (!ws->wal_path)
+        ws->wal_path = apr_pstrdup(ws->pool, path);
+    ws->fd = fd;
+    apr_thread_mutex_unlock(ws->mutex);
+    apr_pool_cleanup_register(c->pool, owner, close_wal_fd, apr_pool_cleanup_null);
+    ws->deferred = 1;
 }
 
 void wh_inbox_db_set_relaxed(wh_inbox *ib)
 {
-    apr_thread_mutex_lock(ib->mutex);
-    ib->relaxed = 1;
-    apr_thread_mutex_unlock(ib->mutex);
+    wh_inbox_db_lock(ib);
+    wh_inbox_db_walsync(ib)->relaxed = 1;
+    wh_inbox_db_unlock(ib);
 }
 
 int wh_inbox_db_sync_failed(wh_inbox *ib)
 {
+    wh_walsync *ws = wh_inbox_db_walsync(ib);
     int failed;
 
-    if (!ib->sync_mutex)
-        return 0;
-    apr_thread_mutex_lock(ib->sync_mutex);
-    failed = ib->sync_failed;
-    apr_thread_mutex_unlock(ib->sync_mutex);
+    apr_thread_mutex_lock(ws->mutex);
+    failed = ws->failed;
+    apr_thread_mutex_unlock(ws->mutex);
     return failed;
 }
 
 int wh_inbox_db_sync(wh_inbox *ib)
 {
+    wh_walsync *ws = wh_inbox_db_walsync(ib);
     int fd = -1, err = 0;
     char buf[120];
 
-    if (!ib->sync_mutex)
-        return 0;
-    apr_thread_mutex_lock(ib->sync_mutex);
-    if (ib->sync_failed) {
-        apr_thread_mutex_unlock(ib->sync_mutex);
+    apr_thread_mutex_lock(ws->mutex);
+    if (ws->failed) {
+        apr_thread_mutex_unlock(ws->mutex);
         return -1;
     }
     /* A copy of the descriptor: a reconnect may close the original while
      * this thread syncs. After a reconnect that left FULL on, commits
      * made before it may still be in the WAL unsynced: the path opens it
      * (gone means the last close checkpointed it into a synced file). */
-    if (ib->wal_fd >= 0) {
-        if ((fd = fcntl(ib->wal_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    if (ws->fd >= 0) {
+        if ((fd = fcntl(ws->fd, F_DUPFD_CLOEXEC, 0)) < 0)
             err = errno;
-    } else if (ib->wal_path) {
-        if ((fd = open(ib->wal_path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT)
+    } else if (ws->wal_path) {
+        if ((fd = open(ws->wal_path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT)
             err = errno;
     }
-    apr_thread_mutex_unlock(ib->sync_mutex);
+    apr_thread_mutex_unlock(ws->mutex);
     if (fd >= 0) {
         if (fdatasync(fd) != 0)
             err = errno;
@@ -170,11 +190,11 @@ int wh_inbox_db_sync(wh_inbox *ib)
     if (!err)
         return 0;
     apr_strerror(APR_FROM_OS_ERROR(err), buf, sizeof(buf));
-    apr_thread_mutex_lock(ib->sync_mutex);
-    ib->sync_failed = 1;
-    apr_thread_mutex_unlock(ib->sync_mutex);
-    wh_logf(&ib->log, WH_LOG_ERROR, "inbox: syncing the sqlite3 WAL failed (%s): what "
-            "it covered is answered 503, and this process stores nothing more until "
-            "it is restarted", buf);
+    apr_thread_mutex_lock(ws->mutex);
+    ws->failed = 1;
+    apr_thread_mutex_unlock(ws->mutex);
+    wh_logf(wh_inbox_db_log(ib), WH_LOG_ERROR, "inbox: syncing the sqlite3 WAL failed "
+            "(%s): what it covered is answered 503, and this process stores nothing "
+            "more until it is restarted", buf);
     return -1;
 }

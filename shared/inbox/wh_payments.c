@@ -45,9 +45,9 @@ static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)
     out->updated_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 5));
 }
 
+/* A payment and its history, read under one hold of the connection. */
 typedef struct {
     const char *id;
-    const wh_page_query *q;
     wh_inbox_rows pay, hist;
 } view_ctx;
 
@@ -110,86 +110,59 @@ wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_i
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
 }
 
-static int read_list(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    view_ctx *v = baton;
-    int fetch = v->q->limit + 1;       /* one more: are there more? */
-    apr_int64_t offset = v->q->offset;
-    const void *args[3];
-
-    if (v->q->status) {
-        args[0] = v->q->status;
-        args[1] = &fetch;
-        args[2] = &offset;
-        return wh_inbox_db_select(ib, p, &st_list_status, args, fetch, &v->pay);
-    }
-    args[0] = &fetch;
-    args[1] = &offset;
-    return wh_inbox_db_select(ib, p, &st_list, args, fetch, &v->pay);
-}
-
 wh_pay_result wh_payments_list(wh_inbox *ib, apr_pool_t *p, const wh_page_query *q,
                                const char **json_out)
 {
-    view_ctx v;
+    wh_inbox_rows found;
     apr_array_header_t *rows;
-    int n, more;
+    const void *args[3] = { NULL, NULL, NULL };
+    apr_int64_t offset;
+    int n, more, fetch, k = 0;
 
-    memset(&v, 0, sizeof(v));
-    v.q = q;
     *json_out = NULL;
-    if (!ib || !q || q->limit < 1 || q->offset < 0 ||
-        wh_inbox_db_read(ib, p, "payments view", read_list, &v) != WH_DB_OK)
+    if (!ib || !q || q->limit < 1 || q->offset < 0)
         return WH_PAY_UNAVAILABLE;
-    more = v.pay.nrows > q->limit;
-    n = more ? q->limit : v.pay.nrows;
+    fetch = q->limit + 1;              /* one more: are there more? */
+    offset = q->offset;
+    if (q->status)
+        args[k++] = q->status;
+    args[k++] = &fetch;
+    args[k++] = &offset;
+    if (wh_inbox_db_query(ib, p, "payments view", q->status ? &st_list_status : &st_list,
+                          args, fetch, &found) != 0)
+        return WH_PAY_UNAVAILABLE;
+    more = found.nrows > q->limit;
+    n = more ? q->limit : found.nrows;
     rows = apr_array_make(p, n + 1, sizeof(wh_payment_row));
     for (int i = 0; i < n; i++)
-        payment_row(&v.pay, i, apr_array_push(rows));
+        payment_row(&found, i, apr_array_push(rows));
     *json_out = wh_payments_page_json(p, rows, q->offset + n, more);
     return *json_out ? WH_PAY_OK : WH_PAY_UNAVAILABLE;
-}
-
-typedef struct {
-    const char *after, *status;
-    int fetch;
-    wh_inbox_rows rows;
-} after_ctx;
-
-static int read_after(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    after_ctx *a = baton;
-    const void *args[3];
-    int k = 0;
-
-    if (a->status)
-        args[k++] = a->status;
-    args[k++] = a->after;
-    args[k++] = &a->fetch;
-    return wh_inbox_db_select(ib, p, a->status ? &st_after_status : &st_after, args,
-                              a->fetch, &a->rows);
 }
 
 wh_pay_result wh_payments_after(wh_inbox *ib, apr_pool_t *p, const char *after,
                                 const char *status, int limit,
                                 apr_array_header_t **rows, int *more)
 {
-    after_ctx a;
-    int n;
+    wh_inbox_rows found;
+    const void *args[3] = { NULL, NULL, NULL };
+    int n, fetch = limit + 1, k = 0;
 
-    memset(&a, 0, sizeof(a));
-    a.after = after ? after : "";
-    a.status = status;
-    a.fetch = limit + 1;
     *rows = NULL;
     *more = 0;
-    if (!ib || limit < 1 ||
-        wh_inbox_db_read(ib, p, "payments page", read_after, &a) != WH_DB_OK)
+    if (!ib || limit < 1)
         return WH_PAY_UNAVAILABLE;
-    *more = a.rows.nrows > limit;
-    n = *more ? limit : a.rows.nrows;
+    if (status)
+        args[k++] = status;
+    args[k++] = after ? after : "";
+    args[k++] = &fetch;
+    if (wh_inbox_db_query(ib, p, "payments page", status ? &st_after_status : &st_after,
+                          args, fetch, &found) != 0)
+        return WH_PAY_UNAVAILABLE;
+    *more = found.nrows > limit;
+    n = *more ? limit : found.nrows;
     *rows = apr_array_make(p, n + 1, sizeof(wh_payment_row));
     for (int i = 0; i < n; i++)
-        payment_row(&a.rows, i, apr_array_push(*rows));
+        payment_row(&found, i, apr_array_push(*rows));
     return WH_PAY_OK;
 }

@@ -50,9 +50,6 @@ const char *wh_payment_json(apr_pool_t *p, const wh_payment_row *pay,
 const char *wh_payments_page_json(apr_pool_t *p, const apr_array_header_t *rows,
                                   apr_int64_t next_offset, int more);
 
-/* RFC 3339 UTC with milliseconds, "2026-11-22T14:05:09.123Z". */
-const char *wh_time_rfc3339(apr_pool_t *p, apr_time_t t);
-
 /* One payment and its history. */
 wh_pay_result wh_payments_get(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
                               const char **json_out);

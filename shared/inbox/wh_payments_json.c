@@ -1,21 +1,11 @@
 /* The JSON of the payment views, built with json-c from plain rows, so
  * the module, the CGI and `wirehook inbox payment(s)` print the same. */
 #include "wh_payments.h"
+#include "verify/wh_datetime.h"
 #include "verify/wh_schema.h"
 
 #include <apr_strings.h>
 #include <json-c/json.h>
-
-const char *wh_time_rfc3339(apr_pool_t *p, apr_time_t t)
-{
-    apr_time_exp_t tm;
-
-    if (apr_time_exp_gmt(&tm, t) != APR_SUCCESS)
-        return "";
-    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                        tm.tm_min, tm.tm_sec, tm.tm_usec / 1000);
-}
 
 /* json-c copies strings; NULL becomes JSON null. */
 static void put_str(json_object *o, const char *k, const char *v)

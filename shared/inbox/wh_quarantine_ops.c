@@ -3,7 +3,6 @@
 #include "wh_quarantine_ops.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
-#include "verify/wh_json.h"
 #include "verify/wh_schema.h"
 
 #include <apr_escape.h>
@@ -43,40 +42,18 @@ static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
     q->released_event_id = wh_cell_num(WH_ROW_CELL(r, i, 7));
 }
 
-typedef struct {
-    apr_int64_t after, id;
-    int limit;
-    wh_inbox_rows rows;
-} q_ctx;
-
-static int read_list(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    q_ctx *c = baton;
-    const void *args[2] = { &c->after, &c->limit };
-    return wh_inbox_db_select(ib, p, &st_list, args, c->limit, &c->rows);
-}
-
 int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int limit,
                        apr_array_header_t **rows)
 {
-    q_ctx c;
+    const void *args[2] = { &after_id, &limit };
+    wh_inbox_rows found;
 
-    memset(&c, 0, sizeof(c));
-    c.after = after_id;
-    c.limit = limit;
     *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
-    if (wh_inbox_db_read(ib, p, "quarantine list", read_list, &c) != WH_DB_OK)
+    if (wh_inbox_db_query(ib, p, "quarantine list", &st_list, args, limit, &found) != 0)
         return -1;
-    for (int i = 0; i < c.rows.nrows; i++)
-        row(&c.rows, i, apr_array_push(*rows));
+    for (int i = 0; i < found.nrows; i++)
+        row(&found, i, apr_array_push(*rows));
     return 0;
-}
-
-static int read_one(wh_inbox *ib, apr_pool_t *p, void *baton)
-{
-    q_ctx *c = baton;
-    const void *args[1] = { &c->id };
-    return wh_inbox_db_select(ib, p, &st_get, args, 1, &c->rows);
 }
 
 /* The blob's hex (what both engines give as text) back to its bytes,
@@ -97,32 +74,32 @@ static int unhex(apr_pool_t *p, const char *hex, const char **out, apr_size_t *l
 int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
                       wh_quarantined *out)
 {
-    q_ctx c;
+    const void *args[1] = { &id };
+    wh_inbox_rows found;
 
-    memset(&c, 0, sizeof(c));
-    c.id = id;
-    if (wh_inbox_db_read(ib, p, "quarantine show", read_one, &c) != WH_DB_OK)
+    if (wh_inbox_db_query(ib, p, "quarantine show", &st_get, args, 1, &found) != 0)
         return -1;
-    if (!c.rows.nrows)
+    if (!found.nrows)
         return 0;
-    row(&c.rows, 0, out);
-    return unhex(p, WH_ROW_CELL(&c.rows, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
+    row(&found, 0, out);
+    return unhex(p, WH_ROW_CELL(&found, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
 }
 
 void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
                          apr_size_t len, wh_verdict *v)
 {
     wh_schema_opts opts = { cfg->unknown_status_reject };
-    json_object *root = NULL;
     const char *why;
+    int problems;
 
     wh_verdict_init(v, p);
-    why = wh_json_parse(p, body ? body : "", len, &root);
-    if (why) {
+    problems = wh_schema_check(p, body ? body : "", len, &opts, v->details,
+                               &v->facts, &why);
+    if (problems == WH_SCHEMA_NOT_JSON) {
         wh_verdict_fail(v, 400, WH_CODE_INVALID_JSON, why);
         return;
     }
-    if (wh_schema_validate(p, root, &opts, v->details, &v->facts) > 0) {
+    if (problems > 0) {
         wh_verdict_fail(v, 400, WH_CODE_SCHEMA_VIOLATION,
                         "the notification does not match the schema");
         return;

@@ -1,10 +1,9 @@
 /* ReplayCache pgsql (see wh_replay_pgsql.h). */
 #include "wh_replay_pgsql.h"
 #include "wh_replay.h"
+#include "wh_replay_pool.h"
 #include <apr_dbd.h>
-#include <apr_reslist.h>
 #include <apr_strings.h>
-#include <apr_thread_mutex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +28,11 @@ static const char *const sql[Q_COUNT] = {
     "SELECT %s::text, %s::text, " WH_PG_IN("%s") " WHERE EXISTS (SELECT 1 FROM "
     "wh_replay WHERE id = " WH_PG_MARKER " AND holder = %s::text) "
     "ON CONFLICT (id) DO NOTHING",
-    /* Q_LOOK id: the id's row and the marker's */
-    "SELECT id, holder, CASE WHEN expires > clock_timestamp() THEN 1 ELSE 0 END "
+    /* Q_LOOK id: the id's row and the marker's, with the ms each holds
+     * for (0: expired; -1: for ever) */
+    "SELECT id, holder, CASE WHEN expires <= clock_timestamp() THEN 0 "
+    "WHEN NOT isfinite(expires) THEN -1 ELSE greatest(1, ceil(extract(epoch "
+    "FROM expires - clock_timestamp()) * 1000))::bigint END "
     "FROM wh_replay WHERE id = %s::text OR id = " WH_PG_MARKER,
     /* Q_TAKE holder, lease µs, id: an expired row (a lapsed claim, an id
      * past its window) becomes this claim */
@@ -65,16 +67,14 @@ static const char *const sql[Q_COUNT] = {
 typedef struct {
     const char *conninfo;
     const apr_dbd_driver_t *drv;
-    apr_reslist_t *conns;
-    apr_thread_mutex_t *mu;      /* guards last_err */
-    char last_err[200];          /* why the last connection failed */
+    wh_replay_pool *conns;
 } pg_store;
 
 typedef struct {
+    wh_replay_conn base;     /* first: the pool reads it */
     apr_pool_t *pool;
     apr_dbd_t *h;
     apr_dbd_prepared_t *st[Q_COUNT];
-    int broken;
     char marker[WH_REPLAY_NET_VALUE_MAX];
     int has_marker;
     apr_time_t since;
@@ -108,7 +108,7 @@ static int failed(pg_store *ps, pg_conn *c, apr_pool_t *p, int rv,
 {
     *err = apr_pstrcat(p, "pgsql: ",
                        one_line(p, apr_dbd_error(ps->drv, c->h, rv)), NULL);
-    c->broken = 1;
+    c->base.broken = 1;
     return -1;
 }
 
@@ -247,14 +247,8 @@ fail:
 
 /* ---- connections ----------------------------------------------------- */
 
-static void remember_error(pg_store *ps, const char *why)
-{
-    apr_thread_mutex_lock(ps->mu);
-    apr_cpystrn(ps->last_err, why, sizeof(ps->last_err));
-    apr_thread_mutex_unlock(ps->mu);
-}
-
-static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
+static apr_status_t conn_open(void *params, void **res, char *why_out,
+                              apr_size_t why_len)
 {
     pg_store *ps = params;
     pg_conn *c;
@@ -265,7 +259,6 @@ static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
         "SET synchronous_commit = on",
         "SET default_transaction_isolation = 'read committed'",
     };
-    (void)pool;
 
     *res = NULL;
     /* a pool of its own, not the reslist's: connections come and go */
@@ -275,22 +268,23 @@ static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
     c->pool = cp;
     if (apr_dbd_open_ex(ps->drv, cp, ps->conninfo, &c->h, &err) != APR_SUCCESS
         || c->h == NULL) {
-        remember_error(ps, err ? one_line(cp, err) : "connection failed");
+        apr_cpystrn(why_out, err ? one_line(cp, err) : "connection failed",
+                    why_len);
         apr_pool_destroy(cp);
         return APR_ECONNREFUSED;
     }
     for (apr_size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++)
         if (plain(ps, c->h, session[i]) != 0) {
-            remember_error(ps, "the session could not be set up");
+            apr_cpystrn(why_out, "the session could not be set up", why_len);
             goto fail;
         }
     if ((why = ensure_schema(ps, cp, c->h)) != NULL) {
-        remember_error(ps, why);
+        apr_cpystrn(why_out, why, why_len);
         goto fail;
     }
     for (int q = 0; q < Q_COUNT; q++)
         if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0) {
-            remember_error(ps, "a statement could not be prepared");
+            apr_cpystrn(why_out, "a statement could not be prepared", why_len);
             goto fail;
         }
     *res = c;
@@ -301,43 +295,15 @@ fail:
     return APR_EGENERAL;
 }
 
-static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
+static void conn_close(void *params, void *res)
 {
     pg_store *ps = params;
     pg_conn *c = res;
-    (void)pool;
-    if (c) {
-        apr_dbd_close(ps->drv, c->h);
-        apr_pool_destroy(c->pool);
-    }
-    return APR_SUCCESS;
+    apr_dbd_close(ps->drv, c->h);
+    apr_pool_destroy(c->pool);
 }
 
-static int acquire(pg_store *ps, apr_pool_t *p, pg_conn **out, const char **err)
-{
-    void *res = NULL;
-    apr_status_t rv = apr_reslist_acquire(ps->conns, &res);
-
-    if (rv != APR_SUCCESS || res == NULL) {
-        char buf[120];
-        apr_thread_mutex_lock(ps->mu);
-        *err = apr_psprintf(p, "pgsql: no connection to the replay store's "
-                            "database: %s", ps->last_err[0] ? ps->last_err
-                            : apr_strerror(rv, buf, sizeof(buf)));
-        apr_thread_mutex_unlock(ps->mu);
-        return -1;
-    }
-    *out = res;
-    return 0;
-}
-
-static void release(pg_store *ps, pg_conn *c)
-{
-    if (c->broken)
-        apr_reslist_invalidate(ps->conns, c);
-    else
-        apr_reslist_release(ps->conns, c);
-}
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
 
 /* ---- the operations -------------------------------------------------- */
 
@@ -370,14 +336,19 @@ static int take_marker(pg_store *ps, pg_conn *c, apr_pool_t *p,
     return nrows > 0;
 }
 
-static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
+/* The claim on one connection (a claim whose reply was lost reads as
+ * this holder's own when tried again). */
+static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
                                 const wh_claim *cl, wh_claim_info *info)
 {
+    pg_store *ps = baton;
+    pg_conn *c = conn;
     const char *lease = us(p, cl->lease);
 
     for (int round = 0; round < 4; round++) {
         const char *cells[2 * 3], *idrow = NULL, *marker = NULL;
-        int nrows = 0, id_found = 0, id_live = 0, marker_found = 0, wrote, mine;
+        int nrows = 0, id_found = 0, marker_found = 0, wrote, mine;
+        apr_int64_t id_ms = 0;           /* how long the id's row holds */
 
         if (c->has_marker
             && !wh_replay_predates(cl->signed_at, c->since, cl->tolerance_sec)) {
@@ -408,16 +379,21 @@ static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
             else {
                 id_found = 1;
                 idrow = cells[i * 3 + 1];
-                id_live = cells[i * 3 + 2] && cells[i * 3 + 2][0] == '1';
+                id_ms = cells[i * 3 + 2] ? apr_atoi64(cells[i * 3 + 2]) : 0;
             }
         }
-        if (id_found && id_live) {
+        if (id_found && id_ms != 0) {
             /* a confirmed id: NULL, which the driver reads as "" (a
              * holder token is never empty) */
             if (idrow == NULL || *idrow == '\0')
                 return WH_CLAIM_DUPLICATE;
             mine = cl->holder && strcmp(idrow, cl->holder) == 0;
-            return mine ? WH_CLAIM_FIRST : WH_CLAIM_IN_PROGRESS;
+            if (mine)
+                return WH_CLAIM_FIRST;
+            /* when the claim lapses unless renewed */
+            if (id_ms > 0)
+                info->retry_in = apr_time_from_msec(id_ms);
+            return WH_CLAIM_IN_PROGRESS;
         }
         if ((wrote = take_marker(ps, c, p, marker, marker_found, &info->err)) < 0)
             return WH_CLAIM_ERROR;
@@ -447,45 +423,29 @@ static wh_claim_result pg_claim(wh_replay_store *st, apr_pool_t *p,
                                 const wh_claim *cl, wh_claim_info *info)
 {
     pg_store *ps = st->impl;
-    wh_claim_result res = WH_CLAIM_ERROR;
-
-    memset(info, 0, sizeof(*info));
-    for (int attempt = 0; attempt < 2; attempt++) {
-        pg_conn *c;
-        int broken;
-        if (acquire(ps, p, &c, &info->err) != 0)
-            return WH_CLAIM_ERROR;
-        res = claim_on(ps, c, p, cl, info);
-        broken = c->broken;
-        release(ps, c);
-        /* a connection that failed (a restarted server): once more on a
-         * fresh one; a claim whose reply was lost reads as this holder's */
-        if (res != WH_CLAIM_ERROR || !broken)
-            break;
-    }
-    return res;
+    return wh_replay_pool_claim(ps->conns, p, claim_on, ps, cl, info);
 }
 
-/* One statement on a pooled connection (once more on a fresh one when the
- * first had failed): rows changed, or -1. */
+typedef struct {
+    pg_store *ps;
+    int q, nargs;
+    const char **args;
+} pg_stmt;
+
+static int statement_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_stmt *k = baton;
+    int nrows = 0;
+    return exec_q(k->ps, conn, p, k->q, &nrows, k->nargs, k->args, err) == 0
+           ? nrows : -1;
+}
+
+/* One statement on a pooled connection: rows changed, or -1. */
 static int one_statement(wh_replay_store *st, apr_pool_t *p, int q, int nargs,
                          const char **args, const char **err)
 {
-    pg_store *ps = st->impl;
-    int rv = -1;
-
-    for (int attempt = 0; attempt < 2; attempt++) {
-        pg_conn *c;
-        int nrows = 0, broken;
-        if (acquire(ps, p, &c, err) != 0)
-            return -1;
-        rv = exec_q(ps, c, p, q, &nrows, nargs, args, err) == 0 ? nrows : -1;
-        broken = c->broken;
-        release(ps, c);
-        if (rv >= 0 || !broken)
-            break;
-    }
-    return rv;
+    pg_stmt k = { st->impl, q, nargs, args };
+    return wh_replay_pool_run(k.ps->conns, p, statement_on, &k, err);
 }
 
 static int pg_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -513,45 +473,54 @@ static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
     return n < 0 ? -1 : n > 0;
 }
 
+static int health_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_store *ps = baton;
+    pg_conn *c = conn;
+    const char *v;
+    int rv = plain_value(ps, p, c->h, "SELECT 1", &v);
+
+    return rv ? failed(ps, c, p, rv, err) : 0;
+}
+
 static int pg_health(wh_replay_store *st, apr_pool_t *p, const char **err)
 {
     pg_store *ps = st->impl;
-    pg_conn *c;
-    const char *v;
-    int rv;
+    return wh_replay_pool_run(ps->conns, p, health_on, ps, err);
+}
 
-    if (acquire(ps, p, &c, err) != 0)
+typedef struct {
+    pg_store *ps;
+    apr_time_t since;
+} pg_init_args;
+
+static int init_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_init_args *a = baton;
+    const char *cells[6], *args[1] = { WH_REPLAY_MARKER_KEY };
+    apr_time_t set;
+    int nrows = 0;
+
+    if (exec_q(a->ps, conn, p, Q_MARK_NEW, &nrows, 0, NULL, err) != 0)
         return -1;
-    if ((rv = plain_value(ps, p, c->h, "SELECT 1", &v)) != 0)
-        (void)failed(ps, c, p, rv, err);
-    release(ps, c);
-    return rv ? -1 : 0;
+    if (nrows > 0)
+        return 1;
+    if (select_q(a->ps, conn, p, Q_LOOK, 1, args, 3, 2, cells, &nrows, err) != 0)
+        return -1;
+    if (nrows == 1 && cells[1]
+        && wh_replay_marker_decode(cells[1], strlen(cells[1]), &a->since, &set) == 0)
+        return 0;
+    *err = "pgsql: the epoch marker's row holds something wirehook did not write";
+    return -1;
 }
 
 static int pg_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
                    const char **err)
 {
-    pg_store *ps = st->impl;
-    pg_conn *c;
-    const char *cells[6], *args[1] = { WH_REPLAY_MARKER_KEY };
-    apr_time_t set;
-    int nrows = 0, rv = -1;
+    pg_init_args a = { st->impl, 0 };
+    int rv = wh_replay_pool_run(a.ps->conns, p, init_on, &a, err);
 
-    *since = 0;
-    if (acquire(ps, p, &c, err) != 0)
-        return -1;
-    if (exec_q(ps, c, p, Q_MARK_NEW, &nrows, 0, NULL, err) == 0) {
-        if (nrows > 0)
-            rv = 1;
-        else if (select_q(ps, c, p, Q_LOOK, 1, args, 3, 2, cells, &nrows, err) == 0) {
-            if (nrows == 1 && cells[1]
-                && wh_replay_marker_decode(cells[1], strlen(cells[1]), since, &set) == 0)
-                rv = 0;
-            else
-                *err = "pgsql: the epoch marker's row holds something wirehook did not write";
-        }
-    }
-    release(ps, c);
+    *since = rv == 0 ? a.since : 0;
     return rv;
 }
 
@@ -568,6 +537,7 @@ const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
     wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
     apr_status_t rv;
     char buf[120];
+    const char *err;
 
     *out = NULL;
     if (!conninfo || !*conninfo)
@@ -580,15 +550,11 @@ const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
         return apr_psprintf(p, "pgsql: apr_dbd's pgsql driver: %s (Debian: "
                             "libaprutil1-dbd-pgsql)",
                             apr_strerror(rv, buf, sizeof(buf)));
-    if (apr_thread_mutex_create(&ps->mu, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
-        return "pgsql: cannot create a mutex";
-    if (max_conns < 1)
-        max_conns = 1;
-    if (apr_reslist_create(&ps->conns, 0, max_conns, max_conns,
-                           apr_time_from_sec(60), conn_make, conn_free, ps, p)
-        != APR_SUCCESS)
-        return "pgsql: cannot create the connection pool";
-    apr_reslist_timeout_set(ps->conns, timeout);
+    if ((err = wh_replay_pool_create(p, &conn_ops, ps, "pgsql: no connection to "
+                                     "the replay store's database", max_conns,
+                                     timeout, WH_REPLAY_POOL_RETRY,
+                                     &ps->conns)) != NULL)
+        return apr_pstrcat(p, "pgsql: ", err, NULL);
     st->ops = &pg_ops;
     st->impl = ps;
     *out = st;

@@ -49,6 +49,10 @@ typedef struct {
     int emptied;           /* it had no epoch marker (emptied behind our
                               back): one saying "from now" was written */
     const char *err;       /* FULL, ERROR: why, without any secret */
+    apr_interval_time_t retry_in;  /* IN_PROGRESS, FULL, ERROR: how soon
+                              the store may answer otherwise, where it
+                              knows (a claim's lease that ends sooner, a
+                              connection's back-off); 0: it does not */
 } wh_claim_info;
 
 typedef struct wh_replay_store wh_replay_store;

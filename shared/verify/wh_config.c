@@ -12,12 +12,15 @@
  * No message ever repeats a value: it may be a conninfo with a password.
  * An unknown key is named only when it is shaped like a key name, since a
  * line that is not a key at all may be a secret pasted into the wrong
- * file. Line numbers identify the culprit. */
+ * file. Line numbers identify the culprit.
+ *
+ * Which keys exist is not this file's: a configuration carries the tables
+ * of rows it was made with (wh_key.h), and a key's row says how its value
+ * is parsed and where it goes. */
 #include "wh_config.h"
+#include "wh_config_lint.h"
 #include "wh_auth.h"
-#include "wh_parse_forward.h"
-#include "wh_duration.h"
-#include "wh_account.h"
+#include "wh_key.h"
 #include "wh_parse.h"
 #include "wh_signature.h"
 
@@ -35,431 +38,13 @@
  * which has no line; "0" keeps the value a number as documented. */
 #define WH_SEEN_API "0"
 
-#define WH_DEF_TOLERANCE 300
-#define WH_DEF_MAX_BODY 65536
-#define WH_DEF_AUTH_TTL 60
-#define WH_DEF_LIST_LIMIT 25
-#define WH_DEF_BATCH_MAX 64
-#define WH_DEF_LIST_MAX 100
 /* A copy of a request is refused as a duplicate only while its
- * notificationId is remembered, and a timestamp is accepted tolerance seconds either side
- * of now, so the window must span both directions. */
+ * notificationId is remembered, and a timestamp is accepted tolerance
+ * seconds either side of now, so the window must span both directions:
+ * ReplayWindow's default and least value. */
 #define WH_REPLAY_FACTOR 2
-#define WH_REPLAY_WINDOW_MAX (7 * 86400)
-/* ReplayLease: a claim is renewed every third of it and a store may take
- * WH_REPLAY_NET_TIMEOUT (3 s) to answer, so the shortest lease still
- * outlives one renewal that times out. */
-#define WH_DEF_REPLAY_LEASE 120
-#define WH_REPLAY_LEASE_MIN 10
-#define WH_REPLAY_LEASE_MAX 3600
 
-/* Forwarding defaults and bounds (docs/forwarding.md explains the
- * schedule they make: about 17 hours of retries before an event is dead). */
-#define WH_MS_DAY APR_INT64_C(86400000)
-#define WH_DEF_FWD_ATTEMPTS 100
-#define WH_DEF_FWD_MAX_AGE WH_MS_DAY
-#define WH_DEF_FWD_TIMEOUT APR_INT64_C(30000)
-#define WH_DEF_FWD_CONCURRENCY 32
-#define WH_DEF_FWD_BACKOFF_MIN APR_INT64_C(1000)
-#define WH_DEF_FWD_BACKOFF_MAX APR_INT64_C(900000)
-
-typedef const char *(*wh_key_setter)(apr_pool_t *p, wh_config *cfg,
-                                     const char *value);
-
-typedef struct {
-    const char *name;   /* canonical spelling */
-    wh_key_setter set;  /* validates value; leaves cfg unchanged on error */
-    const char *doc;
-} wh_key_def;
-
-/* ---- path resolution ----------------------------------------------- */
-
-/* Directory of cfg->source as an absolute path, or NULL (current
- * directory) when there is no source. Relative paths in a config file mean
- * "next to this file", as httpd means "under ServerRoot", so the outcome
- * does not depend on the directory the server was started from. */
-static const char *config_dir(apr_pool_t *p, const wh_config *cfg)
-{
-    char *abs;
-    char *slash;
-
-    if (!cfg->source || !*cfg->source)
-        return NULL;
-    if (apr_filepath_merge(&abs, NULL, cfg->source, 0, p) != APR_SUCCESS)
-        return NULL;
-    slash = strrchr(abs, '/');
-    if (!slash)
-        return NULL;
-    if (slash == abs)
-        return "/";
-    *slash = '\0';
-    return abs;
-}
-
-static const char *resolve_path(apr_pool_t *p, const wh_config *cfg,
-                                const char *path, const char **out)
-{
-    char *merged;
-    char reason[128];
-    apr_status_t rv;
-
-    rv = apr_filepath_merge(&merged, config_dir(p, cfg), path, 0, p);
-    if (rv != APR_SUCCESS)
-        return apr_psprintf(p, "cannot resolve path: %s",
-                            apr_strerror(rv, reason, sizeof reason));
-    *out = merged;
-    return NULL;
-}
-
-static const char *parse_resolved_path(apr_pool_t *p, const wh_config *cfg,
-                                       const char *value, const char **out)
-{
-    const char *path;
-    const char *err = wh_parse_path(p, value, &path);
-
-    return err ? err : resolve_path(p, cfg, path, out);
-}
-
-/* ---- setters, one per key ------------------------------------------ */
-
-static const char *set_signing_secret_file(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->signing_secret_file);
-}
-
-static const char *set_basic_auth_file(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->basic_auth_file);
-}
-
-static const char *set_timestamp_header(apr_pool_t *p, wh_config *cfg,
-                                        const char *v)
-{
-    return wh_parse_header_name(p, v, &cfg->timestamp_header);
-}
-
-static const char *set_signature_header(apr_pool_t *p, wh_config *cfg,
-                                        const char *v)
-{
-    return wh_parse_header_name(p, v, &cfg->signature_header);
-}
-
-static const char *set_timestamp_unit(apr_pool_t *p, wh_config *cfg,
-                                      const char *v)
-{
-    return wh_parse_ts_unit(p, v, &cfg->timestamp_unit);
-}
-
-static const char *set_timestamp_tolerance(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    static const wh_duration_rule r = { WH_US_S, WH_US_S, 1, 86400 };
-    return wh_parse_duration(p, v, &r, &cfg->timestamp_tolerance);
-}
-
-static const char *set_signed_url(apr_pool_t *p, wh_config *cfg,
-                                  const char *v)
-{
-    return wh_parse_url(p, v, &cfg->signed_url);
-}
-
-static const char *set_signed_url_form(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return wh_parse_url_form(p, v, &cfg->signed_url_form);
-}
-
-static const char *set_max_body_size(apr_pool_t *p, wh_config *cfg,
-                                     const char *v)
-{
-    return wh_parse_int64(p, v, 1, 67108864, &cfg->max_body_size);
-}
-
-static const char *set_unknown_status(apr_pool_t *p, wh_config *cfg,
-                                      const char *v)
-{
-    return wh_parse_unknown_status(p, v, &cfg->unknown_status_reject);
-}
-
-static const char *set_auth_realm(apr_pool_t *p, wh_config *cfg,
-                                  const char *v)
-{
-    return wh_parse_realm(p, v, &cfg->auth_realm);
-}
-
-static const char *set_auth_cache_ttl(apr_pool_t *p, wh_config *cfg,
-                                      const char *v)
-{
-    static const wh_duration_rule r = { WH_US_S, WH_US_S, 0, 3600 };
-    return wh_parse_duration(p, v, &r, &cfg->auth_cache_ttl);
-}
-
-static const char *set_inbox_driver(apr_pool_t *p, wh_config *cfg,
-                                    const char *v)
-{
-    wh_inbox_driver driver;
-    const char *name;
-    const char *err = wh_parse_inbox_driver(p, v, &driver, &name);
-
-    if (err)
-        return err;
-    cfg->inbox_driver = driver;
-    cfg->inbox_driver_name = name;
-    return NULL;
-}
-
-/* Kept as written: whether it is a path to resolve depends on
- * InboxDriver, which may come later, so wh_config_finalize() resolves. */
-static const char *set_inbox_params(apr_pool_t *p, wh_config *cfg,
-                                    const char *v)
-{
-    return wh_parse_path(p, v, &cfg->inbox_params);
-}
-
-static const char *set_inbox_group(apr_pool_t *p, wh_config *cfg,
-                                   const char *v)
-{
-    return wh_parse_group(p, v, &cfg->inbox_group);
-}
-
-static const char *set_inbox_batch_max(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return wh_parse_int(p, v, 1, 1000, &cfg->inbox_batch_max);
-}
-
-static const char *set_inbox_batch_wait(apr_pool_t *p, wh_config *cfg,
-                                        const char *v)
-{
-    static const wh_duration_rule r = { 1, 1, 0, 100000 };
-    return wh_parse_duration(p, v, &r, &cfg->inbox_batch_wait);
-}
-
-static const char *set_list_default_limit(apr_pool_t *p, wh_config *cfg,
-                                          const char *v)
-{
-    return wh_parse_int(p, v, 1, 10000, &cfg->list_default_limit);
-}
-
-static const char *set_list_max_limit(apr_pool_t *p, wh_config *cfg,
-                                      const char *v)
-{
-    return wh_parse_int(p, v, 1, 10000, &cfg->list_max_limit);
-}
-
-static const char *set_replay_cache(apr_pool_t *p, wh_config *cfg,
-                                    const char *v)
-{
-    const char *provider;
-    const char *args;
-    const char *err = wh_parse_replay_cache(p, v, &provider, &args);
-
-    if (err)
-        return err;
-    cfg->replay_cache = apr_pstrdup(p, v);
-    cfg->replay_cache_provider = provider;
-    cfg->replay_cache_args = args;
-    return NULL;
-}
-
-/* Only the range here: the 2 * TimestampTolerance floor is checked in
- * wh_config_finalize() because the two keys may come in either order. */
-static const char *set_replay_window(apr_pool_t *p, wh_config *cfg,
-                                     const char *v)
-{
-    static const wh_duration_rule r = { WH_US_S, WH_US_S, 1,
-                                        WH_REPLAY_WINDOW_MAX };
-    return wh_parse_duration(p, v, &r, &cfg->replay_window);
-}
-
-static const char *set_replay_lease(apr_pool_t *p, wh_config *cfg,
-                                    const char *v)
-{
-    static const wh_duration_rule r = { WH_US_S, WH_US_S, WH_REPLAY_LEASE_MIN,
-                                        WH_REPLAY_LEASE_MAX };
-    return wh_parse_duration(p, v, &r, &cfg->replay_lease);
-}
-
-static const char *set_cgi_log_level(apr_pool_t *p, wh_config *cfg,
-                                     const char *v)
-{
-    return wh_parse_log_level(p, v, &cfg->cgi_log_level);
-}
-
-static const char *set_forward_url(apr_pool_t *p, wh_config *cfg,
-                                   const char *v)
-{
-    return wh_parse_forward_url(p, v, &cfg->forward_url);
-}
-
-static const char *set_forward_secret_file(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->forward_secret_file);
-}
-
-static const char *set_forward_max_attempts(apr_pool_t *p, wh_config *cfg,
-                                            const char *v)
-{
-    return wh_parse_int(p, v, 1, 10000, &cfg->forward_max_attempts);
-}
-
-static const char *set_forward_max_age(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return wh_parse_duration_ms(p, v, 1000, 30 * WH_MS_DAY,
-                                &cfg->forward_max_age);
-}
-
-static const char *set_forward_timeout(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return wh_parse_duration_ms(p, v, 100, 600000, &cfg->forward_timeout);
-}
-
-static const char *set_forward_concurrency(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    return wh_parse_int(p, v, 1, 1000, &cfg->forward_concurrency);
-}
-
-static const char *set_forward_ca_file(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->forward_ca_file);
-}
-
-/* Min <= max is checked in wh_config_finalize(): either may come first. */
-static const char *set_forward_backoff_min(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    return wh_parse_duration_ms(p, v, 10, 3600000, &cfg->forward_backoff_min);
-}
-
-static const char *set_forward_backoff_max(apr_pool_t *p, wh_config *cfg,
-                                           const char *v)
-{
-    return wh_parse_duration_ms(p, v, 10, WH_MS_DAY, &cfg->forward_backoff_max);
-}
-
-static const char *set_console_actions(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return wh_parse_on_off(p, v, &cfg->console_actions);
-}
-
-static const char *set_console_readers(apr_pool_t *p, wh_config *cfg,
-                                       const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->console_readers_file);
-}
-
-static const char *set_console_operators(apr_pool_t *p, wh_config *cfg,
-                                         const char *v)
-{
-    return parse_resolved_path(p, cfg, v, &cfg->console_operators_file);
-}
-
-/* ---- the key table ------------------------------------------------- */
-
-/* One list feeds both the table and wh_config_keys(), so they cannot
- * drift apart. */
-#define WH_KEY_LIST(X)                                                       \
-    X("SigningSecretFile", set_signing_secret_file,                          \
-      "PATH: HMAC secrets, one per line (required)")                         \
-    X("BasicAuthFile", set_basic_auth_file,                                  \
-      "PATH: htpasswd file for Basic auth (required)")                       \
-    X("TimestampHeader", set_timestamp_header,                               \
-      "NAME: header with the timestamp (X-Timestamp)")                       \
-    X("SignatureHeader", set_signature_header,                               \
-      "NAME: header with the hex signature (X-Signature)")                   \
-    X("TimestampUnit", set_timestamp_unit,                                   \
-      "auto|seconds|milliseconds (auto)")                                    \
-    X("TimestampTolerance", set_timestamp_tolerance,                         \
-      "DURATION: accepted clock skew each way, 1s..1d (5m)")                 \
-    X("SignedUrl", set_signed_url,                                           \
-      "URL: exact URL (absolute, or a /path) the sender signs")              \
-    X("SignedUrlForm", set_signed_url_form,                                  \
-      "absolute|path: URL form signed when SignedUrl is unset (absolute)")   \
-    X("MaxBodySize", set_max_body_size,                                      \
-      "BYTES: largest accepted body, 1..67108864 (65536)")                   \
-    X("UnknownStatus", set_unknown_status,                                   \
-      "accept|reject: statuses outside the spec's list (accept)")            \
-    X("AuthRealm", set_auth_realm,                                           \
-      "TEXT: Basic auth realm, printable ASCII (wirehook)")                  \
-    X("AuthCacheTTL", set_auth_cache_ttl,                                    \
-      "DURATION: cache of good bcrypt checks, 0s..1h, 0 off (60s)")          \
-    X("InboxDriver", set_inbox_driver,                                       \
-      "sqlite3|pgsql: apr_dbd driver of the inbox (sqlite3)")                \
-    X("InboxParams", set_inbox_params,                                       \
-      "TEXT: sqlite3 file or pgsql conninfo (unset: no inbox)")              \
-    X("InboxGroup", set_inbox_group,                                         \
-      "NAME: sqlite3 inbox files 0640 in this group (unset: 0600)")          \
-    X("InboxBatchMax", set_inbox_batch_max,                                  \
-      "N: most stores sharing one commit in a module child, 1..1000 (64)")   \
-    X("InboxBatchWait", set_inbox_batch_wait,                                \
-      "DURATION: wait for more stores before a commit, 0..100ms (0)")        \
-    X("ListDefaultLimit", set_list_default_limit,                            \
-      "N: list page size when none is asked, 1..10000 (25)")                 \
-    X("ListMaxLimit", set_list_max_limit,                                    \
-      "N: largest list page size, 1..10000 (100)")                           \
-    X("ReplayCache", set_replay_cache,                                       \
-      "SPEC: provider[:args] of the replay store (lmdb)")                   \
-    X("ReplayWindow", set_replay_window,                                     \
-      "DURATION: notificationIds kept this long, >= 2*TimestampTolerance")   \
-    X("ReplayLease", set_replay_lease,                                       \
-      "DURATION: a claim outlives its server this long, 10s..1h (2m)")       \
-    X("CGILogLevel", set_cgi_log_level,                                      \
-      "error|warn|info|debug: what wirehook.cgi logs (warn)")                \
-    X("ForwardUrl", set_forward_url,                                         \
-      "URL: where wirehook forward POSTs stored events (unset)")             \
-    X("ForwardSecretFile", set_forward_secret_file,                          \
-      "PATH: secret that signs forwarded events (with ForwardUrl)")          \
-    X("ForwardMaxAttempts", set_forward_max_attempts,                        \
-      "N: attempts before an event is dead, 1..10000 (100)")                 \
-    X("ForwardMaxAge", set_forward_max_age,                                  \
-      "DURATION: retrying stops this long after the first attempt (1d)")     \
-    X("ForwardTimeout", set_forward_timeout,                                 \
-      "DURATION: one attempt to forward, 100ms..10m (30s)")                  \
-    X("ForwardConcurrency", set_forward_concurrency,                         \
-      "N: attempts in flight at once, 1..1000 (32)")                         \
-    X("ForwardCAFile", set_forward_ca_file,                                  \
-      "PATH: CA bundle for an https ForwardUrl (system CAs)")                \
-    X("ForwardBackoffMin", set_forward_backoff_min,                          \
-      "DURATION: delay before the first retry, 10ms..1h (1s)")               \
-    X("ForwardBackoffMax", set_forward_backoff_max,                          \
-      "DURATION: longest delay between retries, 10ms..1d (15m)")             \
-    X("ConsoleActions", set_console_actions,                                 \
-      "on|off: operators may retry and release in the console (on)")        \
-    X("ConsoleReaders", set_console_readers,                                 \
-      "PATH: htpasswd file of the CGI console's readers (unset)")            \
-    X("ConsoleOperators", set_console_operators,                             \
-      "PATH: htpasswd file of the CGI console's operators (unset)")
-
-#define WH_KEY_ROW(name, fn, doc) {name, fn, doc},
-#define WH_KEY_NAME(name, fn, doc) name,
-
-static const wh_key_def key_table[] = {WH_KEY_LIST(WH_KEY_ROW)};
-static const char *const key_names[] = {WH_KEY_LIST(WH_KEY_NAME) NULL};
-
-#define WH_KEY_COUNT (sizeof key_table / sizeof key_table[0])
-
-const char *const *wh_config_keys(void)
-{
-    return key_names;
-}
-
-static const wh_key_def *find_key(const char *name)
-{
-    apr_size_t i;
-
-    for (i = 0; i < WH_KEY_COUNT; i++)
-        if (!strcasecmp(key_table[i].name, name))
-            return &key_table[i];
-    return NULL;
-}
+/* ---- the keys ------------------------------------------------------ */
 
 /* Case-insensitive Levenshtein distance; both strings are at most
  * WH_KEY_NAME_MAX bytes (checked by the caller). */
@@ -508,21 +93,22 @@ static int looks_like_key(const char *name)
 
 /* Names the unknown key when it is shaped like one, and points at the
  * closest canonical key when there is a plausible one. */
-static const char *unknown_key_error(apr_pool_t *p, const char *name)
+static const char *unknown_key_error(apr_pool_t *p, const wh_config *cfg,
+                                     const char *name)
 {
-    apr_size_t i, best = WH_SUGGEST_DISTANCE + 1;
+    apr_size_t best = WH_SUGGEST_DISTANCE + 1;
     const char *match = NULL;
     const char *what;
 
-    if (strlen(name) <= WH_KEY_NAME_MAX) {
-        for (i = 0; i < WH_KEY_COUNT; i++) {
-            apr_size_t d = edit_distance(name, key_table[i].name);
+    for (const wh_key *const *t = cfg->keys;
+         t && *t && strlen(name) <= WH_KEY_NAME_MAX; t++)
+        for (const wh_key *k = *t; k->name; k++) {
+            apr_size_t d = edit_distance(name, k->name);
             if (d < best) {
                 best = d;
-                match = key_table[i].name;
+                match = k->name;
             }
         }
-    }
     what = match || looks_like_key(name)
            ? apr_psprintf(p, "unknown key '%s'", name)
            : "unknown key (not shown: it does not look like a key name)";
@@ -543,7 +129,7 @@ static const char *lower_name(apr_pool_t *p, const char *name)
     return lc;
 }
 
-static const char *duplicate_error(apr_pool_t *p, const wh_key_def *def,
+static const char *duplicate_error(apr_pool_t *p, const wh_key *def,
                                    const char *first)
 {
     if (!strcmp(first, WH_SEEN_API))
@@ -556,7 +142,7 @@ static const char *duplicate_error(apr_pool_t *p, const wh_key_def *def,
  * second line for it is still a duplicate, and finalize does not report
  * it as missing. Returns the duplicate error or NULL. */
 static const char *mark_set(apr_pool_t *p, wh_config *cfg,
-                            const wh_key_def *def, int override,
+                            const wh_key *def, int override,
                             const char *where)
 {
     const char *lc = lower_name(p, def->name);
@@ -568,7 +154,7 @@ static const char *mark_set(apr_pool_t *p, wh_config *cfg,
     return NULL;
 }
 
-static const char *assign(apr_pool_t *p, wh_config *cfg, const wh_key_def *def,
+static const char *assign(apr_pool_t *p, wh_config *cfg, const wh_key *def,
                           const char *value)
 {
     const char *err;
@@ -578,42 +164,23 @@ static const char *assign(apr_pool_t *p, wh_config *cfg, const wh_key_def *def,
     if (strlen(value) > WH_CONFIG_LINE_MAX)
         return apr_psprintf(p, "%s: value longer than %d bytes", def->name,
                             WH_CONFIG_LINE_MAX);
-    err = def->set(p, cfg, value);
+    err = wh_key_set(p, cfg, def, value);
     return err ? apr_psprintf(p, "%s: %s", def->name, err) : NULL;
 }
 
-wh_config *wh_config_create(apr_pool_t *p)
+/* A default the row's own setter refuses is a defect that the unit tests
+ * catch (every default is applied there); here the field keeps zero. */
+wh_config *wh_config_make(apr_pool_t *p, const wh_key *const *tables)
 {
     wh_config *cfg = apr_pcalloc(p, sizeof *cfg);
 
-    cfg->timestamp_header = "X-Timestamp";
-    cfg->signature_header = "X-Signature";
-    cfg->timestamp_unit = WH_TS_AUTO;
-    cfg->signed_url_form = WH_URL_ABSOLUTE;
-    cfg->timestamp_tolerance = WH_DEF_TOLERANCE;
-    cfg->max_body_size = WH_DEF_MAX_BODY;
-    cfg->unknown_status_reject = 0;
-    cfg->auth_realm = "wirehook";
-    cfg->auth_cache_ttl = WH_DEF_AUTH_TTL;
-    cfg->inbox_driver = WH_INBOX_SQLITE3;
-    cfg->inbox_driver_name = "sqlite3";
-    cfg->inbox_batch_max = WH_DEF_BATCH_MAX;
-    cfg->list_default_limit = WH_DEF_LIST_LIMIT;
-    cfg->list_max_limit = WH_DEF_LIST_MAX;
-    cfg->replay_cache = "lmdb";
-    cfg->replay_cache_provider = "lmdb";
-    cfg->replay_cache_args = NULL;
-    cfg->replay_window = WH_REPLAY_FACTOR * WH_DEF_TOLERANCE;
-    cfg->replay_lease = WH_DEF_REPLAY_LEASE;
-    cfg->cgi_log_level = WH_LOG_WARN;
-    cfg->forward_max_attempts = WH_DEF_FWD_ATTEMPTS;
-    cfg->forward_max_age = WH_DEF_FWD_MAX_AGE;
-    cfg->forward_timeout = WH_DEF_FWD_TIMEOUT;
-    cfg->forward_concurrency = WH_DEF_FWD_CONCURRENCY;
-    cfg->forward_backoff_min = WH_DEF_FWD_BACKOFF_MIN;
-    cfg->forward_backoff_max = WH_DEF_FWD_BACKOFF_MAX;
-    cfg->console_actions = 1;
+    cfg->keys = tables;
     cfg->seen = apr_hash_make(p);
+    for (const wh_key *const *t = tables; t && *t; t++)
+        for (const wh_key *k = *t; k->name; k++)
+            if (k->dflt)
+                (void)wh_key_set(p, cfg, k, k->dflt);
+    cfg->replay_window = WH_REPLAY_FACTOR * cfg->timestamp_tolerance;
     return cfg;
 }
 
@@ -622,14 +189,14 @@ wh_config *wh_config_create(apr_pool_t *p)
 const char *wh_config_set(apr_pool_t *p, wh_config *cfg, const char *key,
                           const char *value, int override)
 {
-    const wh_key_def *def;
+    const wh_key *def;
     const char *err;
 
     if (!cfg || !key || !*key)
         return "no key given";
-    def = find_key(key);
+    def = wh_key_find(cfg->keys, key);
     if (!def)
-        return unknown_key_error(p, key);
+        return unknown_key_error(p, cfg, key);
     err = mark_set(p, cfg, def, override, WH_SEEN_API);
     return err ? err : assign(p, cfg, def, value);
 }
@@ -710,12 +277,12 @@ static void split_line(char *line, char **key, char **value)
 static const char *set_from_line(parse_ctx *ctx, unsigned lineno,
                                  const char *key, const char *raw)
 {
-    const wh_key_def *def = find_key(key);
+    const wh_key *def = wh_key_find(ctx->cfg->keys, key);
     const char *value = raw;
     const char *err;
 
     if (!def)
-        return unknown_key_error(ctx->p, key);
+        return unknown_key_error(ctx->p, ctx->cfg, key);
     err = mark_set(ctx->p, ctx->cfg, def, 0,
                    apr_psprintf(ctx->p, "%u", lineno));
     if (err)
@@ -750,16 +317,14 @@ static void parse_line(void *vctx, unsigned lineno, char *line,
         line_error(ctx, lineno, err);
 }
 
-const char *wh_config_parse_file(apr_pool_t *p, const char *path,
-                                 wh_config **out)
+const char *wh_config_read(apr_pool_t *p, wh_config *cfg, const char *path)
 {
     parse_ctx ctx;
     const char *err;
 
     ctx.p = p;
-    ctx.cfg = wh_config_create(p);
+    ctx.cfg = cfg;
     ctx.errors = apr_array_make(p, 4, sizeof(const char *));
-    *out = ctx.cfg;
     if (!path || !*path)
         return "no configuration file given";
     ctx.cfg->source = apr_pstrdup(p, path);
@@ -894,7 +459,7 @@ static void resolve_inbox(apr_pool_t *p, wh_config *cfg,
     if (!cfg->inbox_params || cfg->inbox_driver != WH_INBOX_SQLITE3
         || !strcmp(cfg->inbox_params, ":memory:"))
         return;
-    err = resolve_path(p, cfg, cfg->inbox_params, &cfg->inbox_params);
+    err = wh_key_resolve_path(p, cfg, cfg->inbox_params, &cfg->inbox_params);
     if (err)
         push(errs, apr_psprintf(p, "%sInboxParams: %s",
                                 where(p, cfg, "inboxparams"), err));
@@ -946,6 +511,18 @@ static void load_files(apr_pool_t *p, wh_config *cfg, unsigned parts,
     }
 }
 
+static void check_files_apart(apr_pool_t *p, const wh_config *cfg,
+                              unsigned parts, apr_array_header_t *errs)
+{
+    const char *err;
+
+    if ((parts & WH_PART_VERIFY) == WH_PART_VERIFY
+        && (err = wh_lint_secret_is_htpasswd(p, cfg->signing_secret_file,
+                                             cfg->basic_auth_file)) != NULL)
+        push(errs, apr_psprintf(p, "%sSigningSecretFile: %s",
+                                where(p, cfg, "signingsecretfile"), err));
+}
+
 const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
                                      unsigned parts)
 {
@@ -969,33 +546,13 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
     check_replay_pgsql(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
     load_files(p, cfg, parts, errs);
+    check_files_apart(p, cfg, parts, errs);
     return join_errors(p, errs);
 }
 
 const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg)
 {
     return wh_config_finalize_parts(p, cfg, WH_PART_VERIFY);
-}
-
-/* Finalize runs even after parse errors so that one run reports
- * everything, e.g. a misspelt key and the required key it then lacks. */
-const char *wh_config_load_parts(apr_pool_t *p, const char *path,
-                                 unsigned parts, wh_config **out)
-{
-    const char *perr = wh_config_parse_file(p, path, out);
-    const char *ferr;
-
-    if (!path || !*path)
-        return perr;
-    ferr = wh_config_finalize_parts(p, *out, parts);
-    if (perr && ferr)
-        return apr_pstrcat(p, perr, "\n", ferr, NULL);
-    return perr ? perr : ferr;
-}
-
-const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out)
-{
-    return wh_config_load_parts(p, path, WH_PART_VERIFY, out);
 }
 
 /* ---- permission hygiene -------------------------------------------- */
@@ -1026,7 +583,7 @@ static const char *permission_warning(apr_pool_t *p, const char *label,
 
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *w[4], *all = NULL;
+    const char *w[5], *all = NULL;
 
     if (!cfg)
         return NULL;
@@ -1034,7 +591,8 @@ const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg)
     w[1] = permission_warning(p, "BasicAuthFile", cfg->basic_auth_file);
     w[2] = permission_warning(p, "ConsoleReaders", cfg->console_readers_file);
     w[3] = permission_warning(p, "ConsoleOperators", cfg->console_operators_file);
-    for (int i = 0; i < 4; i++)
+    w[4] = permission_warning(p, "ForwardSecretFile", cfg->forward_secret_file);
+    for (int i = 0; i < 5; i++)
         if (w[i])
             all = all ? apr_pstrcat(p, all, "\n", w[i], NULL) : w[i];
     return all;

@@ -29,6 +29,9 @@ typedef enum {
     WH_INBOX_PGSQL
 } wh_inbox_driver;
 
+/* One key of the format: its row (wh_key.h). */
+typedef struct wh_key wh_key;
+
 typedef struct {
     const unsigned char *key;
     apr_size_t len;
@@ -38,57 +41,59 @@ typedef struct {
     void *keyed;
 } wh_secret;
 
+/* The fields of the keys (each row names its field; the defaults are the
+ * rows'), then what finalize loads and what the loader keeps. */
 typedef struct {
     const char *source;                /* config file path, for messages */
 
     const char *signing_secret_file;   /* required */
     const char *basic_auth_file;       /* required */
-    const char *timestamp_header;      /* X-Timestamp */
-    const char *signature_header;      /* X-Signature */
-    wh_ts_unit timestamp_unit;         /* auto */
-    apr_int64_t timestamp_tolerance;   /* seconds, 300, both directions */
+    const char *timestamp_header;
+    const char *signature_header;
+    wh_ts_unit timestamp_unit;
+    apr_int64_t timestamp_tolerance;   /* seconds, both directions */
     const char *signed_url;            /* NULL: built from the request */
-    wh_url_form signed_url_form;       /* SignedUrlForm, absolute */
-    apr_int64_t max_body_size;         /* bytes, 65536 */
+    wh_url_form signed_url_form;
+    apr_int64_t max_body_size;         /* bytes */
     int unknown_status_reject;         /* 0: accept and flag */
-    const char *auth_realm;            /* AuthRealm, "wirehook" */
-    apr_int64_t auth_cache_ttl;        /* AuthCacheTTL seconds, 60; 0 off */
+    const char *auth_realm;
+    apr_int64_t auth_cache_ttl;        /* seconds; 0 off */
 
-    wh_inbox_driver inbox_driver;      /* sqlite3 */
+    wh_inbox_driver inbox_driver;
     const char *inbox_driver_name;     /* "sqlite3" | "pgsql" (apr_dbd) */
     const char *inbox_params;          /* file for sqlite3, conninfo pgsql */
     const char *inbox_group;           /* InboxGroup: files 0640, this group */
-    int inbox_batch_max;               /* InboxBatchMax, 64 */
-    apr_int64_t inbox_batch_wait;      /* InboxBatchWait microseconds, 0 */
-    int list_default_limit;            /* 25 */
-    int list_max_limit;                /* 100 */
+    int inbox_batch_max;
+    apr_int64_t inbox_batch_wait;      /* microseconds */
+    int list_default_limit;
+    int list_max_limit;
 
-    const char *replay_cache;          /* ReplayCache as written: "dbm" */
+    const char *replay_cache;          /* ReplayCache as written */
     const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */
     const char *replay_cache_args;     /* text after "provider:", or NULL */
-    apr_int64_t replay_window;         /* ReplayWindow seconds; default and
-                                          minimum 2 * timestamp_tolerance */
-    apr_int64_t replay_lease;          /* ReplayLease seconds, 120: a claim
-                                          nobody renews holds this long */
+    apr_int64_t replay_window;         /* seconds; default and minimum
+                                          2 * timestamp_tolerance */
+    apr_int64_t replay_lease;          /* seconds a claim nobody renews
+                                          holds */
 
-    wh_log_level cgi_log_level;        /* CGILogLevel: what wirehook.cgi
-                                          writes to httpd's error log, warn */
+    wh_log_level cgi_log_level;        /* what wirehook.cgi writes to
+                                          httpd's error log */
 
     /* wirehook forward (docs/forwarding.md); durations in milliseconds. */
     const char *forward_url;           /* ForwardUrl; NULL: no forwarding */
     const char *forward_secret_file;   /* ForwardSecretFile, loaded by the
                                           forwarder only (the module and
                                           the CGI never need it) */
-    int forward_max_attempts;          /* ForwardMaxAttempts, 100 */
-    apr_int64_t forward_max_age;       /* ForwardMaxAge, 1d */
-    apr_int64_t forward_timeout;       /* ForwardTimeout, 30s */
-    int forward_concurrency;           /* ForwardConcurrency, 32 */
-    const char *forward_ca_file;       /* ForwardCAFile; NULL: system CAs */
-    apr_int64_t forward_backoff_min;   /* ForwardBackoffMin, 1s */
-    apr_int64_t forward_backoff_max;   /* ForwardBackoffMax, 15m */
+    int forward_max_attempts;
+    apr_int64_t forward_max_age;
+    apr_int64_t forward_timeout;
+    int forward_concurrency;
+    const char *forward_ca_file;       /* NULL: system CAs */
+    apr_int64_t forward_backoff_min;
+    apr_int64_t forward_backoff_max;
 
     /* The console (docs/console.md). */
-    int console_actions;               /* ConsoleActions, 1: operators act */
+    int console_actions;               /* 1: operators act */
     const char *console_readers_file;  /* ConsoleReaders: the CGI's readers */
     const char *console_operators_file;/* ConsoleOperators: its operators */
     /* Set by the host, not a key: where this configuration's readers read
@@ -106,22 +111,29 @@ typedef struct {
 
     /* Which keys were set (lower-case key -> line number as string). */
     apr_hash_t *seen;
+    /* The keys this configuration knows: tables of rows, NULL-terminated
+     * (config/wh_config_load.h gives every subsystem's). */
+    const wh_key *const *keys;
 } wh_config;
 
-/* A config with every default filled in and nothing loaded. */
-wh_config *wh_config_create(apr_pool_t *p);
+/* The generic loader: it knows the keys it is given, not which keys exist
+ * (each subsystem declares its own; config/wh_config_load.h makes a
+ * configuration of them all, and is what programs call). */
+
+/* A config knowing the keys of tables (NULL-terminated), with every
+ * default filled in and nothing loaded. */
+wh_config *wh_config_make(apr_pool_t *p, const wh_key *const *tables);
 
 /* Sets one key. Returns NULL or an error message (without file:line).
  * override=0 rejects a key that was already set (duplicate). */
 const char *wh_config_set(apr_pool_t *p, wh_config *cfg, const char *key,
                           const char *value, int override);
 
-/* Parses a config file into a fresh config (defaults first). Every error
- * is collected as "path:line: message"; returns NULL when there were none,
- * else all errors joined with '\n'. *out is set in both cases. Does not
+/* Reads the config file path into cfg (made by wh_config_make, nothing set
+ * yet). Every error is collected as "path:line: message"; returns NULL
+ * when there were none, else all errors joined with '\n'. Does not
  * finalize. */
-const char *wh_config_parse_file(apr_pool_t *p, const char *path,
-                                 wh_config **out);
+const char *wh_config_read(apr_pool_t *p, wh_config *cfg, const char *path);
 
 /* What a program needs of a configuration file. Each process reads only
  * the files it uses: the forwarder (run as the web server's user) never
@@ -145,12 +157,6 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
 /* finalize_parts with WH_PART_VERIFY. */
 const char *wh_config_finalize(apr_pool_t *p, wh_config *cfg);
 
-/* Parse + finalize in one call. */
-const char *wh_config_load_parts(apr_pool_t *p, const char *path,
-                                 unsigned parts, wh_config **out);
-/* load_parts with WH_PART_VERIFY. */
-const char *wh_config_load(apr_pool_t *p, const char *path, wh_config **out);
-
 /* Where a key was set, to start a message about it: "path:line: " for a
  * line of the file, "path: " for a key set otherwise (the CGI's
  * environment), "" without a file. key in any case. */
@@ -161,8 +167,5 @@ const char *wh_config_where(apr_pool_t *p, const wh_config *cfg,
  * file readable or writable by others; inbox files others can read or
  * write), or NULL. */
 const char *wh_config_permission_warnings(apr_pool_t *p, const wh_config *cfg);
-
-/* The keys the format knows, NULL-terminated, in canonical spelling. */
-const char *const *wh_config_keys(void);
 
 #endif

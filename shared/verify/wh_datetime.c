@@ -1,6 +1,8 @@
 /* RFC 3339 date-times: the check the schema makes on eventDateTime and the
- * instant the inbox orders a payment's events by, from one parser. */
+ * instant the inbox orders a payment's events by, from one parser; and
+ * the form the views print the inbox's own instants in. */
 #include "wh_datetime.h"
+#include <apr_strings.h>
 #include <string.h>
 
 #define WH_US_PER_SEC APR_INT64_C(1000000)
@@ -101,4 +103,15 @@ int wh_datetime_parse(const char *s, apr_size_t len, apr_int64_t *us)
         *us = secs * WH_US_PER_SEC + frac_us;
     }
     return 0;
+}
+
+const char *wh_time_rfc3339(apr_pool_t *p, apr_time_t t)
+{
+    apr_time_exp_t tm;
+
+    if (apr_time_exp_gmt(&tm, t) != APR_SUCCESS)
+        return "";
+    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                        tm.tm_min, tm.tm_sec, tm.tm_usec / 1000);
 }

@@ -8,6 +8,7 @@
  * can log in as: a broken file should stop the service, not half-work.
  * Errors carry the line number only, never the line, which holds a hash. */
 #include "wh_auth.h"
+#include "wh_config_lint.h"
 #include "wh_parse.h"
 
 #include <apr_lib.h>
@@ -70,6 +71,13 @@ static void htpasswd_line(void *vctx, unsigned lineno, char *line,
     }
     if (memchr(line, '\0', len)) {
         line_error(ctx, lineno, "malformed htpasswd line");
+        return;
+    }
+    /* httpd would take it for part of the first user's name, whom no one
+     * could then log in as */
+    if (lineno == 1 && len >= WH_UTF8_BOM_LEN
+        && memcmp(line, WH_UTF8_BOM, WH_UTF8_BOM_LEN) == 0) {
+        line_error(ctx, lineno, WH_BOM_RULE);
         return;
     }
     line = trim(line, &len);

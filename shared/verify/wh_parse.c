@@ -155,63 +155,22 @@ const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out)
 
 /* ---- enumerations -------------------------------------------------- */
 
-/* Enumerated values compare case-insensitively, like httpd's On/Off. */
-const char *wh_parse_ts_unit(apr_pool_t *p, const char *arg, wh_ts_unit *out)
+const char *wh_parse_choice(apr_pool_t *p, const char *arg,
+                            const wh_choice *choices, const wh_choice **out)
 {
-    (void)p;
-    if (arg && !strcasecmp(arg, "auto"))
-        *out = WH_TS_AUTO;
-    else if (arg && !strcasecmp(arg, "seconds"))
-        *out = WH_TS_SECONDS;
-    else if (arg && !strcasecmp(arg, "milliseconds"))
-        *out = WH_TS_MILLISECONDS;
-    else
-        return "must be auto, seconds or milliseconds";
-    return NULL;
-}
+    const char *rule = NULL;
+    const wh_choice *c;
 
-const char *wh_parse_unknown_status(apr_pool_t *p, const char *arg, int *reject)
-{
-    (void)p;
-    if (arg && !strcasecmp(arg, "accept"))
-        *reject = 0;
-    else if (arg && !strcasecmp(arg, "reject"))
-        *reject = 1;
-    else
-        return "must be accept or reject";
-    return NULL;
-}
-
-const char *wh_parse_log_level(apr_pool_t *p, const char *arg, wh_log_level *out)
-{
-    static const char *const names[] = { "error", "warn", "info", "debug" };
-
-    (void)p;
-    for (int i = 0; arg && i < 4; i++)
-        if (!strcasecmp(arg, names[i])) {
-            *out = (wh_log_level)i;
+    for (c = choices; arg && c->name; c++)
+        if (!strcasecmp(arg, c->name)) {
+            *out = c;
             return NULL;
         }
-    return "must be error, warn, info or debug";
-}
-
-const char *wh_parse_inbox_driver(apr_pool_t *p, const char *arg,
-                                  wh_inbox_driver *out, const char **name)
-{
-    (void)p;
-    /* name is the apr_dbd driver name, so it is always the canonical
-     * lower-case spelling whatever the config used. */
-    if (arg && !strcasecmp(arg, "sqlite3")) {
-        *out = WH_INBOX_SQLITE3;
-        *name = "sqlite3";
-    }
-    else if (arg && !strcasecmp(arg, "pgsql")) {
-        *out = WH_INBOX_PGSQL;
-        *name = "pgsql";
-    }
-    else
-        return "must be sqlite3 or pgsql";
-    return NULL;
+    for (c = choices; c->name; c++)
+        rule = !rule ? apr_pstrcat(p, "must be ", c->name, NULL)
+               : apr_pstrcat(p, rule, c[1].name ? ", " : " or ", c->name,
+                             NULL);
+    return rule ? rule : "must be one of no values";
 }
 
 /* ---- URL ----------------------------------------------------------- */
@@ -258,18 +217,6 @@ const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out)
     if (!u.hostname || !*u.hostname)
         return "must name a host (http://host/...)";
     *out = apr_pstrdup(p, arg);
-    return NULL;
-}
-
-const char *wh_parse_url_form(apr_pool_t *p, const char *arg, wh_url_form *out)
-{
-    (void)p;
-    if (arg && strcasecmp(arg, "absolute") == 0)
-        *out = WH_URL_ABSOLUTE;
-    else if (arg && strcasecmp(arg, "path") == 0)
-        *out = WH_URL_PATH;
-    else
-        return "must be absolute or path";
     return NULL;
 }
 
@@ -413,20 +360,4 @@ const char *wh_parse_lines_ex(apr_pool_t *p, const char *path,
         apr_crypto_memzero(buf, cap);
     apr_pool_destroy(tmp);
     return err;
-}
-
-const char *wh_parse_on_off(apr_pool_t *p, const char *arg, int *out)
-{
-    (void)p;
-    if (!arg)
-        return "must be on or off";
-    if (strcasecmp(arg, "on") == 0) {
-        *out = 1;
-        return NULL;
-    }
-    if (strcasecmp(arg, "off") == 0) {
-        *out = 0;
-        return NULL;
-    }
-    return "must be on or off";
 }

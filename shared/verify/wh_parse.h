@@ -1,9 +1,7 @@
 #ifndef WH_PARSE_H
 #define WH_PARSE_H
 #include <apr_pools.h>
-#include "wh_config.h"
 #include "wh_file_id.h"
-#include "wh_log.h"
 
 /* Value parsers shared by the config file reader, the module and the CGI.
  * Each takes (pool, arg, &out) and returns NULL or an error string. */
@@ -13,23 +11,25 @@ const char *wh_parse_int(apr_pool_t *p, const char *arg, int min, int max,
                          int *out);
 const char *wh_parse_header_name(apr_pool_t *p, const char *arg,
                                  const char **out);
-const char *wh_parse_ts_unit(apr_pool_t *p, const char *arg, wh_ts_unit *out);
-const char *wh_parse_unknown_status(apr_pool_t *p, const char *arg, int *reject);
 /* An absolute http(s) URL, or an absolute path ("/v1/wires?x=1"). */
 const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out);
-/* absolute|path */
-const char *wh_parse_url_form(apr_pool_t *p, const char *arg, wh_url_form *out);
-const char *wh_parse_inbox_driver(apr_pool_t *p, const char *arg,
-                                  wh_inbox_driver *out, const char **name);
+const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
+const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
 /* "shmcb", "shmcb:/path(512000)", "memcache:host:port", "redis:host:port" */
 const char *wh_parse_replay_cache(apr_pool_t *p, const char *arg,
                                   const char **provider, const char **args);
-const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
-const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
-/* on|off (either case), as httpd's flags: 1 or 0. */
-const char *wh_parse_on_off(apr_pool_t *p, const char *arg, int *out);
-/* error|warn|info|debug */
-const char *wh_parse_log_level(apr_pool_t *p, const char *arg, wh_log_level *out);
+
+/* One word an enumerated value may be, and what it means. A list of them
+ * ends with a NULL name. */
+typedef struct {
+    const char *name;       /* the canonical spelling */
+    int value;
+} wh_choice;
+
+/* One of choices, compared without case like httpd's On/Off: *out is the
+ * entry matched. The error lists every choice ("must be a, b or c"). */
+const char *wh_parse_choice(apr_pool_t *p, const char *arg,
+                            const wh_choice *choices, const wh_choice **out);
 
 /* Line-oriented files (config, secrets, htpasswd). Reads the whole file
  * (at most max_bytes) and calls fn once per line, numbered from 1. The line

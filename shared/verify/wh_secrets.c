@@ -5,11 +5,14 @@
  * only the line terminator (trailing CR/LF) is removed. There is no
  * comment syntax and no other trimming, because a secret may start with
  * '#' or end in a space, and silently changing it would make every
- * signature fail for reasons nobody can see. Empty lines are skipped.
+ * signature fail for reasons nobody can see (wh_config_lint.c warns about
+ * such lines instead). Empty lines are skipped; a byte-order mark before
+ * the first line is refused.
  *
  * Errors name the file and line, never any byte of a secret. */
 #include "wh_signature.h"
 #include "wh_config.h"
+#include "wh_config_lint.h"
 #include "wh_parse.h"
 
 #include <apr_strings.h>
@@ -35,6 +38,15 @@ static void secret_line(void *vctx, unsigned lineno, char *line,
         len--;
     if (len == 0)
         return;
+    /* Never a secret anyone chose: refused, so that a file saved by such
+     * an editor stops the start (or keeps the version in use, when it is
+     * re-read) instead of failing every signature. */
+    if (lineno == 1 && len >= WH_UTF8_BOM_LEN
+        && memcmp(line, WH_UTF8_BOM, WH_UTF8_BOM_LEN) == 0) {
+        APR_ARRAY_PUSH(ctx->errors, const char *) =
+            apr_psprintf(ctx->p, "%s:1: %s", ctx->path, WH_BOM_RULE);
+        return;
+    }
     if (len > WH_SECRET_LINE_MAX) {
         APR_ARRAY_PUSH(ctx->errors, const char *) =
             apr_psprintf(ctx->p, "%s:%u: secret longer than %d bytes",

@@ -11,7 +11,7 @@
  * Files are served from a memfd (/proc/self/fd/N): no disk I/O per input. */
 #include "fuzz_common.h"
 #include "verify/wh_auth.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 
 #include <sys/mman.h>

@@ -7,7 +7,7 @@
  * Invariants: on success 0 <= offset and 1 <= limit <= ListMaxLimit; on
  * failure a non-empty reason. */
 #include "fuzz_common.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_inbox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,12 +8,15 @@
 #include "fuzz_common.h"
 #include "verify/wh_auth.h"
 #include "verify/wh_parse.h"
+#include "config/wh_config_load.h"
+#include "forward/wh_forward_keys.h"
 #include "verify/wh_duration.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_timestamp.h"
 #include "verify/wh_verify.h"
 
 #include <apr_lib.h>
+#include <strings.h>
 
 static void fuzz_timestamp(const char *s)
 {
@@ -82,9 +85,7 @@ static void fuzz_values(apr_pool_t *p, const char *s)
 {
     const char *out = NULL, *prov = NULL, *args = NULL;
     apr_int64_t i64 = 0;
-    int i = 0, flag = 0;
-    wh_ts_unit unit;
-    wh_inbox_driver drv;
+    int i = 0;
 
     if (!wh_parse_int64(p, s, -5, 86400, &i64))
         WH_FUZZ_ASSERT(i64 >= -5 && i64 <= 86400);
@@ -100,9 +101,15 @@ static void fuzz_values(apr_pool_t *p, const char *s)
     }
     if (!wh_parse_header_name(p, s, &out))
         WH_FUZZ_ASSERT(out && *out && !strpbrk(out, " :\r\n"));
-    (void)wh_parse_ts_unit(p, s, &unit);
-    (void)wh_parse_unknown_status(p, s, &flag);
-    (void)wh_parse_inbox_driver(p, s, &drv, &out);
+    /* every enumerated key's words, from its row */
+    for (const wh_key *const *t = wh_config_keys(); *t; t++)
+        for (const wh_key *k = *t; k->name; k++) {
+            const wh_choice *c = NULL;
+            if (k->choices && !wh_parse_choice(p, s, k->choices, &c))
+                WH_FUZZ_ASSERT(c && strcasecmp(c->name, s) == 0);
+        }
+    if (!wh_parse_forward_url(p, s, &out))
+        WH_FUZZ_ASSERT(out[0] != '/' && !strpbrk(out, " \r\n#"));
     if (!wh_parse_url(p, s, &out))
         WH_FUZZ_ASSERT(!strpbrk(out, " \r\n#"));
     if (!wh_parse_replay_cache(p, s, &prov, &args))

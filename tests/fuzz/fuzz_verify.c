@@ -19,6 +19,7 @@
  * for auth carry WWW-Authenticate, 405 carries Allow, and the error body
  * is JSON. */
 #include "fuzz_common.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_response.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_verify.h"

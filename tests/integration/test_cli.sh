@@ -91,6 +91,16 @@ assert_contains "$out" "warning" "configtest: warns about a world-readable secre
 assert_not_contains "$out" "$WH_SECRET" "configtest: never prints the secret"
 "$WIREHOOK" configtest >/dev/null 2>&1; rc=$?
 assert_eq 2 "$rc" "configtest: no file is a usage error"
+# --keys: the rows, one a line, six tab-separated fields, nothing else
+out=$("$WIREHOOK" configtest --keys 2>"$T/keys.err"); rc=$?
+assert_eq 0 "$rc" "configtest --keys exits 0"
+assert_eq "" "$(cat "$T/keys.err")" "configtest --keys writes nothing to stderr"
+assert_eq "" "$(awk -F'\t' 'NF != 6' <<<"$out")" "configtest --keys: six fields on every line"
+assert_contains "$out" "$(printf 'MaxBodySize\tbytes\tBYTES\t65536\t1..67108864\t')" \
+    "configtest --keys: a row's kind, default and bounds"
+assert_eq "" "$(cut -f1 <<<"$out" | sort | uniq -d)" "configtest --keys: each key once"
+"$WIREHOOK" configtest --keys "$T/open.conf" >/dev/null 2>&1; rc=$?
+assert_eq 2 "$rc" "configtest: --keys with a file is a usage error"
 
 # --- help and usage -------------------------------------------------------
 for c in sign check configtest send pull; do

@@ -136,8 +136,10 @@ dbm_before=no; [ -e "$ETC/mods-enabled/socache_dbm.load" ] && dbm_before=yes
 VARLIB=/var/lib/wirehook
 varlib_before=no; [ -e "$VARLIB" ] && varlib_before=yes
 
+policy_made=""
 deb_restore() {
     wh_httpd_stop >/dev/null 2>&1
+    [ -n "$policy_made" ] && rm -f /usr/sbin/policy-rc.d
     # disabled first, so that removal has nothing to reload
     [ -e "$ETC/mods-enabled/wirehook.load" ] && a2dismod -q -f wirehook >/dev/null 2>&1
     local p
@@ -179,6 +181,54 @@ assert_true "man wirehook finds the installed page" test "$(man -w wirehook 2>/d
 assert_true "man mod_wirehook finds the installed page" test "$(man -w mod_wirehook 2>/dev/null)" = /usr/share/man/man8/mod_wirehook.8.gz
 cgi_out=$(env -i REQUEST_METHOD=GET REQUEST_URI=/cgi-bin/wirehook.cgi /usr/lib/cgi-bin/wirehook.cgi 2>/dev/null)
 assert_contains "$cgi_out" "Status: 500" "the unconfigured CGI answers 500 (README.Debian)"
+
+# ------------------------------------- 4b. the upgrade in the maintainer scripts ---
+# What each postinst does on an upgrade (configure OLD-VERSION), run
+# directly with the commands it calls replaced by ones that record their
+# arguments: the module's reloads apache2 gracefully through Debian's
+# helper (configtest first) only when the module is enabled; the tools'
+# restarts the running forwarders under systemd. The systemd case runs in
+# a mount namespace of its own, where /run is empty but for
+# /run/systemd/system, so this machine's /run is untouched.
+C="$T/control"; mkdir -p "$C/mod" "$C/cli" "$T/shim"
+dpkg-deb -e "$MODDEB" "$C/mod" && dpkg-deb -e "$CLIDEB" "$C/cli"
+for cmd in apache2ctl invoke-rc.d systemctl deb-systemd-invoke; do
+    printf '#!/bin/sh\necho "%s $*" >>"%s/shim.log"\nexit 0\n' "$cmd" "$T" >"$T/shim/$cmd"
+done
+printf '#!/bin/sh\n[ -f "%s/enabled" ]\n' "$T" >"$T/shim/a2query"
+chmod 755 "$T/shim"/*
+postinst() {   # postinst mod|cli ARGS... -> what it called, in $T/shim.log
+    : >"$T/shim.log"
+    PATH="$T/shim:$PATH" DPKG_MAINTSCRIPT_NAME=postinst DPKG_MAINTSCRIPT_PACKAGE=$([ "$1" = mod ] && echo $MODPKG || echo $CLIPKG) \
+        APACHE2_MAINTSCRIPT_HELPER_QUIET=1 sh "$C/$1/postinst" "${@:2}" >"$T/postinst.out" 2>&1
+}
+touch "$T/enabled"
+postinst mod configure 1.1.0
+assert_eq 0 "$?" "$MODPKG postinst, upgrade from 1.1.0 with the module enabled: exit 0"
+assert_eq "apache2ctl configtest|invoke-rc.d apache2 reload" "$(paste -sd'|' "$T/shim.log")" \
+    "... checks the configuration, then reloads apache2 gracefully (invoke-rc.d apache2 reload)"
+rm -f "$T/enabled"
+postinst mod configure 1.1.0
+assert_eq "" "$(cat "$T/shim.log")" "... with the module not enabled: apache2 left alone"
+touch "$T/enabled"
+postinst mod configure
+assert_eq "" "$(cat "$T/shim.log")" "... on a first install: apache2 left alone (nothing is enabled yet)"
+if command -v unshare >/dev/null 2>&1 &&
+   unshare -m sh -c 'mount -t tmpfs tmpfs /run' 2>/dev/null; then
+    : >"$T/shim.log"
+    unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system &&
+        PATH="$1/shim:$PATH" DPKG_MAINTSCRIPT_NAME=postinst DPKG_MAINTSCRIPT_PACKAGE=wirehook \
+        sh "$1/control/cli/postinst" configure 1.1.0' sh "$T" >"$T/postinst.out" 2>&1
+    assert_eq 0 "$?" "$CLIPKG postinst, upgrade from 1.1.0 under systemd: exit 0"
+    assert_eq "systemctl --system daemon-reload|deb-systemd-invoke try-restart wirehook-forward@*.service" \
+        "$(paste -sd'|' "$T/shim.log")" "... restarts the running forwarders (try-restart wirehook-forward@*)"
+    : >"$T/shim.log"
+    unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system &&
+        PATH="$1/shim:$PATH" sh "$1/control/cli/postinst" configure' sh "$T" >"$T/postinst.out" 2>&1
+    assert_eq "" "$(cat "$T/shim.log")" "... on a first install: no forwarder touched"
+else
+    _wh_bad "a mount namespace (unshare -m, util-linux) for the systemd case of $CLIPKG's postinst"
+fi
 
 # ------------------------------------------------------------- 5. enable ---
 out=$(a2enmod wirehook 2>&1)
@@ -325,6 +375,36 @@ if wh_httpd_start; then
     assert_status 200 "the installed CGI lists the inbox"
     assert_eq 3 "$(wh_json_get "$WH_BODY" 'len(d["events"])')" "the CGI lists the same three"
     assert_contains "$(wh_errlog)" "WH009" "the module logged to the private error log"
+
+    # An upgrade while the bank sends: dpkg installs the packages again
+    # (their postinst's upgrade path; the system's apache2 is kept out of
+    # it by policy-rc.d), then this apache2 is restarted gracefully, as the
+    # postinst does the system's. Every notification is answered 200 and
+    # stored once.
+    S="$T/sender"; mkdir -p "$S"
+    printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
+    printf '%s' "$WH_SECRET" >"$S/secret"
+    "$WH_PYTHON" "$WH_APP_SRC/bank_sender.py" "$WH_URL/inbox" "$WH_SAMPLE_SRC" "$S" 0.03 2>"$S/err" &
+    sender=$!
+    WH_BG_PIDS="$WH_BG_PIDS $sender"
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\n# test_deb.sh: no service is started or reloaded meanwhile\nexit 101\n' \
+            >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy_made=yes
+    fi
+    for _ in $(seq 1 100); do [ -s "$S/answers" ] && break; sleep 0.1; done
+    dpkg_w -i "$MODDEB" "$CLIDEB"
+    assert_eq 0 $? "dpkg -i of both packages over themselves (the upgrade path) while the bank sends"
+    [ -n "$policy_made" ] && rm -f /usr/sbin/policy-rc.d && policy_made=""
+    assert_true "this apache2 restarts gracefully on the module dpkg put in place" wh_httpd_graceful
+    n=$(grep -c . "$S/answers"); for _ in $(seq 1 100); do [ "$(grep -c . "$S/answers")" -gt $((n + 20)) ] && break; sleep 0.1; done
+    : >"$S/stop"; wait "$sender" 2>/dev/null
+    assert_eq 0 "$(grep -vc '^200 ' "$S/answers")" \
+        "every one of the $(grep -c . "$S/answers") notifications sent across the upgrade was answered 200"
+    /usr/bin/wirehook pull "$WH_URL/inbox" --user "$WH_USER:$WH_PASSWD" >"$T/pulled.ndjson" 2>/dev/null
+    missing=$(comm -23 <(cut -d' ' -f2 "$S/answers" | sort) \
+        <("$WH_PYTHON" -c 'import json,sys; [print(json.loads(l)["notificationId"]) for l in sys.stdin if l.strip()]' \
+          <"$T/pulled.ndjson" | sort))
+    assert_eq "" "$missing" "... and every one is in the inbox"
 
     wh_httpd_stop
     assert_false "httpd stopped" _wh_port_open

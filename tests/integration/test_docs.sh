@@ -8,7 +8,7 @@ wh_init
 cd "$WH_TOP" || exit 1
 
 man1=man/wirehook.1
-man8=man/mod_wirehook.8
+man8=$WH_BUILD/mod_wirehook.8     # built from man/mod_wirehook.8.in and the keys' rows
 render() { MANWIDTH=80 man -l "$1" 2>/dev/null | sed -E 's/([^ ])  +/\1 /g'; }
 
 # ------------------------------------------------------------ rendering ---
@@ -37,25 +37,71 @@ for c in "${CMDS[@]}"; do
 done
 
 # ------------------------------------------------------------------ keys ---
-mapfile -t KEYS < <(sed -n 's/^[[:space:]]*X("\([A-Za-z]*\)",.*/\1/p' shared/verify/wh_config.c)
-assert_true "the key table in shared/verify/wh_config.c has 17 or more keys" test "${#KEYS[@]}" -ge 17
+# The rows, as `wirehook configtest --keys` prints them (tab-separated:
+# name, kind, argument, default, bounds or values, help): the one list of
+# keys, their defaults and bounds. The docs' table and the man page are
+# checked against them, the man page's list is written from them.
+mapfile -t ROWS < <("$WIREHOOK" configtest --keys)
+mapfile -t KEYS < <(printf '%s\n' "${ROWS[@]}" | cut -f1)
+assert_true "wirehook configtest --keys lists 17 or more keys" test "${#KEYS[@]}" -ge 17
 for k in "${KEYS[@]}"; do
     ct=$(printf '%s x\n' "$k" >"$T/one.conf"; "$WIREHOOK" configtest "$T/one.conf" 2>&1)
     assert_not_contains "$ct" "unknown key" "$k is a key the loader knows"
 done
-conf8=$(sed -n '/^CONFIGURATION FILE/,/^LOGGING/p' <<<"$R8")
+conf8=$(sed -n '/^CONFIGURATION FILE/,/^THE CONSOLE/p' <<<"$R8" | sed 's/[‐−]/-/g')
 cfgmd=$(cat docs/configuration.md)
-for k in "${KEYS[@]}"; do
-    assert_true "mod_wirehook(8) describes $k" grep -qE "^       $k( |\$)" <<<"$conf8"
-    assert_contains "$conf8" "WIREHOOK_$k" "mod_wirehook(8) gives SetEnv WIREHOOK_$k"
+headings=$(grep -E '^### ' <<<"$cfgmd")
+# md_cell KEY N: the Nth cell of KEY's row in docs/configuration.md's table
+# (an escaped \| inside a cell is not a column's end)
+md_cell() {
+    sed 's/\\|/\x01/g' <<<"$cfgmd" |
+        awk -F' *\\| *' -v k="\`$1\`" -v n="$2" '$2 == k { print $(n + 1); exit }'
+}
+# man_entry KEY: KEY's entry in mod_wirehook(8), joined into one line
+man_entry() {
+    awk -v k="$1" '$1 == k && /^       [^ ]/ { on = 1; print; next }
+                   on && /^       [^ ]/ { exit }
+                   on { print }' <<<"$conf8" | tr -s ' \n' '  '
+}
+for row in "${ROWS[@]}"; do
+    IFS=$'\t' read -r k kind arg dflt range _ <<<"$row"
+    # docs/configuration.md: a table row, a section, the CGI's variable
     assert_true "docs/configuration.md has a table row for $k" grep -qE "^\| \`$k\` \|" <<<"$cfgmd"
-    assert_true "docs/configuration.md has a section for $k" grep -qE "^### (.*[ ,])?$k( |,|\$)" <<<"$cfgmd"
+    assert_true "docs/configuration.md has a section '### ... $k $arg'" \
+        grep -qE "^### (.*, )?$(sed 's/[|]/\\|/g' <<<"$k $arg")(,|\$)" <<<"$headings"
     assert_contains "$cfgmd" "\`WIREHOOK_$k\`" "docs/configuration.md gives SetEnv WIREHOOK_$k"
+    # ... whose default and bounds are the row's
+    cell=$(md_cell "$k" 2)
+    if [ "$dflt" != - ]; then
+        assert_eq "\`$dflt\`" "$cell" "docs/configuration.md: $k's default is the row's"
+    else
+        assert_false "docs/configuration.md: $k has no default value, as its row" grep -q '^`' <<<"$cell"
+    fi
+    cell=$(md_cell "$k" 3)
+    case $kind in
+    int|bytes|duration)
+        assert_contains "$cell" "${range%%..*} – ${range##*..}" "docs/configuration.md: $k's bounds are the row's" ;;
+    enum|flag)
+        missing=""
+        for v in ${range//|/ }; do [[ $cell == *"\`$v\`"* ]] || missing="$missing $v"; done
+        assert_eq "" "$missing" "docs/configuration.md: $k's values are the row's" ;;
+    esac
+    # mod_wirehook(8), built from the rows: its entry, default and bounds
+    entry=$(man_entry "$k")
+    assert_ne "" "$entry" "mod_wirehook(8) describes $k"
+    assert_contains "$entry" "WIREHOOK_$k" "mod_wirehook(8) gives SetEnv WIREHOOK_$k"
+    [ "$dflt" = - ] || assert_contains "$entry" "default $dflt" "mod_wirehook(8): $k's default"
+    case $kind in int|bytes|duration)
+        assert_contains "$entry" "${range%%..*} to ${range##*..}" "mod_wirehook(8): $k's bounds" ;;
+    esac
 done
 # and nothing documented that the code does not know
 extra=$(grep -oE '^\| `[A-Za-z]+` \|' docs/configuration.md | sed 's/^| `\(.*\)` |/\1/' |
     grep -vxF -f <(printf '%s\n' "${KEYS[@]}") | grep -E '^[A-Z][a-z]+[A-Z]' || true)
 assert_eq "" "$extra" "docs/configuration.md's key table has no key the code lacks"
+extra=$(grep -oE '^\.\\" key [A-Za-z]+$' man/mod_wirehook.8.in | cut -d' ' -f3 |
+    grep -vxF -f <(printf '%s\n' "${KEYS[@]}") || true)
+assert_eq "" "$extra" "man/mod_wirehook.8.in has text for no key the code lacks"
 # docs/configuration.md is the one key table: no other page has a row that
 # starts with a key
 keyre=$(IFS='|'; echo "${KEYS[*]}")

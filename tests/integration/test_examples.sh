@@ -302,7 +302,9 @@ E="$EX/inbox"
 ex_put "$E/apache.conf" /etc/apache2/conf-available/wirehook-inbox.conf
 ex_put "$E/wirehook.conf" /etc/wirehook/wirehook.conf
 CONF="$R/etc/wirehook/wirehook.conf"
-rm -f "$R/var/lib/wirehook/inbox.db"
+# the inbox's own directory, as the README makes it
+ex_writable "$R/var/lib/wirehook/inbox"
+rm -f "$R/var/lib/wirehook/inbox/inbox.db"
 out=$("$WIREHOOK" configtest "$CONF" 2>&1)
 assert_eq "Syntax OK" "$out" "inbox: configtest passes"
 if ex_start "" "$R/etc/apache2/conf-available/wirehook-inbox.conf"; then

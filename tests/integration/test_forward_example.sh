@@ -13,8 +13,8 @@ ex() {
     sed -e "s|/etc/wirehook|$R/etc/wirehook|g" -e "s|/var/lib/wirehook|$R/var/lib/wirehook|g" \
         -e "s|http://127.0.0.1:8090/wires|http://127.0.0.1:$RPORT/wires|g" "$1"
 }
-mkdir -p "$R/etc/wirehook" "$R/var/lib/wirehook" "$R/etc/apache2/conf-available"
-chmod 1777 "$R/var/lib/wirehook"
+mkdir -p "$R/etc/wirehook" "$R/var/lib/wirehook/inbox" "$R/etc/apache2/conf-available"
+chmod 1777 "$R/var/lib/wirehook/inbox"
 ex "$EX/wirehook.conf" >"$R/etc/wirehook/inbox.conf"
 ex "$EX/apache.conf" >"$R/etc/apache2/conf-available/wirehook-forward.conf"
 cp "$WH_SECRETS" "$R/etc/wirehook/secrets"

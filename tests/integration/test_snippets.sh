@@ -3,7 +3,7 @@
 # each ```apache block of README.md, CONTRIBUTING.md, docs/*.md and
 # examples/*/README.md, and every Apache file of examples/
 # (examples/*/*.conf but wirehook*.conf, which are wirehook's own format;
-# examples/*/htaccess). Each is included, unchanged but for its paths, into
+# examples/*/htaccess, examples/*/htaccess-*). Each is included, unchanged but for its paths, into
 # a miniature of Debian's stock apache2.conf, so that a snippet that
 # collides with Debian's layout (a second `Listen 443`) fails as it would on
 # a Debian server.
@@ -63,13 +63,13 @@ for md in "${PAGES[@]}"; do
     n=$(cat "$S/count")
 done
 nblocks=$n
-for f in examples/*/*.conf examples/*/htaccess; do
+for f in examples/*/*.conf examples/*/htaccess examples/*/htaccess-*; do
     [ -f "$f" ] || continue
     case "$(basename "$f")" in wirehook*.conf) continue ;; esac
     n=$((n + 1))
     cp "$f" "$S/$n.conf"
     echo "$f" >"$S/$n.from"
-    [ "$(basename "$f")" = htaccess ] && echo htaccess >"$S/$n.kind"
+    case "$(basename "$f")" in htaccess | htaccess-*) echo htaccess >"$S/$n.kind" ;; esac
 done
 assert_true 'the docs hold ```apache blocks to check' test "$nblocks" -ge 5
 assert_true "examples/ holds Apache files to check" test "$((n - nblocks))" -ge 5

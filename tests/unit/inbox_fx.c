@@ -1,5 +1,6 @@
 /* The inbox suites' fixture (see inbox_fx.h). */
 #include "inbox_fx.h"
+#include "config/wh_config_load.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <json-c/json.h>

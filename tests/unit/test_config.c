@@ -2,7 +2,8 @@
  * finalize (cross-key rules, loading the secret and htpasswd files),
  * permission warnings and wh_config_set() overrides. */
 #include "wh_test.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
+#include "verify/wh_key.h"
 #include "verify/wh_signature.h"
 
 #include <apr_file_info.h>
@@ -183,9 +184,13 @@ static void test_keys_table(void)
                           "ForwardConcurrency", "ForwardCAFile",
                           "ForwardBackoffMin", "ForwardBackoffMax",
                           "ConsoleActions", "ConsoleReaders", "ConsoleOperators", NULL};
-    const char *const *keys = wh_config_keys();
+    const char *keys[64];
     int n = 0;
-    for (; keys[n]; n++) {
+    for (const wh_key *const *t = wh_config_keys(); *t; t++)
+        for (const wh_key *k = *t; k->name && n < 63; k++)
+            keys[n++] = k->name;
+    keys[n] = NULL;
+    for (n = 0; keys[n]; n++) {
         /* Every listed key is accepted by the setter (even if the value
          * is not valid for it: the error must not be "unknown key"). */
         CU_ASSERT(!contains(set1(keys[n], "1"), "unknown key"));
@@ -199,6 +204,117 @@ static void test_keys_table(void)
             found |= !strcmp(keys[j], want[i]);
         CU_ASSERT(found);
     }
+}
+
+/* Every row is whole for its kind, no two rows share a name, and every
+ * default is one its own setter takes: a default is written once, as a
+ * file would write it. */
+static void test_rows(void)
+{
+    int n = 0;
+    for (const wh_key *const *t = wh_config_keys(); *t; t++)
+        for (const wh_key *k = *t; k->name; k++, n++) {
+            wh_config *c = wh_config_create(P());
+            CU_ASSERT_PTR_NOT_NULL(k->help);
+            CU_ASSERT(k->help && *k->help);
+            CU_ASSERT(wh_config_key(k->name) == k);
+            if (k->dflt) {
+                const char *err = wh_key_set(P(), c, k, k->dflt);
+                if (err)
+                    CU_FAIL(apr_psprintf(P(), "%s's default: %s", k->name, err));
+            }
+            switch (k->kind) {
+            case WH_KEY_STRING:
+                CU_ASSERT_PTR_NOT_NULL(k->text);
+                break;
+            case WH_KEY_CUSTOM:
+                CU_ASSERT_PTR_NOT_NULL(k->custom);
+                break;
+            case WH_KEY_ENUM:
+            case WH_KEY_FLAG:
+                CU_ASSERT(k->choices && k->choices[0].name && k->choices[1].name);
+                break;
+            case WH_KEY_DURATION:
+                CU_ASSERT(k->unit_us > 0 && k->bare_us > 0);
+                /* fall through */
+            case WH_KEY_INT:
+            case WH_KEY_BYTES:
+                CU_ASSERT(k->min <= k->max);
+                break;
+            case WH_KEY_PATH:
+                CU_ASSERT_PTR_NULL(k->dflt);
+                break;
+            }
+        }
+    CU_ASSERT(n >= 34);
+}
+
+/* What `wirehook configtest --keys` prints of a row. */
+static void test_rows_described(void)
+{
+    wh_key_text d;
+    wh_key_describe(P(), wh_config_key("MaxBodySize"), &d);
+    ASSERT_STR(d.kind, "bytes");
+    ASSERT_STR(d.arg, "BYTES");
+    ASSERT_STR(d.dflt, "65536");
+    ASSERT_STR(d.range, "1..67108864");
+    wh_key_describe(P(), wh_config_key("inboxbatchwait"), &d);
+    ASSERT_STR(d.kind, "duration");
+    ASSERT_STR(d.dflt, "0");
+    ASSERT_STR(d.range, "0..100ms");
+    wh_key_describe(P(), wh_config_key("ForwardMaxAge"), &d);
+    ASSERT_STR(d.dflt, "1d");
+    ASSERT_STR(d.range, "1s..30d");
+    wh_key_describe(P(), wh_config_key("ReplayWindow"), &d);
+    ASSERT_STR(d.dflt, "-");
+    ASSERT_STR(d.range, "1s..7d");
+    wh_key_describe(P(), wh_config_key("TimestampUnit"), &d);
+    ASSERT_STR(d.kind, "enum");
+    ASSERT_STR(d.arg, "auto|seconds|milliseconds");
+    ASSERT_STR(d.range, "auto|seconds|milliseconds");
+    wh_key_describe(P(), wh_config_key("ConsoleActions"), &d);
+    ASSERT_STR(d.kind, "flag");
+    ASSERT_STR(d.dflt, "on");
+    ASSERT_STR(d.range, "on|off");
+    wh_key_describe(P(), wh_config_key("ReplayCache"), &d);
+    ASSERT_STR(d.kind, "custom");
+    ASSERT_STR(d.arg, "SPEC");
+    ASSERT_STR(d.dflt, "lmdb");
+    ASSERT_STR(d.range, "-");
+    wh_key_describe(P(), wh_config_key("SigningSecretFile"), &d);
+    ASSERT_STR(d.kind, "path");
+    ASSERT_STR(d.dflt, "-");
+    wh_key_describe(P(), wh_config_key("ListMaxLimit"), &d);
+    ASSERT_STR(d.kind, "int");
+    ASSERT_STR(d.arg, "N");
+    CU_ASSERT_PTR_NULL(wh_config_key("NoSuchKey"));
+    CU_ASSERT_PTR_NULL(wh_config_key(NULL));
+}
+
+/* The loader knows only the keys it is given: the tables are data. */
+static void test_loader_takes_its_keys(void)
+{
+    static const wh_choice sizes[] = {{"small", 1}, {"large", 2}, {NULL, 0}};
+    static const wh_key mine[] = {
+        WH_KEY_INT_ROW("ListMaxLimit", list_max_limit, 5, 9, "7", "a limit"),
+        WH_KEY_ENUM_ROW("Size", timestamp_unit, sizes, "large", "a size"),
+        WH_KEY_END
+    };
+    static const wh_key *const tables[] = {mine, NULL};
+    wh_config *c = wh_config_make(P(), tables);
+
+    CU_ASSERT_EQUAL(c->list_max_limit, 7);
+    CU_ASSERT_EQUAL((int)c->timestamp_unit, 2);
+    CU_ASSERT_PTR_NULL(c->timestamp_header);
+    ASSERT_STR(wh_config_set(P(), c, "ListMaxLimit", "10", 1),
+               "ListMaxLimit: must be an integer from 5 to 9");
+    CU_ASSERT_EQUAL(c->list_max_limit, 7);
+    CU_ASSERT_PTR_NULL(wh_config_set(P(), c, "size", "SMALL", 1));
+    CU_ASSERT_EQUAL((int)c->timestamp_unit, 1);
+    CU_ASSERT(contains(wh_config_set(P(), c, "MaxBodySize", "1", 0),
+                       "unknown key"));
+    CU_ASSERT(contains(wh_config_set(P(), c, "Sise", "small", 0),
+                       "did you mean Size?"));
 }
 
 /* ---- valid files --------------------------------------------------- */
@@ -985,6 +1101,9 @@ static void test_permission_warnings(void)
 static const wh_test_case cases[] = {
     {"defaults", test_defaults},
     {"keys table", test_keys_table},
+    {"rows: whole, unique, defaults taken", test_rows},
+    {"rows described", test_rows_described},
+    {"the loader takes its keys", test_loader_takes_its_keys},
     {"console keys", test_console_keys},
     {"minimal file", test_minimal_file},
     {"all keys", test_all_keys},

@@ -2,7 +2,7 @@
  * reads only the files it uses and requires only the keys it uses, and an
  * error about a file names the key and the line that gave it. */
 #include "wh_test.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 
 #include <apr_strings.h>
 #include <sys/stat.h>

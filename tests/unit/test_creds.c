@@ -4,6 +4,7 @@
  * once (also when the auth cache held the old success), a file that cannot
  * be read leaves the version in use, and unchanged files are not read. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_auth.h"
 #include "verify/wh_creds.h"
 #include "verify/wh_verify.h"

@@ -1,6 +1,7 @@
 /* wh_datetime_parse: eventDateTime as microseconds since the epoch, the
  * instant the inbox orders a payment's events by. The form itself (which
- * strings pass) is tested through the schema in test_schema.c. */
+ * strings pass) is tested through the schema in test_schema.c. And
+ * wh_time_rfc3339, the form the views print instants in. */
 #include "wh_test.h"
 #include "verify/wh_datetime.h"
 
@@ -94,6 +95,25 @@ static void test_refused_forms_leave_out_alone(void)
     CU_ASSERT_EQUAL(wh_datetime_parse(NULL, 0, NULL), -1);
 }
 
+static void test_format_reads_back(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    const apr_time_t t[] = { 0, APR_INT64_C(1779458709123000),
+                             APR_INT64_C(1779458709123999), APR_INT64_C(951825600000000) };
+    const char *s;
+
+    ASSERT_STR(wh_time_rfc3339(p, 0), "1970-01-01T00:00:00.000Z");
+    ASSERT_STR(wh_time_rfc3339(p, APR_INT64_C(1779458709123456)),
+               "2026-05-22T14:05:09.123Z");
+    /* milliseconds: the parser reads back the instant cut to them */
+    for (apr_size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        apr_int64_t us = -1;
+        s = wh_time_rfc3339(p, t[i]);
+        CU_ASSERT_EQUAL(wh_datetime_parse(s, strlen(s), &us), 0);
+        CU_ASSERT_EQUAL(us, t[i] - t[i] % 1000);
+    }
+}
+
 static const wh_test_case cases[] = {
     { "epoch and UTC", test_epoch_and_utc },
     { "offsets (+hh:mm, -hh:mm, -00:00, across midnight)", test_offsets },
@@ -101,6 +121,7 @@ static const wh_test_case cases[] = {
     { "leap second :60 after :59, equal to the next :00", test_leap_second },
     { "before and after the epoch, years 0000-9999", test_before_and_after_epoch },
     { "refused forms leave *us alone", test_refused_forms_leave_out_alone },
+    { "wh_time_rfc3339: UTC milliseconds the parser reads back", test_format_reads_back },
     { NULL, NULL }
 };
 

@@ -1,7 +1,7 @@
 /* Durations (wh_duration.h): the one syntax of every key that is a
  * duration, and each such key of the configuration file read through it. */
 #include "wh_test.h"
-#include "verify/wh_config.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_duration.h"
 
 static apr_pool_t *P(void)

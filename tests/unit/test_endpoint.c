@@ -1,6 +1,7 @@
 /* The host-neutral inbox endpoint: status, headers and JSON of every kind
  * of answer, on a SQLite inbox in a temp directory. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_endpoint.h"
 #include "inbox/wh_inbox_sql.h"
 #include "verify/wh_signature.h"
@@ -224,8 +225,11 @@ static void test_post_without_inbox_is_503(void)
     fx *f = make(0);
     handle(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);
+    /* back when the host tries to open it again */
+    CU_ASSERT_EQUAL(f->res.retry_after, (int)apr_time_sec(WH_ENDPOINT_OPEN_RETRY));
     get(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(f->res.retry_after, (int)apr_time_sec(WH_ENDPOINT_OPEN_RETRY));
 }
 
 static void test_post_store_failure_is_503(void)
@@ -244,10 +248,13 @@ static void test_post_store_failure_is_503(void)
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN EXCLUSIVE"), 0);
     handle(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);   /* never a 200 that was not kept */
+    /* back when the inbox tries again */
+    CU_ASSERT_EQUAL(f->res.retry_after, WH_INBOX_RETRY_MS / 1000);
     apr_dbd_query(drv, h, &n, "ROLLBACK");
     apr_dbd_close(drv, h);
     handle(f, NULL);
     expect(f, 200, "accepted");                   /* the sender's retry lands */
+    CU_ASSERT_EQUAL(f->res.retry_after, 0);
 }
 
 static void test_get_lists_with_pagination(void)

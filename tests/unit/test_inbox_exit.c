@@ -8,6 +8,7 @@
  * bookkeeping of one process's connections must not be inherited over
  * fork by the next. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_inbox.h"
 #include "inbox/wh_inbox_sql.h"
 #include <apr_dbd.h>

@@ -5,6 +5,7 @@
  * whose database cannot be opened; the keys InboxGroup, InboxBatchMax,
  * InboxBatchWait. */
 #include "inbox_fx.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_auth_file.h"
 #include "inbox/wh_inbox_files.h"
 #include <apr_file_info.h>

@@ -7,7 +7,7 @@
  * A sync is made to fail by putting a pipe where the WAL's descriptor
  * was: fdatasync refuses pipes. Suite "inbox_walsync". */
 #include "inbox_fx.h"
-#include "inbox/wh_inbox_conn.h"
+#include "inbox/wh_inbox_walsync.h"
 #include <apr_strings.h>
 #include <dirent.h>
 #include <string.h>
@@ -28,11 +28,12 @@ static const char *synchronous_of(wh_inbox *ib)
 /* The WAL's descriptor now names a pipe: the next sync fails. */
 static void break_sync(wh_inbox *ib)
 {
+    const wh_walsync *ws = wh_inbox_db_walsync(ib);
     int pfd[2];
 
-    CU_ASSERT_FATAL(ib->wal_fd >= 0);
+    CU_ASSERT_FATAL(ws->fd >= 0);
     CU_ASSERT_EQUAL_FATAL(pipe(pfd), 0);
-    CU_ASSERT_EQUAL(dup2(pfd[1], ib->wal_fd), ib->wal_fd);
+    CU_ASSERT_EQUAL(dup2(pfd[1], ws->fd), ws->fd);
     close(pfd[0]);
     close(pfd[1]);
 }
@@ -54,8 +55,8 @@ static void test_writer_syncs_outside_sqlite(void)
 {
     fx *f = ix_opened();
 
-    CU_ASSERT_EQUAL(f->ib->deferred, 1);
-    CU_ASSERT(f->ib->wal_fd >= 0);
+    CU_ASSERT_EQUAL(wh_inbox_db_walsync(f->ib)->deferred, 1);
+    CU_ASSERT(wh_inbox_db_walsync(f->ib)->fd >= 0);
     ASSERT_STR(synchronous_of(f->ib), "1");   /* NORMAL */
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", NULL), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", NULL), WH_INBOX_DUPLICATE);
@@ -72,8 +73,8 @@ static void test_reader_syncs_nothing(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P1", "Review", NULL), WH_INBOX_STORED);
     CU_ASSERT_PTR_NULL(wh_inbox_open_ex(wh_test_pool(), f->cfg, &lg, WH_INBOX_READ_ONLY, &ro));
     CU_ASSERT_PTR_NOT_NULL_FATAL(ro);
-    CU_ASSERT_EQUAL(ro->deferred, 0);
-    CU_ASSERT_EQUAL(ro->wal_fd, -1);
+    CU_ASSERT_EQUAL(wh_inbox_db_walsync(ro)->deferred, 0);
+    CU_ASSERT_EQUAL(wh_inbox_db_walsync(ro)->fd, -1);
 }
 
 static void test_failed_sync_stops_writes(void)
@@ -149,7 +150,7 @@ static void test_reconnects_leak_no_descriptor(void)
         CU_ASSERT_EQUAL(ix_store(f, ix_nid(i), "P1", "Review", NULL), WH_INBOX_STORED);
     }
     CU_ASSERT_EQUAL(open_fds(), before);
-    CU_ASSERT_EQUAL(f->ib->deferred, 1);
+    CU_ASSERT_EQUAL(wh_inbox_db_walsync(f->ib)->deferred, 1);
     ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_events"), "21");
 }
 

@@ -1,6 +1,7 @@
 /* wh_pagination_parse: the spec's offset/limit plus the two filters, and
  * every way a query string can be wrong (each must be a 400). */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_inbox.h"
 #include <stdio.h>
 #include <string.h>

@@ -3,6 +3,7 @@
 #include "wh_test.h"
 #include "verify/wh_auth.h"
 #include "verify/wh_parse.h"
+#include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 
 #include <apr_file_io.h>
@@ -175,46 +176,82 @@ static void test_realm(void)
 
 /* ---- enumerations -------------------------------------------------- */
 
+/* An enumerated key's value through wh_parse_choice() and the key's own
+ * row: *out (and *name, the canonical spelling) are set only on success. */
+static const char *choice(const char *key, const char *arg, int *out,
+                          const char **name)
+{
+    const wh_choice *c = NULL;
+    const char *err = wh_parse_choice(P(), arg, wh_config_key(key)->choices,
+                                      &c);
+    if (!err) {
+        *out = c->value;
+        if (name)
+            *name = c->name;
+    }
+    return err;
+}
+
 static void test_ts_unit(void)
 {
-    wh_ts_unit u = WH_TS_AUTO;
-    CU_ASSERT_PTR_NULL(wh_parse_ts_unit(P(), "seconds", &u));
+    int u = WH_TS_AUTO;
+    CU_ASSERT_PTR_NULL(choice("TimestampUnit", "seconds", &u, NULL));
     CU_ASSERT_EQUAL(u, WH_TS_SECONDS);
-    CU_ASSERT_PTR_NULL(wh_parse_ts_unit(P(), "MilliSeconds", &u));
+    CU_ASSERT_PTR_NULL(choice("TimestampUnit", "MilliSeconds", &u, NULL));
     CU_ASSERT_EQUAL(u, WH_TS_MILLISECONDS);
-    CU_ASSERT_PTR_NULL(wh_parse_ts_unit(P(), "auto", &u));
+    CU_ASSERT_PTR_NULL(choice("TimestampUnit", "auto", &u, NULL));
     CU_ASSERT_EQUAL(u, WH_TS_AUTO);
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_ts_unit(P(), "ms", &u));
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_ts_unit(P(), "", &u));
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_ts_unit(P(), "second", &u));
+    CU_ASSERT_PTR_NOT_NULL(choice("TimestampUnit", "ms", &u, NULL));
+    CU_ASSERT_PTR_NOT_NULL(choice("TimestampUnit", "", &u, NULL));
+    CU_ASSERT_PTR_NOT_NULL(choice("TimestampUnit", "second", &u, NULL));
     CU_ASSERT_EQUAL(u, WH_TS_AUTO);
+    ASSERT_STR(choice("TimestampUnit", "second", &u, NULL),
+               "must be auto, seconds or milliseconds");
 }
 
 static void test_unknown_status(void)
 {
     int reject = -1;
-    CU_ASSERT_PTR_NULL(wh_parse_unknown_status(P(), "reject", &reject));
+    CU_ASSERT_PTR_NULL(choice("UnknownStatus", "reject", &reject, NULL));
     CU_ASSERT_EQUAL(reject, 1);
-    CU_ASSERT_PTR_NULL(wh_parse_unknown_status(P(), "Accept", &reject));
+    CU_ASSERT_PTR_NULL(choice("UnknownStatus", "Accept", &reject, NULL));
     CU_ASSERT_EQUAL(reject, 0);
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_unknown_status(P(), "deny", &reject));
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_unknown_status(P(), "1", &reject));
+    CU_ASSERT_PTR_NOT_NULL(choice("UnknownStatus", "deny", &reject, NULL));
+    CU_ASSERT_PTR_NOT_NULL(choice("UnknownStatus", "1", &reject, NULL));
     CU_ASSERT_EQUAL(reject, 0);
+    ASSERT_STR(choice("UnknownStatus", "1", &reject, NULL),
+               "must be accept or reject");
 }
 
 static void test_inbox_driver(void)
 {
-    wh_inbox_driver d = WH_INBOX_SQLITE3;
+    int d = WH_INBOX_SQLITE3;
     const char *name = NULL;
-    CU_ASSERT_PTR_NULL(wh_parse_inbox_driver(P(), "PgSQL", &d, &name));
+    CU_ASSERT_PTR_NULL(choice("InboxDriver", "PgSQL", &d, &name));
     CU_ASSERT_EQUAL(d, WH_INBOX_PGSQL);
     ASSERT_STR(name, "pgsql");
-    CU_ASSERT_PTR_NULL(wh_parse_inbox_driver(P(), "sqlite3", &d, &name));
+    CU_ASSERT_PTR_NULL(choice("InboxDriver", "sqlite3", &d, &name));
     CU_ASSERT_EQUAL(d, WH_INBOX_SQLITE3);
     ASSERT_STR(name, "sqlite3");
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_inbox_driver(P(), "mysql", &d, &name));
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_inbox_driver(P(), "sqlite", &d, &name));
+    CU_ASSERT_PTR_NOT_NULL(choice("InboxDriver", "mysql", &d, &name));
+    CU_ASSERT_PTR_NOT_NULL(choice("InboxDriver", "sqlite", &d, &name));
     ASSERT_STR(name, "sqlite3");
+    ASSERT_STR(choice("InboxDriver", "sqlite", &d, &name),
+               "must be sqlite3 or pgsql");
+}
+
+/* The other enumerated keys' rules, word for word as before they were
+ * rows. */
+static void test_choice_rules(void)
+{
+    int v = -1;
+    ASSERT_STR(choice("CGILogLevel", "loud", &v, NULL),
+               "must be error, warn, info or debug");
+    ASSERT_STR(choice("ConsoleActions", "yes", &v, NULL), "must be on or off");
+    CU_ASSERT_PTR_NOT_NULL(choice("ConsoleActions", NULL, &v, NULL));
+    CU_ASSERT_EQUAL(v, -1);
+    CU_ASSERT_PTR_NULL(choice("CGILogLevel", "DEBUG", &v, NULL));
+    CU_ASSERT_EQUAL(v, WH_LOG_DEBUG);
 }
 
 /* ---- URL ----------------------------------------------------------- */
@@ -261,14 +298,16 @@ static void test_url_path_form(void)
 
 static void test_url_form(void)
 {
-    wh_url_form f = WH_URL_PATH;
-    CU_ASSERT_PTR_NULL(wh_parse_url_form(P(), "absolute", &f));
+    int f = WH_URL_PATH;
+    CU_ASSERT_PTR_NULL(choice("SignedUrlForm", "absolute", &f, NULL));
     CU_ASSERT_EQUAL(f, WH_URL_ABSOLUTE);
-    CU_ASSERT_PTR_NULL(wh_parse_url_form(P(), "Path", &f));
+    CU_ASSERT_PTR_NULL(choice("SignedUrlForm", "Path", &f, NULL));
     CU_ASSERT_EQUAL(f, WH_URL_PATH);
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_url_form(P(), "full", &f));
-    CU_ASSERT_PTR_NOT_NULL(wh_parse_url_form(P(), "", &f));
+    CU_ASSERT_PTR_NOT_NULL(choice("SignedUrlForm", "full", &f, NULL));
+    CU_ASSERT_PTR_NOT_NULL(choice("SignedUrlForm", "", &f, NULL));
     CU_ASSERT_EQUAL(f, WH_URL_PATH);
+    ASSERT_STR(choice("SignedUrlForm", "full", &f, NULL),
+               "must be absolute or path");
 }
 
 /* ---- ReplayCache --------------------------------------------------- */
@@ -314,7 +353,7 @@ static void test_errors_do_not_echo_values(void)
 {
     const char *s;
     apr_int64_t v;
-    wh_inbox_driver d;
+    int d;
     CU_ASSERT(!contains(wh_parse_int64(P(), SECRET_MARK, 0, 9, &v),
                         SECRET_MARK));
     CU_ASSERT(!contains(wh_parse_header_name(P(), SECRET_MARK " x", &s),
@@ -323,7 +362,7 @@ static void test_errors_do_not_echo_values(void)
                         SECRET_MARK));
     CU_ASSERT(!contains(wh_parse_path(P(), SECRET_MARK "\x01", &s),
                         SECRET_MARK));
-    CU_ASSERT(!contains(wh_parse_inbox_driver(P(), SECRET_MARK, &d, &s),
+    CU_ASSERT(!contains(choice("InboxDriver", SECRET_MARK, &d, &s),
                         SECRET_MARK));
     CU_ASSERT(!contains(wh_parse_replay_cache(P(), "x:" SECRET_MARK "\x02",
                                               &s, &s), SECRET_MARK));
@@ -606,6 +645,7 @@ static const wh_test_case cases[] = {
     {"timestamp unit", test_ts_unit},
     {"unknown status", test_unknown_status},
     {"inbox driver", test_inbox_driver},
+    {"choice rules", test_choice_rules},
     {"url good", test_url_good},
     {"url bad", test_url_bad},
     {"url path form", test_url_path_form},

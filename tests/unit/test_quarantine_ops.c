@@ -1,6 +1,7 @@
 /* Checking a quarantined body again (wh_quarantine_check): JSON and schema
  * only, with the configuration of today. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_quarantine_ops.h"
 
 #include <apr_strings.h>

@@ -1,6 +1,7 @@
 /* The inbox's sub-paths (wh_endpoint_route, and 404/405 from
  * wh_endpoint_handle) and the JSON of the payment views. */
 #include "wh_test.h"
+#include "config/wh_config_load.h"
 #include "inbox/wh_endpoint.h"
 #include "inbox/wh_pagination.h"
 #include "inbox/wh_payments.h"

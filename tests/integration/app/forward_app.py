@@ -3,7 +3,9 @@
 
 It checks every request the way an application would check the bank
 (the same HMAC-SHA256 over METHOD + URL + BODY + TIMESTAMP, with the
-forwarder's secret), records it, and answers as it is told. Loopback only.
+forwarder's secret: any line of the secret file, read again when it
+changes, as during a rotation), records it, and answers as it is told.
+Loopback only.
 
 usage: forward_app.py --port P --control-port C --secret-file F --url URL
                       --out DIR [--ts-header X-Timestamp] [--sig-header X-Signature]
@@ -13,7 +15,8 @@ Every request appends one line to DIR/requests.log:
     <seq> <notificationId> <paymentId> <status> <attempt> <answer> <sha256-of-body>
 (answer is the HTTP status it gave; 401 means the signature or the headers
 did not check out, and the reason goes to DIR/app.log). The last
-request's headers and body are kept in DIR/last.json.
+request's headers and body are kept in DIR/last.json; every request's
+traceparent in DIR/traces.log, "<notificationId> <attempt> <traceparent>".
 
 Control (POST JSON to http://127.0.0.1:C/control):
     {"down": N}         close the listening socket for N seconds (refused
@@ -44,7 +47,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class State:
     def __init__(self, a):
         self.a = a
-        self.secret = open(a.secret_file, "rb").read().split(b"\n")[0].rstrip(b"\r")
+        self.secret_seen = None
+        self.secrets = []
+        self.load_secrets()
         self.lock = threading.Lock()
         self.rules = []
         self.delay_ms = 0
@@ -56,6 +61,22 @@ class State:
         os.makedirs(a.out, exist_ok=True)
         self.log = open(os.path.join(a.out, "requests.log"), "a", buffering=1)
         self.applog = open(os.path.join(a.out, "app.log"), "a", buffering=1)
+        self.traces = open(os.path.join(a.out, "traces.log"), "a", buffering=1)
+
+    def load_secrets(self):
+        """Every line of the secret file is accepted, as an application
+        does while the forwarder's secret is rotated; the file is read
+        again when it changes."""
+        try:
+            s = os.stat(self.a.secret_file)
+        except OSError:
+            return
+        seen = (s.st_ino, s.st_size, s.st_mtime_ns)
+        if seen == self.secret_seen:
+            return
+        lines = [l.rstrip(b"\r") for l in open(self.a.secret_file, "rb").read().split(b"\n")]
+        self.secrets = [l for l in lines if l]
+        self.secret_seen = seen
 
     def record(self, nid, pay, status, attempt, answer, body):
         with self.lock:
@@ -91,9 +112,12 @@ def check(st, h, body):
     t = int(ts) / (1000.0 if len(ts) >= 13 else 1.0)
     if abs(time.time() - t) > a.tolerance:
         return "timestamp outside the tolerance"
-    want = hmac.new(st.secret, b"POST" + a.url.encode() + body + ts.encode(),
-                    hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(want, sig.lower()):
+    with st.lock:
+        st.load_secrets()
+        secrets = list(st.secrets)
+    signed = b"POST" + a.url.encode() + body + ts.encode()
+    if not any(hmac.compare_digest(hmac.new(k, signed, hashlib.sha256).hexdigest(), sig.lower())
+               for k in secrets):
         return "signature mismatch"
     try:
         doc = json.loads(body)
@@ -149,6 +173,8 @@ def app_handler(st):
                 with open(os.path.join(st.a.out, "last.json"), "w") as f:
                     json.dump({"headers": dict(self.headers.items()),
                                "body": body.decode("utf-8", "replace")}, f)
+                st.traces.write("%s %s %s\n" % (nid or "-", attempt or "-",
+                                                self.headers.get("traceparent", "-")))
                 # two requests of one payment at once: the forwarder broke
                 # its promise of one event at a time per payment
                 if pay and st.active.get(pay):

@@ -1,7 +1,10 @@
-/* Parsers for the Forward* configuration keys (their durations are
- * wh_duration.c's, as every key's). */
-#include "wh_parse_forward.h"
-#include "wh_parse.h"
+/* The forwarder's configuration keys (wh_forward_keys.h). Durations are
+ * kept in milliseconds, bare digits are seconds; docs/forwarding.md
+ * explains the schedule the defaults make (about 17 hours of retries
+ * before an event is dead). That the backoff's min is at most its max,
+ * and that ForwardUrl and ForwardSecretFile come together, is
+ * wh_config_finalize()'s: either may come first. */
+#include "wh_forward_keys.h"
 
 #include <apr_strings.h>
 #include <apr_uri.h>
@@ -60,3 +63,31 @@ const char *wh_parse_forward_url(apr_pool_t *p, const char *arg,
     *out = url;
     return NULL;
 }
+
+#define WH_MS_DAY APR_INT64_C(86400000)
+
+const wh_key wh_forward_keys[] = {
+    WH_KEY_STRING_ROW("ForwardUrl", forward_url, wh_parse_forward_url, "URL",
+                      NULL, "where wirehook forward POSTs stored events "
+                      "(unset: no forwarding)"),
+    WH_KEY_PATH_ROW("ForwardSecretFile", forward_secret_file,
+                    "secret that signs forwarded events (with ForwardUrl)"),
+    WH_KEY_INT_ROW("ForwardMaxAttempts", forward_max_attempts, 1, 10000, "100",
+                   "attempts before an event is dead"),
+    WH_KEY_DURATION_ROW("ForwardMaxAge", forward_max_age, WH_US_MS, WH_US_S,
+                        1000, 30 * WH_MS_DAY, "1d",
+                        "retrying stops this long after the first attempt"),
+    WH_KEY_DURATION_ROW("ForwardTimeout", forward_timeout, WH_US_MS, WH_US_S,
+                        100, 600000, "30s", "one attempt to forward"),
+    WH_KEY_INT_ROW("ForwardConcurrency", forward_concurrency, 1, 1000, "32",
+                   "attempts in flight at once"),
+    WH_KEY_PATH_ROW("ForwardCAFile", forward_ca_file,
+                    "CA bundle for an https ForwardUrl (unset: the system's)"),
+    WH_KEY_DURATION_ROW("ForwardBackoffMin", forward_backoff_min, WH_US_MS,
+                        WH_US_S, 10, 3600000, "1s",
+                        "delay before the first retry"),
+    WH_KEY_DURATION_ROW("ForwardBackoffMax", forward_backoff_max, WH_US_MS,
+                        WH_US_S, 10, WH_MS_DAY, "15m",
+                        "longest delay between retries"),
+    WH_KEY_END
+};

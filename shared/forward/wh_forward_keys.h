@@ -1,10 +1,11 @@
-#ifndef WH_FORWARD_PARSE_H
-#define WH_FORWARD_PARSE_H
-#include <apr_pools.h>
-#include "wh_duration.h"   /* wh_parse_duration_ms, the Forward* durations */
+#ifndef WH_FORWARD_KEYS_H
+#define WH_FORWARD_KEYS_H
+/* The forwarder's configuration keys (rows of verify/wh_key.h), and the
+ * parser of ForwardUrl in the (pool, arg, &out) style of verify/wh_parse.h:
+ * NULL or an error that never repeats the value. */
+#include "verify/wh_key.h"
 
-/* Value parsers of the Forward* keys, in the (pool, arg, &out) style of
- * wh_parse.h: NULL or an error that never repeats the value. */
+extern const wh_key wh_forward_keys[];
 
 /* The application's URL: an absolute http:// or https:// URL with a host,
  * no fragment, bytes the signature can cover unchanged (see wh_parse_url);

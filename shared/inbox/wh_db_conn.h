@@ -1,0 +1,25 @@
+#ifndef WH_DB_CONN_H
+#define WH_DB_CONN_H
+/* One open connection of an inbox and its statement cache: what
+ * wh_inbox_stmt.c runs statements on, and what wh_inbox_walsync.c hangs
+ * the WAL's descriptor on. Made and renewed by wh_inbox_conn.c. */
+#include "wh_inbox_db.h"
+#include <apr_hash.h>
+#include <sys/types.h>
+
+typedef struct {
+    const apr_dbd_driver_t *driver;
+    wh_inbox_driver engine;      /* whose SQL a statement is given in */
+    apr_dbd_t *handle;           /* NULL until open, or once abandoned */
+    pid_t pid;                   /* the process that opened it */
+    apr_pool_t *pool;            /* lives as long as the connection */
+    apr_hash_t *prepared;        /* wh_inbox_stmt * -> apr_dbd_prepared_t * */
+} wh_db_conn;
+
+/* The inbox's current connection, or NULL (mutex held). */
+wh_db_conn *wh_inbox_db_conn(wh_inbox *ib);
+
+/* A driver message on one bounded line (libpq's messages span lines). */
+const char *wh_inbox_one_line(apr_pool_t *p, const char *m);
+
+#endif

@@ -1,0 +1,34 @@
+/* The inbox's configuration keys (wh_inbox_keys.h). */
+#include "wh_inbox_keys.h"
+#include "verify/wh_account.h"
+
+/* The name is apr_dbd's driver name, kept in its canonical spelling
+ * whatever case the file used. */
+static const wh_choice drivers[] = {
+    { "sqlite3", WH_INBOX_SQLITE3 },
+    { "pgsql", WH_INBOX_PGSQL },
+    { NULL, 0 }
+};
+
+const wh_key wh_inbox_keys[] = {
+    WH_KEY_ENUM_NAMED_ROW("InboxDriver", inbox_driver, inbox_driver_name,
+                          drivers, "sqlite3", "apr_dbd driver of the inbox"),
+    /* Kept as written: whether it is a path to resolve depends on
+     * InboxDriver, which may come later, so wh_config_finalize()
+     * resolves it. */
+    WH_KEY_STRING_ROW("InboxParams", inbox_params, wh_parse_path, "TEXT",
+                      NULL, "sqlite3 file or pgsql conninfo (unset: no "
+                      "inbox)"),
+    WH_KEY_STRING_ROW("InboxGroup", inbox_group, wh_parse_group, "NAME", NULL,
+                      "sqlite3 inbox files 0640 in this group (unset: 0600)"),
+    WH_KEY_INT_ROW("InboxBatchMax", inbox_batch_max, 1, 1000, "64",
+                   "most stores sharing one commit in a module child"),
+    WH_KEY_DURATION_ROW("InboxBatchWait", inbox_batch_wait, 1, 1, 0, 100000,
+                        "0", "wait for more stores before a commit (bare "
+                        "digits: microseconds)"),
+    WH_KEY_INT_ROW("ListDefaultLimit", list_default_limit, 1, 10000, "25",
+                   "list page size when none is asked"),
+    WH_KEY_INT_ROW("ListMaxLimit", list_max_limit, 1, 10000, "100",
+                   "largest list page size"),
+    WH_KEY_END
+};
