@@ -3,7 +3,8 @@
 # sources lib.sh, exits non-zero on failure), several at once, and prints
 # the summed counts as the last line: "N passed, N failed, N skipped",
 # after the list of what skipped and why. Exit 1 when anything failed (or,
-# with WH_FAIL_ON_SKIP=1, skipped).
+# with WH_FAIL_ON_SKIP=1, skipped). A suite that says SKIP more often than
+# it counted skips (lib.sh's wh_skip and wh_skip_case count them) fails.
 #
 #   tests/integration/run.sh                    every suite
 #   tests/integration/run.sh test_module [...]  the suites named (".sh" optional)
@@ -228,6 +229,14 @@ for n in "${NAMES[@]}"; do
             awk '/inputs re-run/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "inputs") s += $i }
                  END { print s + 0, 0, 0, "fuzz-regress" }' "$work/$n.out" >"$f" ;;
     esac
+    # a skip said but not counted would pass unseen: a failure of its own
+    said=$(grep -cE '^ *SKIP(PED)?[ :]|: SKIPPED: ' "$work/$n.out")
+    counted=$([ -f "$f" ] && awk '{ k += $3 } END { print k + 0 }' "$f" || echo 0)
+    if [ "$said" -gt "$counted" ]; then
+        echo "run.sh: $n says SKIP $said times but counted $counted skips" \
+             "(a skip is wh_skip or wh_skip_case, lib.sh)"
+        echo "0 1 0 $n(uncounted skips)" >>"$f"
+    fi
     if [ "${RC[$n]}" -ne 0 ]; then
         scripts_failed=$((scripts_failed + 1))
         # a suite that died without recording a failure still counts one
