@@ -41,13 +41,19 @@ void wh_test_register_suite(const char *name, const wh_test_case *cases,
         wh_test_register_suite(#sname, cases, &(need));                     \
     }
 
-/* The PostgreSQL twin of a suite: it needs WH_TEST_PG_CONNINFO, a scratch
- * database, which the integration suite by (test_inbox_pg.sh,
- * test_forward_pg.sh) makes. */
-#define WH_TEST_SUITE_PG(sname, cases, by_script)                           \
-    static const wh_test_need wh_test_need_##sname = {                      \
-        "WH_TEST_PG_CONNINFO", "a scratch PostgreSQL database", by_script}; \
+/* A database twin of a suite (the same cases on another engine): it needs
+ * env, a variable naming a scratch database (its connection string),
+ * which the integration suite by_script starts and names. */
+#define WH_TEST_SUITE_DB(sname, cases, env, what, by_script)                \
+    static const wh_test_need wh_test_need_##sname = {env, what, by_script}; \
     WH_TEST_SUITE_NEEDS(sname, cases, wh_test_need_##sname)
+
+/* The PostgreSQL twin of a suite: WH_TEST_PG_CONNINFO, made by the
+ * integration suite by_script (test_inbox_pg.sh, test_forward_pg.sh). A
+ * twin on another engine is one more line like this one. */
+#define WH_TEST_SUITE_PG(sname, cases, by_script)                           \
+    WH_TEST_SUITE_DB(sname, cases, "WH_TEST_PG_CONNINFO",                   \
+                     "a scratch PostgreSQL database", by_script)
 
 /* Ends the running test as skipped, never passed: the machine lacks what
  * it needs, and reason says what (listed with the counts). A test that
