@@ -189,21 +189,26 @@ integration: all $(CGI_TWIN)
 # The README's test command: installs what is missing, builds, then runs
 # the unit suites, the fuzz regressions and every integration suite against
 # a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
-# ends with the summed "N passed, N failed".
+# ends with what skipped and why, then the summed "N passed, N failed,
+# N skipped" (WH_FAIL_ON_SKIP=1: a skip fails it, as on CI).
 CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
 	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
-# Unit suites under AddressSanitizer + UBSan in a separate build tree.
+# Unit suites under AddressSanitizer + UBSan in a separate build tree, and
+# under valgrind: all but the suites that need a server (PostgreSQL,
+# redis, memcached), which make check runs in the integration suites that
+# start one; the run names them.
+UNIT_SANITIZED_ARGS = --without-servers
 asan:
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" $(BUILD)/asan/unit_tests
-	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests
+	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests $(UNIT_SANITIZED_ARGS)
 
 valgrind: $(UNIT)
 	WH_SHARED_DIR=$(SHARED_DIR) valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
-	  --suppressions=build/valgrind.supp $(UNIT)
+	  --suppressions=build/valgrind.supp $(UNIT) $(UNIT_SANITIZED_ARGS)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

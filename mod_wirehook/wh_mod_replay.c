@@ -73,6 +73,7 @@ struct wh_mod_replay {
     const char *conninfo;               /* pgsql */
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
+    apr_interval_time_t lease;          /* longest ReplayLease */
     int index;                          /* mutex name suffix */
     wh_mod_lmdb *lmdb;                  /* lmdb */
     wh_mod_socache *sc;                 /* dbm, shmcb */
@@ -198,7 +199,9 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     apr_hash_index_t *hi;
 
     /* One store per distinct ReplayCache, sized for the longest window and
-     * judged by the largest tolerance of the configurations sharing it. */
+     * judged by the largest tolerance of the configurations sharing it; its
+     * claims hold for the longest lease (none lapses while a configuration
+     * sharing it expects it to hold). */
     for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
         wh_mod_config *config = apr_hash_this_val(hi);
         const wh_config *cfg = config->cfg;
@@ -230,6 +233,8 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rp->window = cfg->replay_window;
         if (cfg->timestamp_tolerance > rp->tolerance)
             rp->tolerance = cfg->timestamp_tolerance;
+        if (apr_time_from_sec(cfg->replay_lease) > rp->lease)
+            rp->lease = apr_time_from_sec(cfg->replay_lease);
         config->replay = rp;
     }
     for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
@@ -309,7 +314,7 @@ static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
 static void replay_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_hash_t *by_key = replay_stores(s->process->pconf);
-    int renew = 0;
+    apr_interval_time_t shortest = 0;   /* of the stores that renew */
     const char *err;
 
     child_renewer = NULL;
@@ -324,29 +329,29 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
         wh_mod_replay *rp = apr_hash_this_val(hi);
         rp->store = NULL;
         if (rp->lmdb)
-            rp->store = wh_mod_lmdb_child_init(rp->lmdb, pchild, s);
+            rp->store = wh_mod_lmdb_child_init(rp->lmdb, pchild, s, rp->lease);
         else if (rp->sc)
             rp->store = wh_mod_socache_child_init(rp->sc, pchild, s);
         else if (rp->model.shared)
             rp->store = open_shared(rp, pchild, s);
-        if (rp->store && rp->store->ops->renew)
-            renew = 1;
+        if (rp->store && rp->store->ops->renew
+            && (shortest == 0 || rp->lease < shortest))
+            shortest = rp->lease;
     }
-    if (renew) {
+    /* every claim is renewed well within its own lease */
+    if (shortest > 0) {
         wh_logger lg = { renewer_log, s }, slg = { settle_log, s };
-        err = wh_replay_renewer_create(pchild, WH_REPLAY_CLAIM_LEASE, &lg,
-                                       &child_renewer);
+        err = wh_replay_renewer_create(pchild, &lg, &child_renewer);
         if (!err && (err = wh_replay_settle_create(pchild, 0, &slg,
                                                    &child_settle)) == NULL)
             wh_replay_renewer_settle(child_renewer, child_settle);
         if (!err)
-            err = wh_replay_renewer_start(child_renewer,
-                                          WH_REPLAY_CLAIM_LEASE / 3);
+            err = wh_replay_renewer_start(child_renewer, shortest / 3);
         if (err)
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00999)
                          "replay stores: %s: a delivery longer than %"
                          APR_TIME_T_FMT " s may lose its claim",
-                         err, apr_time_sec(WH_REPLAY_CLAIM_LEASE));
+                         err, apr_time_sec(shortest));
     }
 }
 
@@ -450,8 +455,9 @@ static int owe(wh_mod_replay *rp, wh_settle_kind kind, const char *id,
 
 /* A claim made: kept for its end, and renewed while the delivery runs. */
 static wh_mod_claim *new_claim(request_rec *r, wh_mod_replay *rp,
-                               const char *id, const char *holder)
+                               const wh_claim *c)
 {
+    const char *id = c->id, *holder = c->holder;
     wh_mod_claim *cl = apr_pcalloc(r->pool, sizeof(*cl));
 
     cl->rp = rp;
@@ -459,7 +465,8 @@ static wh_mod_claim *new_claim(request_rec *r, wh_mod_replay *rp,
     cl->id = id;
     cl->holder = holder;
     if (holder && child_renewer) {
-        cl->open = wh_replay_renewer_add(child_renewer, rp->store, id, holder);
+        cl->open = wh_replay_renewer_add(child_renewer, rp->store, id, holder,
+                                         c->lease);
         if (cl->open)
             apr_pool_cleanup_register(r->pool, cl, claim_cleanup,
                                       apr_pool_cleanup_null);
@@ -498,7 +505,7 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     c.signed_at = f->signed_at;
     c.tolerance_sec = rp->tolerance;
     c.window_sec = cfg->replay_window;
-    c.lease = WH_REPLAY_CLAIM_LEASE;
+    c.lease = rp->lease;
 
     /* a claim whose answer is lost is owed a release; one that finds the
      * id held by a claim this child owes a release settles it and claims
@@ -509,7 +516,7 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
         wh_replay_renewer_poke(child_renewer);
     log_claim(r, rp, f, res, &info);
     if (res == WH_CLAIM_FIRST)
-        *out = new_claim(r, rp, id, c.holder);
+        *out = new_claim(r, rp, &c);
     wh_replay_verdict(v, &c, res, &info, apr_time_now());
 }
 

@@ -3,7 +3,7 @@
 /* Claims nobody holds, settled with their store once it answers again.
  *
  * A claim in a store several servers share holds its id for a lease
- * (WH_REPLAY_CLAIM_LEASE): every copy meanwhile is answered 503
+ * (ReplayLease): every copy meanwhile is answered 503
  * delivery_in_progress. That is right while a delivery runs under it, and
  * wrong when none does:
  *

@@ -223,12 +223,12 @@ static void test_renewer_passes(void)
 
     apr_pool_create(&p, P());
     apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, p);
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, apr_time_from_sec(120), &lg, &rn));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, &lg, &rn));
     CU_ASSERT_FATAL(rn != NULL);
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 0);
-    o1 = wh_replay_renewer_add(rn, &st, "n1", "h.1");
-    o2 = wh_replay_renewer_add(rn, &st, "n2", "h.2");
-    o3 = wh_replay_renewer_add(rn, &st, "n3", "h.3");
+    o1 = wh_replay_renewer_add(rn, &st, "n1", "h.1", apr_time_from_sec(120));
+    o2 = wh_replay_renewer_add(rn, &st, "n2", "h.2", apr_time_from_sec(120));
+    o3 = wh_replay_renewer_add(rn, &st, "n3", "h.3", apr_time_from_sec(120));
     CU_ASSERT(o1 && o2 && o3);
     CU_ASSERT_EQUAL(wh_replay_renewer_open_count(rn), 3);
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 3);
@@ -239,7 +239,7 @@ static void test_renewer_passes(void)
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 2);
     CU_ASSERT_EQUAL(c.renews, 5);
     /* a removed entry is reused, not leaked */
-    o2 = wh_replay_renewer_add(rn, &st, "n4", "h.4");
+    o2 = wh_replay_renewer_add(rn, &st, "n4", "h.4", apr_time_from_sec(120));
     CU_ASSERT_EQUAL(wh_replay_renewer_open_count(rn), 3);
     /* a claim no longer its holder's, still open: lost, and said so */
     c.refuse = 1;
@@ -261,8 +261,40 @@ static void test_renewer_passes(void)
     /* ids and holders too long to copy are not taken */
     memset(long_id, 'x', sizeof(long_id) - 1);
     long_id[sizeof(long_id) - 1] = '\0';
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, long_id, "h"));
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", ""));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, long_id, "h",
+                                             apr_time_from_sec(120)));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", "",
+                                             apr_time_from_sec(120)));
+    /* nor a claim without a lease */
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", "h", 0));
+    apr_pool_destroy(p);
+}
+
+/* Each claim is renewed for the lease it was made with (ReplayLease of
+ * its store), whatever the other claims' leases. */
+static void test_renewer_keeps_each_lease(void)
+{
+    apr_pool_t *p;
+    counting c = { NULL, 0, 0, 0, NULL, 0 };
+    wh_replay_store st = { &counting_ops, &c };
+    wh_replay_renewer *rn = NULL;
+    wh_replay_open *o;
+
+    apr_pool_create(&p, P());
+    apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, p);
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, NULL, &rn));
+    CU_ASSERT_FATAL(rn != NULL);
+    o = wh_replay_renewer_add(rn, &st, "n1", "h.1", apr_time_from_sec(10));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(c.last_lease, apr_time_from_sec(10));
+    wh_replay_renewer_remove(rn, o);
+    /* the entry reused for another claim takes that claim's lease */
+    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n2", "h.2",
+                                                 apr_time_from_sec(3600)));
+    CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(c.last_lease, apr_time_from_sec(3600));
+    ASSERT_STR(c.last_holder, "h.2");
     apr_pool_destroy(p);
 }
 
@@ -276,9 +308,10 @@ static void test_renewer_thread(void)
 
     apr_pool_create(&p, P());
     apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, P());
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, apr_time_from_sec(3), NULL, &rn));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, NULL, &rn));
     CU_ASSERT_FATAL(rn != NULL);
-    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n1", "h.1"));
+    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n1", "h.1",
+                                                 apr_time_from_sec(3)));
     CU_ASSERT_PTR_NULL(wh_replay_renewer_start(rn, apr_time_from_msec(20)));
     /* at least two passes, waited for with a bound */
     for (int i = 0; i < 1000 && renews_of(&c) < 2; i++)
@@ -302,6 +335,7 @@ static const wh_test_case cases[] = {
     { "holder tokens are unique", test_holders_are_unique },
     { "network file systems are told apart", test_network_file_systems },
     { "renewer: each pass renews every open claim", test_renewer_passes },
+    { "renewer: each claim renewed for its own lease", test_renewer_keeps_each_lease },
     { "renewer: the thread renews until its pool goes", test_renewer_thread },
     { NULL, NULL }
 };
