@@ -198,5 +198,19 @@ int wh_cgi_console_path(const char *path_info);
  * ConsoleReaders first); get(ctx) opens the inbox. 0 or -1. */
 int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
                    const char *path_info, wh_inbox *(*get)(void *), void *ctx);
+/* The console's user of this request, checked against ConsoleOperators
+ * first, then ConsoleReaders (*op: an operator), or NULL. */
+const char *wh_cgi_console_user(apr_pool_t *p, const wh_cgi_io *io,
+                                const wh_config *cfg, int *op);
+
+/* The metrics, under PATH_INFO /metrics (cgi_metrics.c). */
+#define WH_CGI_METRICS "/metrics"
+/* 1 when PATH_INFO names the metrics. */
+int wh_cgi_metrics_path(const char *path_info);
+/* Answers a scrape (GET or HEAD; a console reader's Basic credentials):
+ * the inbox's figures in Prometheus's text format; get(ctx) opens the
+ * inbox. 0 or -1. */
+int wh_cgi_metrics(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
+                   wh_inbox *(*get)(void *), void *ctx);
 
 #endif

@@ -22,7 +22,7 @@ int wh_cgi_console_path(const char *path_info)
 /* The user and whether they may act: operators first (the table their
  * name is in decides which hash is checked; an unknown name pays the
  * same check). NULL: not authenticated. */
-static const char *authenticate(apr_pool_t *p, const wh_cgi_io *io,
+const char *wh_cgi_console_user(apr_pool_t *p, const wh_cgi_io *io,
                                 const wh_config *cfg, int *op)
 {
     const char *hdr = wh_cgi_env(io, "HTTP_AUTHORIZATION"), *user = NULL, *pw = NULL, *who = NULL;
@@ -125,7 +125,7 @@ int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
                               "and ConsoleOperators are not set", &res);
             return wh_cgi_write(p, io, &res);
         }
-        if ((req.user = authenticate(p, io, cfg, &op)) == NULL) {
+        if ((req.user = wh_cgi_console_user(p, io, cfg, &op)) == NULL) {
             wh_response_error(p, 401, WH_CODE_AUTH_REQUIRED,
                               "the console needs a reader's or an operator's login", &res);
             res.www_authenticate = apr_psprintf(p, "Basic realm=\"%s console\", charset=\"UTF-8\"",

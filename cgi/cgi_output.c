@@ -72,7 +72,7 @@ int wh_cgi_write(apr_pool_t *p, const wh_cgi_io *io, const wh_response *res)
 {
     const char *body = res->body ? res->body : "";
     const char *head = apr_psprintf(
-        p, "Status: %d %s\r\nContent-Type: %s\r\n%s%s%s%s%s%s\r\n", res->status,
+        p, "Status: %d %s\r\nContent-Type: %s\r\n%s%s%s%s%s%s%s\r\n", res->status,
         wh_status_reason(res->status),
         res->content_type ? res->content_type : "application/json",
         header_safe(res->www_authenticate) ? "WWW-Authenticate: " : "",
@@ -80,7 +80,9 @@ int wh_cgi_write(apr_pool_t *p, const wh_cgi_io *io, const wh_response *res)
         header_safe(res->www_authenticate) ? "\r\n" : "",
         header_safe(res->allow) ? "Allow: " : "",
         header_safe(res->allow) ? res->allow : "",
-        header_safe(res->allow) ? "\r\n" : "");
+        header_safe(res->allow) ? "\r\n" : "",
+        res->retry_after > 0 ? apr_psprintf(p, "Retry-After: %d\r\n",
+                                            res->retry_after) : "");
 
     return wh_cgi_send(p, io, head, body, strlen(body));
 }

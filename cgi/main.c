@@ -103,6 +103,12 @@ static void serve(const wh_cgi_io *io, apr_pool_t *p, wh_cgi_site *site)
      * request for anything but the inbox itself is decided before its body
      * is read. */
     sub_path = wh_cgi_getenv(io, "PATH_INFO");
+    if (wh_cgi_metrics_path(sub_path)) {
+        if (wh_cgi_metrics(p, io, site->cfg, wh_cgi_inbox_after_auth, site->inbox) != 0)
+            wh_logf(&wh_cgi_logger, WH_LOG_WARN, "writing the response failed");
+        wh_cgi_drain(io);
+        return;
+    }
     if (wh_cgi_console_path(sub_path)) {
         if (wh_cgi_console(p, io, site->cfg, sub_path, wh_cgi_inbox_after_auth,
                            site->inbox) != 0)

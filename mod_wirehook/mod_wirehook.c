@@ -22,6 +22,7 @@
 #include "wh_mod_verify.h"
 #include "wh_mod_check.h"
 #include "wh_mod_console.h"
+#include "wh_mod_metrics.h"
 #include "config/wh_config_load.h"
 #include "console/wh_console.h"
 #include "wh_mod_replay_lmdb.h"
@@ -276,6 +277,7 @@ static void register_hooks(apr_pool_t *p)
     wh_mod_inbox_register();
     wh_mod_status_register();
     wh_mod_console_register();
+    wh_mod_metrics_register();
 }
 
 AP_DECLARE_MODULE(wirehook) = {

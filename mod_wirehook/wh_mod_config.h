@@ -15,6 +15,7 @@
  *   wh_mod_replay.c   replay protection (ReplayCache): the store of each
  *                     spec, claims, their renewal
  *   wh_mod_status.c   counters in shared memory, shown by mod_status
+ *   wh_mod_metrics.c  `SetHandler wirehook-metrics` (Prometheus)
  *   wh_mod_inbox.c    `SetHandler wirehook` (the inbox endpoint)
  *   wh_mod_verify.c   the request path: verification in fixups, and the
  *                     guard in front of every handler (fail closed)

@@ -2,12 +2,14 @@
  * failure tried again only after a pause. */
 #include "wh_mod_config_inbox.h"
 #include "wh_mod_request.h"
+#include "inbox/wh_endpoint.h"
 
 /* How often a child tries again to open an inbox that could not be
- * opened (a schema newer than this build, a missing dbd driver): requests
- * meanwhile answer 503 at once, and a failed attempt leaves nothing
- * behind in the child (its sub-pool is destroyed). */
-#define WH_MOD_INBOX_RETRY apr_time_from_sec(5)
+ * opened (a schema newer than this build, a missing dbd driver): the
+ * core's WH_ENDPOINT_OPEN_RETRY, which its 503s meanwhile give as their
+ * Retry-After. Requests answer 503 at once, and a failed attempt leaves
+ * nothing behind in the child (its sub-pool is destroyed). */
+#define WH_MOD_INBOX_RETRY WH_ENDPOINT_OPEN_RETRY
 
 wh_inbox *wh_mod_inbox_get(request_rec *r, wh_mod_config *config)
 {

@@ -89,6 +89,7 @@ int wh_mod_inbox_run(request_rec *r)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00952)
                       "POST reached the wirehook handler unverified");
         wh_mod_stats_verdict(config, WH_CODE_INTERNAL);
+        wh_mod_stats_latency(config, r);
         return wh_mod_respond_error(r, HTTP_INTERNAL_SERVER_ERROR,
                                     WH_CODE_INTERNAL,
                                     "the request was not verified");
@@ -110,6 +111,7 @@ int wh_mod_inbox_run(request_rec *r)
         wh_endpoint_store(wh_mod_inbox_get(r, config), &req, &st->verdict,
                           r->pool, &resp);
         wh_mod_stats_endpoint(config, &st->verdict, &resp);
+        wh_mod_stats_latency(config, r);
     } else {
         /* the listing and the payment views (GET/HEAD; the inbox asked for
          * once Basic auth and the query have passed), 404 for a resource

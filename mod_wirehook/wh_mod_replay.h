@@ -3,21 +3,15 @@
 /* Replay protection in httpd (ReplayCache): one store per distinct spec. */
 #include "wh_mod_config.h"
 
-typedef enum {
-    WH_REPLAY_FIRST = 0,                /* claimed now: deliver */
-    WH_REPLAY_DUPLICATE,
-    WH_REPLAY_UNAVAILABLE,              /* cannot promise: answer 503 */
-    WH_REPLAY_IN_PROGRESS               /* another copy's delivery is under
-                                           way: 503, retry later */
-} wh_replay_result;
 #define WH_MOD_MUTEX_TYPE   "wirehook-replay"
 void wh_mod_replay_register(void);
-/* Looks f's id up in rp and, unless it is held, claims it for this
- * delivery (*claim, to confirm or forget). */
-wh_replay_result wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
-                                     const wh_config *cfg,
-                                     const wh_facts *facts,
-                                     wh_mod_claim **claim);
+/* Looks the id of v's facts up in rp and, unless it is held, claims it
+ * for this delivery (*claim, to confirm or forget); logs what the store
+ * said, and v becomes the core's verdict on it (wh_replay_verdict.h):
+ * still accepted, or to be answered. */
+void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
+                         const wh_config *cfg, wh_verdict *v,
+                         wh_mod_claim **claim);
 /* The delivery failed (final status 5xx): the claim goes, the bank's
  * retry is delivered. */
 void wh_mod_replay_forget(request_rec *r, wh_mod_claim *claim);

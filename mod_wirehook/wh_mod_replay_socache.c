@@ -370,10 +370,12 @@ static wh_claim_result admit(wh_mod_socache *sc, apr_pool_t *p,
         return WH_CLAIM_PREDATES;
     }
     if (!wh_replay_ledger_admit(sc->ledger, partition, now)) {
+        apr_time_t room = wh_replay_ledger_room_at(sc->ledger, partition, now);
         info->err = apr_psprintf(p, "subcache %u holds %" APR_UINT64_T_FMT
                                  " live ids; storing one more would evict one "
                                  "inside ReplayWindow", partition,
                                  sc->model.per_partition);
+        info->retry_in = room > now ? room - now : 0;
         return WH_CLAIM_FULL;
     }
     return WH_CLAIM_FIRST;
@@ -513,7 +515,7 @@ static int compare_and(wh_mod_socache *sc, apr_pool_t *p, const char *id,
 static int sc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
-    return compare_and(st->impl, p, id, holder, 0, err) < 0 ? -1 : 0;
+    return compare_and(st->impl, p, id, holder, 0, err);
 }
 
 static int sc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

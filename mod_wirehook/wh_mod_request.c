@@ -106,6 +106,9 @@ int wh_mod_respond(request_rec *r, const wh_response *resp)
     if (resp->www_authenticate)
         apr_table_setn(r->err_headers_out, "WWW-Authenticate",
                        resp->www_authenticate);
+    if (resp->retry_after > 0)
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_itoa(r->pool, resp->retry_after));
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     if (resp->close_connection)
         r->connection->keepalive = AP_CONN_CLOSE;

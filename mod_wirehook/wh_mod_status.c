@@ -7,7 +7,10 @@
  * know is counted as "other", never lost) -- and for the inbox handler
  * what the inbox did (stored, duplicate, unavailable). Beside them: the
  * replay store's fill against its capacity, when the store can tell.
- * Listing requests (GET) are not counted.
+ * Listing requests (GET) are not counted. And the time each counted
+ * answer took, from the request's arrival: a histogram on the buckets of
+ * shared/metrics/wh_metrics.h, shown only by the metrics
+ * (wh_mod_metrics.c).
  *
  * Where the numbers live: one anonymous shared-memory segment (mmap
  * MAP_SHARED, inherited through fork) that the parent creates in the
@@ -62,6 +65,7 @@
 #include "wh_mod_config_inbox.h"
 #include "forward/wh_forward_queue.h"
 #include "console/wh_console.h"
+#include "metrics/wh_metrics.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -86,7 +90,7 @@ typedef atomic_ulong wh_counter;
 
 #define WH_STATS_KEY       "wirehook-status-shm"
 #define WH_STATS_MAGIC     0x57485354u          /* "WHST" */
-#define WH_STATS_LAYOUT    1u
+#define WH_STATS_LAYOUT    2u                   /* 2: + latency */
 #define WH_STATS_MAX_CONFIGS 256
 #define WH_STATS_PATH_MAX  1024
 
@@ -116,6 +120,10 @@ enum {
  * different configurations would bounce it). */
 struct wh_mod_stats_slot {
     _Alignas(64) wh_counter n[WH_STAT_COUNT];
+    /* verification latency: one count per bucket (not cumulative), and
+     * their sum in microseconds */
+    wh_counter latency[WH_METRICS_LATENCY_BUCKETS];
+    wh_counter latency_sum_us;
     /* written by the parent in post_config only */
     unsigned int in_use;
     unsigned int generation;            /* last generation configuring it */
@@ -152,9 +160,9 @@ static int status_nrows;
 static int stat_index(const char *code)
 {
     static const char *const accepted = WH_CODE_ACCEPTED;
-    static const char *const duplicate = WH_MOD_STATS_DUPLICATE;
-    /* the callers pass the WH_CODE_* literals: identical literals are
-     * merged in the module's link, so a pointer usually matches first */
+    static const char *const duplicate = WH_CODE_DUPLICATE;
+    /* the callers pass the WH_CODE_* arrays themselves (a verdict's code
+     * is one), so a pointer usually matches first */
     if (code == accepted)
         return WH_STAT_ACCEPTED;
     if (code == duplicate)
@@ -203,6 +211,41 @@ void wh_mod_stats_inbox(const wh_mod_config *config, wh_inbox_result res)
     }
 }
 
+/* 1 when resp is the 200 {"status":"<code>",...} of an ack. */
+static int acked_as(const wh_response *resp, const char *code)
+{
+    const char *s = resp->body ? strstr(resp->body, code) : NULL;
+    return s && s > resp->body && s[-1] == '"' && s[strlen(code)] == '"';
+}
+
+void wh_mod_stats_latency(const wh_mod_config *config, const request_rec *r)
+{
+    apr_interval_time_t took;
+
+    if (config == NULL || config->stats == NULL)
+        return;
+    took = apr_time_now() - r->request_time;
+    if (took < 0)
+        took = 0;                   /* the clock stepped back */
+    atomic_fetch_add_explicit(&config->stats->latency[wh_metrics_latency_bucket(took)], 1,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&config->stats->latency_sum_us, (apr_uint64_t)took,
+                              memory_order_relaxed);
+}
+
+void wh_mod_stats_verified(const wh_mod_config *config, const request_rec *r, int rc)
+{
+    const wh_mod_state *st = wh_mod_state_of(r);
+
+    /* no state: httpd answered (an error reading the body), wirehook gave
+     * no verdict; the inbox's POST is observed by its handler, after the
+     * store */
+    if (st == NULL || (rc == OK && st->phase == WH_ST_INBOX))
+        return;
+    if (rc == OK || rc == DONE)
+        wh_mod_stats_latency(config, r);
+}
+
 void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
                            const wh_response *resp)
 {
@@ -210,8 +253,7 @@ void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
         wh_mod_stats_verdict(config, v->code);
     else if (resp->status != 200)
         wh_mod_stats_inbox(config, WH_INBOX_UNAVAILABLE);
-    else if (resp->body && strstr(resp->body, "\"" WH_MOD_STATS_DUPLICATE
-                                  "\""))
+    else if (acked_as(resp, WH_CODE_DUPLICATE))
         wh_mod_stats_inbox(config, WH_INBOX_DUPLICATE);
     else
         wh_mod_stats_inbox(config, WH_INBOX_STORED);
@@ -270,6 +312,9 @@ static void slot_reset(wh_stats_slot *slot, const char *path,
 {
     for (int i = 0; i < WH_STAT_COUNT; i++)
         atomic_store_explicit(&slot->n[i], 0, memory_order_relaxed);
+    for (int i = 0; i < WH_METRICS_LATENCY_BUCKETS; i++)
+        atomic_store_explicit(&slot->latency[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&slot->latency_sum_us, 0, memory_order_relaxed);
     apr_cpystrn(slot->path, path, sizeof(slot->path));
     slot->in_use = 1;
     slot->generation = gen;
@@ -386,6 +431,15 @@ static int status_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static apr_uint64_t get(const wh_stats_slot *slot, int i);
 
+/* The answer counter i stands for, as the console and the metrics name
+ * it: accepted, duplicate, a code of WH_CODES, other. */
+static const char *answer_code(int i)
+{
+    return i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
+           : i == WH_STAT_DUPLICATE ? WH_CODE_DUPLICATE
+           : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+}
+
 int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
                         apr_array_header_t **counts, apr_time_t *since)
 {
@@ -394,12 +448,60 @@ int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
     *counts = apr_array_make(p, WH_STAT_OTHER + 1, sizeof(wh_console_count));
     for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
         wh_console_count *c = apr_array_push(*counts);
-        c->code = i == WH_STAT_ACCEPTED ? WH_CODE_ACCEPTED
-                  : i == WH_STAT_DUPLICATE ? WH_MOD_STATS_DUPLICATE
-                  : i == WH_STAT_OTHER ? "other" : wh_stats_codes[i - WH_STAT_CODE0];
+        c->code = answer_code(i);
         c->n = get(config->stats, i);
     }
     *since = stats_shm->started;
+    return 0;
+}
+
+/* ------------------------------------------------------------ metrics --- */
+
+static apr_uint64_t load(const wh_counter *c)
+{
+    /* atomic_load of a const object is fine in C17, not in C11 */
+    return (apr_uint64_t)atomic_load_explicit((wh_counter *)c, memory_order_relaxed);
+}
+
+int wh_mod_stats_nconfigs(void)
+{
+    return status_nrows;
+}
+
+wh_mod_config *wh_mod_stats_config(int i)
+{
+    return i >= 0 && i < status_nrows ? status_rows[i].config : NULL;
+}
+
+apr_time_t wh_mod_stats_since(void)
+{
+    return stats_shm ? stats_shm->started : 0;
+}
+
+int wh_mod_stats_metrics(const wh_mod_config *config, apr_pool_t *p, wh_metrics_config *m)
+{
+    const wh_stats_slot *slot = config ? config->stats : NULL;
+    wh_metrics_answer *a;
+
+    m->counted = 0;
+    if (!slot || !stats_shm)
+        return -1;
+    /* accepted, duplicate, each code of WH_CODES a notification can be
+     * refused with, other: the counters' own order */
+    a = apr_palloc(p, sizeof(*a) * (WH_STAT_OTHER + 1));
+    for (int i = WH_STAT_ACCEPTED; i <= WH_STAT_OTHER; i++) {
+        a[i].code = answer_code(i);
+        a[i].n = load(&slot->n[i]);
+    }
+    m->answers = a;
+    m->nanswers = WH_STAT_OTHER + 1;
+    m->inbox_stored = load(&slot->n[WH_STAT_INBOX_STORED]);
+    m->inbox_duplicate = load(&slot->n[WH_STAT_INBOX_DUPLICATE]);
+    m->inbox_unavailable = load(&slot->n[WH_STAT_INBOX_UNAVAILABLE]);
+    for (int i = 0; i < WH_METRICS_LATENCY_BUCKETS; i++)
+        m->latency[i] = load(&slot->latency[i]);
+    m->latency_sum_us = load(&slot->latency_sum_us);
+    m->counted = 1;
     return 0;
 }
 
@@ -407,9 +509,7 @@ int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
 
 static apr_uint64_t get(const wh_stats_slot *slot, int i)
 {
-    /* atomic_load of a const object is fine in C17, not in C11 */
-    return (apr_uint64_t)atomic_load_explicit((wh_counter *)&slot->n[i],
-                                              memory_order_relaxed);
+    return load(&slot->n[i]);
 }
 
 /* The counter's name: its ?auto key after "WirehookSite[i]", and its

@@ -31,8 +31,8 @@
  * whatever route httpd took (DirectoryIndex, FallbackResource, mod_rewrite,
  * ErrorDocument, Action, aliases, subrequests, <Files>, .htaccess), the
  * handler runs only if the chain holds a verdict of the configuration in
- * force. docs/architecture.md has the rule and why; docs/reliability.md lists
- * every route tried. */
+ * force. mod_wirehook/README.md has the rule and why; docs/reliability.md
+ * lists every route tried. */
 #include "wh_mod_verify.h"
 #include "wh_mod_inbox.h"
 #include "wh_mod_console.h"
@@ -41,6 +41,7 @@
 #include "wh_mod_body.h"
 #include "wh_mod_request.h"
 #include "inbox/wh_endpoint.h"
+#include "replay/wh_replay_verdict.h"
 
 #include "http_core.h"
 #include "http_protocol.h"
@@ -60,15 +61,23 @@ static wh_mod_state *new_state(request_rec *r, wh_mod_config *config)
     return st;
 }
 
-/* Every failed verdict is answered here: logged, then the verdict's status
- * and JSON. DONE: no handler, no ErrorDocument (which would render HTML). */
-static int respond_verdict(request_rec *r, const wh_mod_state *st)
+/* Every verdict not handed on is answered here: counted by its code, then
+ * the core's answer to it. DONE: no handler, no ErrorDocument (which would
+ * render HTML). */
+static int answer(request_rec *r, const wh_mod_state *st)
 {
     wh_response resp;
-    wh_mod_log_verdict(r, &st->verdict);
     wh_mod_stats_verdict(st->config, st->verdict.code);
     wh_response_from_verdict(r->pool, &st->verdict, &resp);
     return wh_mod_respond(r, &resp);
+}
+
+/* A check refused it: logged, then answered. (The replay store's answers
+ * are logged where the store is asked, each with its own tag.) */
+static int respond_verdict(request_rec *r, const wh_mod_state *st)
+{
+    wh_mod_log_verdict(r, &st->verdict);
+    return answer(r, st);
 }
 
 /* The handler gets the verified bytes and the facts (once per request: a
@@ -159,7 +168,8 @@ static int check_payload(request_rec *r, wh_mod_state *st)
 }
 
 /* Seen within ReplayWindow: a duplicate, never delivered again; a store that
- * cannot promise to remember: 503. An id this chain recorded in the same store
+ * cannot promise to remember: 503 (the core's verdict on what the store
+ * said, wh_replay_verdict.h). An id this chain recorded in the same store
  * (the configuration changed along the chain, the store did not) is its own
  * record, not a replay. */
 static int check_replay(request_rec *r, wh_mod_state *st,
@@ -178,7 +188,6 @@ static int check_replay(request_rec *r, wh_mod_state *st,
         /* every WirehookConfig naming this file sits beside SetHandler
          * wirehook, so it got no replay store; yet this request reached
          * another handler (.htaccess, a later section): fail closed */
-        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00995)
                       "refused notificationId=%s: WirehookConfig %s was taken "
                       "for the inbox's alone (each WirehookConfig naming it "
@@ -187,36 +196,12 @@ static int check_replay(request_rec *r, wh_mod_state *st,
                       "of its own in front of the application",
                       f->notification_id ? f->notification_id : "-",
                       st->config->path, r->uri, r->handler ? r->handler : "-");
-        return wh_mod_respond_error(
-            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
-            "replay protection is unavailable; retry later");
+        wh_replay_verdict_unavailable(&st->verdict);
+        return answer(r, st);
     }
-    switch (wh_mod_replay_check(r, rp, st->config->cfg, f, &st->claim)) {
-    case WH_REPLAY_DUPLICATE: {
-        wh_response resp;
-        wh_mod_stats_verdict(st->config, WH_MOD_STATS_DUPLICATE);
-        wh_response_ack(r->pool, "duplicate", f->notification_id, &resp);
-        return wh_mod_respond(r, &resp);
-    }
-    case WH_REPLAY_UNAVAILABLE:
-        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
-        return wh_mod_respond_error(
-            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
-            "replay protection is unavailable; retry later");
-    case WH_REPLAY_IN_PROGRESS:
-        /* not "duplicate": that delivery may still fail (a 5xx, a killed
-         * handler), and this copy would then be lost */
-        wh_mod_stats_verdict(st->config, WH_CODE_IN_PROGRESS);
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r, WHLOGNO(00944)
-                      "notificationId=%s: another copy is being delivered; "
-                      "answered 503", f->notification_id);
-        apr_table_setn(r->err_headers_out, "Retry-After", "10");
-        return wh_mod_respond_error(
-            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_IN_PROGRESS,
-            "another copy of this notification is being delivered; retry later");
-    case WH_REPLAY_FIRST:
-        break;
-    }
+    wh_mod_replay_check(r, rp, st->config->cfg, &st->verdict, &st->claim);
+    if (!st->verdict.ok)
+        return answer(r, st);
     /* Still fresh now that the id is recorded? Otherwise this record
      * may have followed a copy's that had just lapsed (wh_verify.h): it
      * is taken back, and the bank retries with a fresh timestamp. */
@@ -228,10 +213,8 @@ static int check_replay(request_rec *r, wh_mod_state *st,
                       "only after its timestamp's TimestampTolerance had passed "
                       "(the store kept it waiting); taken back, answered 503",
                       f->notification_id);
-        wh_mod_stats_verdict(st->config, WH_CODE_REPLAY_UNAVAILABLE);
-        return wh_mod_respond_error(
-            r, HTTP_SERVICE_UNAVAILABLE, WH_CODE_REPLAY_UNAVAILABLE,
-            "replay protection is unavailable; retry later");
+        wh_replay_verdict_unavailable(&st->verdict);
+        return answer(r, st);
     }
     st->recorded = rp;
     return OK;
@@ -256,7 +239,7 @@ static int verify(request_rec *r, wh_mod_config *config,
     if ((rc = check_replay(r, st, prior)) != OK)
         return rc;
     wh_mod_log_verdict(r, &st->verdict);
-    wh_mod_stats_verdict(st->config, WH_CODE_ACCEPTED);
+    wh_mod_stats_verdict(st->config, st->verdict.code);
     st->phase = WH_ST_VERIFIED;
     if (st->kept == NULL)
         st->kept = wh_mod_keep_body(r, st->req.body, st->req.body_len);
@@ -311,6 +294,7 @@ static int wh_fixups(request_rec *r)
     if (wh_mod_is_console(r))
         return DECLINED;         /* no notification: the guard runs it */
     rc = verify(r, config, r->prev ? wh_mod_chain_state(r->prev) : NULL);
+    wh_mod_stats_verified(config, r, rc);
     return rc == OK ? DECLINED : rc;
 }
 
@@ -354,6 +338,7 @@ static int wh_guard(request_rec *r)
                                  : "unverified (the configuration changed "
                                    "after fixups)");
     rc = verify(r, config, st);
+    wh_mod_stats_verified(config, r, rc);
     if (rc != OK)
         return rc;
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;

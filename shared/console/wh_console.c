@@ -5,6 +5,7 @@
 #include "wh_console_int.h"
 #include "verify/wh_parse.h"
 #include "verify/wh_verdict.h"
+#include "inbox/wh_endpoint.h"
 
 #include <apr_lib.h>
 #include <apr_strings.h>
@@ -84,6 +85,16 @@ static void page_headers(wh_cx *x)
                                       "; HttpOnly; SameSite=Strict", NULL));
 }
 
+/* The console's 503s are an inbox that cannot be used: whoever tries it
+ * again, the host (WH_ENDPOINT_OPEN_RETRY) or the inbox itself (sooner),
+ * does so within this. */
+static void retry_after(wh_cx *x, int status)
+{
+    if (status == 503)
+        wh_cx_header(x, "Retry-After",
+                     apr_itoa(x->p, wh_retry_after(WH_ENDPOINT_OPEN_RETRY)));
+}
+
 void wh_cx_finish_page(wh_cx *x)
 {
     wh_console_response *o = x->out;
@@ -91,6 +102,7 @@ void wh_cx_finish_page(wh_cx *x)
     o->content_type = "text/html; charset=utf-8";
     o->body = wh_html_done(&x->h, &o->body_len);
     page_headers(x);
+    retry_after(x, o->status);
 }
 
 void wh_cx_json_answer(wh_cx *x, int status, const char *json)
@@ -103,6 +115,7 @@ void wh_cx_json_answer(wh_cx *x, int status, const char *json)
     wh_cx_header(x, "Content-Security-Policy", WH_CSP_DATA);
     wh_cx_header(x, "X-Content-Type-Options", "nosniff");
     wh_cx_header(x, "Cache-Control", "no-store");
+    retry_after(x, status);
 }
 
 void wh_cx_json_error(wh_cx *x, int status, const char *code, const char *message)

@@ -3,6 +3,7 @@
 #include "wh_html.h"
 #include "verify/wh_utf8.h"
 
+#include <apr_escape.h>
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <stdarg.h>
@@ -162,41 +163,17 @@ const char *wh_url_part(apr_pool_t *p, const char *s)
     return o;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decodes s[0..n) (form rules); NULL on a bad escape or a NUL byte. */
+/* Decodes s[0..n) (form rules: '+' is a space); NULL on a bad escape or
+ * a NUL byte. apr_unescape_url looks at the two characters after a '%'
+ * even past n: the byte after a piece is '=', '&' or the form's end,
+ * never a hex digit, so an escape cut short by n is still refused. */
 static const char *form_decode(apr_pool_t *p, const char *s, apr_size_t n)
 {
-    char *o = apr_palloc(p, n + 1), *w = o;
+    char *o = apr_palloc(p, n + 1);
+    apr_status_t rv = apr_unescape_url(o, s, (apr_ssize_t)n, NULL, NULL, 1, NULL);
 
-    for (apr_size_t i = 0; i < n; i++) {
-        if (s[i] == '+') {
-            *w++ = ' ';
-        } else if (s[i] == '%') {
-            int hi, lo;
-            if (i + 2 >= n)
-                return NULL;
-            hi = hexval(s[i + 1]);
-            lo = hexval(s[i + 2]);
-            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-                return NULL;
-            *w++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            *w++ = s[i];
-        }
-    }
-    *w = '\0';
-    return o;
+    /* APR_NOTFOUND: nothing to decode, copied as it was */
+    return rv == APR_SUCCESS || rv == APR_NOTFOUND ? o : NULL;
 }
 
 const char *wh_form_value(apr_pool_t *p, const char *form, apr_size_t max,

@@ -80,6 +80,8 @@ typedef struct {
 /* The request headers of one attempt as "Name: value" strings
  * (in p): Content-Type, the Wirehook-* facts the module hands an
  * application, Idempotency-Key (the notificationId), Wirehook-Attempt,
+ * traceparent (W3C Trace Context: the event's trace id,
+ * wh_forward_trace_id, and a random span id for this attempt),
  * and TimestampHeader/SignatureHeader signed with `secret` over
  * "POST" + ForwardUrl + body + timestamp, the bank's own scheme. The
  * timestamp is `now` in TimestampUnit (milliseconds when so configured,
@@ -102,6 +104,12 @@ apr_array_header_t *wh_forward_headers(apr_pool_t *p, const wh_config *cfg,
  * an SQLite inbox outside WH_FORWARD_UNIT_WRITABLE: the warning, with
  * the drop-in that fixes it, for `wirehook configtest`; else NULL. */
 const char *wh_forward_unit_warning(apr_pool_t *p, const wh_config *cfg);
+
+/* An event's W3C trace id (32 lowercase hex digits, in p): its
+ * notificationId's own digits when it is a UUID (the same for every
+ * attempt, and found from the id the bank quotes), else the first half of
+ * its SHA-256. NULL only when the digest fails. */
+const char *wh_forward_trace_id(apr_pool_t *p, const char *notification_id);
 
 /* Loads ForwardSecretFile (the first secret signs). NULL or an error. */
 const char *wh_forward_secret_load(apr_pool_t *p, const wh_config *cfg,

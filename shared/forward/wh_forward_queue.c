@@ -41,6 +41,14 @@ static const wh_inbox_stmt st_attempts_add = {
     WH_FQ_SQL_ATTEMPTS_ADD, WH_FQ_SQL_ATTEMPTS_ADD_PG };
 static const wh_inbox_stmt st_attempts_of = { WH_FQ_SQL_ATTEMPTS_OF, NULL };
 static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL };
+static const wh_inbox_stmt st_totals_add = {
+    WH_FQ_SQL_TOTALS_ADD, WH_FQ_SQL_TOTALS_ADD_PG };
+static const wh_inbox_stmt st_totals = { WH_FQ_SQL_TOTALS, NULL };
+static const wh_inbox_stmt st_totals_table = {
+    "SELECT count(*) FROM sqlite_master"
+    " WHERE type = 'table' AND name = 'wh_attempt_counts'",
+    "SELECT count(*) FROM pg_catalog.pg_tables"
+    " WHERE tablename = 'wh_attempt_counts' AND schemaname = current_schema()" };
 /* Which of the forwarder's tables exist: the queue's, and the attempt
  * history (an older forwarder made the first without the second). */
 static const wh_inbox_stmt st_tables = {
@@ -204,6 +212,8 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         const void *args[1] = { json };
         if ((rv = wh_inbox_db_exec(ib, p, &st_attempts_add, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "recording attempts", rv);
+        if ((rv = wh_inbox_db_exec(ib, p, &st_totals_add, NULL, args)) != 0)
+            return wh_inbox_db_fail(ib, p, "counting attempts", rv);
     }
     return 0;
 }
@@ -495,6 +505,45 @@ int wh_fq_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     if (wh_cell_num(r[0]) == 0)
         return 0;
     return wh_fq_stats(&q, p, out) == 0 ? 1 : -1;
+}
+
+/* Whether wh_attempt_counts exists (a reader never makes it), then its
+ * rows, in one read. */
+typedef struct {
+    int found;                  /* the table exists */
+    wh_inbox_rows rows;
+} totals_read;
+
+static int read_totals(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    totals_read *r = baton;
+    int rv = wh_inbox_db_select(ib, p, &st_totals_table, NULL, 1, &r->rows);
+
+    if (rv != 0 || !r->rows.nrows || wh_cell_num(WH_ROW_CELL(&r->rows, 0, 0)) == 0)
+        return rv;
+    r->found = 1;
+    return wh_inbox_db_select(ib, p, &st_totals, NULL, 8, &r->rows);
+}
+
+int wh_fq_attempt_totals(wh_fq *q, apr_pool_t *p, wh_fq_totals *out)
+{
+    totals_read r = { 0, { 0, 0, 0, NULL } };
+
+    memset(out, 0, sizeof(*out));
+    if (wh_inbox_db_read(q->ib, p, "attempt counts", read_totals, &r) != WH_DB_OK)
+        return -1;
+    if (!r.found)
+        return 0;
+    for (int i = 0; i < r.rows.nrows; i++) {
+        apr_int64_t n = wh_cell_num(WH_ROW_CELL(&r.rows, i, 1));
+        switch (wh_cell_num(WH_ROW_CELL(&r.rows, i, 0))) {
+        case WH_FQ_FORWARDED: out->forwarded = n; break;
+        case WH_FQ_READY: out->retried = n; break;
+        case WH_FQ_DEAD: out->dead = n; break;
+        default: break;
+        }
+    }
+    return 1;
 }
 
 /* ---- dead letters ---------------------------------------------------- */

@@ -97,8 +97,10 @@ typedef struct {
     apr_int64_t ready;           /* heads, due now or later, or in flight */
     apr_int64_t retrying;        /* ready with at least one failed attempt */
     apr_int64_t dead;
-    apr_time_t oldest;           /* received_at of the oldest unforwarded
-                                    (waiting or ready) event; 0: none */
+    apr_time_t oldest;           /* received_at of the first listed
+                                    unforwarded (waiting or ready) event,
+                                    the oldest but for events committed
+                                    in the same moments; 0: none */
     apr_int64_t unqueued;        /* stored but not yet queued */
 } wh_fq_counts;
 
@@ -110,6 +112,21 @@ int wh_fq_stats(wh_fq *q, apr_pool_t *p, wh_fq_counts *out);
  * run yet; -1: the database failed. */
 int wh_fq_status(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
                  wh_fq_counts *out);
+
+/* Attempts by outcome since a forwarder first counted them on this
+ * inbox (wh_attempt_counts, made at a forwarder's start, added to in the
+ * transaction that records the attempts): only ever grow, whatever is
+ * purged from the history. */
+typedef struct {
+    apr_int64_t forwarded;       /* a 2xx */
+    apr_int64_t retried;         /* failed, tried again later */
+    apr_int64_t dead;            /* failed, given up: a dead letter */
+} wh_fq_totals;
+
+/* Three rows, whatever the inbox's size. 1: *out filled; 0: no forwarder
+ * has counted on this inbox yet (no table: nothing is made); -1: the
+ * database failed. */
+int wh_fq_attempt_totals(wh_fq *q, apr_pool_t *p, wh_fq_totals *out);
 
 /* ---- dead letters (wirehook inbox dead ...) ------------------------- */
 

@@ -57,7 +57,31 @@
     " answer TEXT,"                                                           \
     " outcome INTEGER NOT NULL)",                                             \
     "CREATE INDEX IF NOT EXISTS wh_attempts_event"                            \
-    " ON wh_attempts (event_id, started_at)"
+    " ON wh_attempts (event_id, started_at)",                                 \
+    WH_FQ_SQL_TOTALS_SCHEMA
+
+/* Attempts by outcome (3 forwarded, 1 retried, 4 dead), one row each,
+ * added to by the cycle that writes the attempts: the metrics' counters.
+ * Counting wh_attempts instead would cost a scan of the whole history at
+ * every scrape, and would go down when a purge shortens it; these only
+ * grow, from zero when the table was made (a forwarder's start). */
+#define WH_FQ_SQL_TOTALS_SCHEMA                                               \
+    "CREATE TABLE IF NOT EXISTS wh_attempt_counts ("                          \
+    " outcome INTEGER NOT NULL PRIMARY KEY,"                                  \
+    " n BIGINT NOT NULL)"
+/* The same JSON array as WH_FQ_SQL_ATTEMPTS_ADD's. "WHERE 1 = 1" keeps
+ * SQLite from reading ON CONFLICT as a join constraint. */
+#define WH_FQ_SQL_TOTALS_ADD                                                  \
+    "INSERT INTO wh_attempt_counts (outcome, n)"                              \
+    " SELECT json_extract(value, '$[6]'), count(*) FROM json_each(%s)"        \
+    " WHERE 1 = 1 GROUP BY 1"                                                 \
+    " ON CONFLICT (outcome) DO UPDATE SET n = wh_attempt_counts.n + excluded.n"
+#define WH_FQ_SQL_TOTALS_ADD_PG                                               \
+    "INSERT INTO wh_attempt_counts (outcome, n)"                              \
+    " SELECT (v->>6)::int, count(*) FROM json_array_elements(%s::json) v"     \
+    " GROUP BY 1"                                                             \
+    " ON CONFLICT (outcome) DO UPDATE SET n = wh_attempt_counts.n + excluded.n"
+#define WH_FQ_SQL_TOTALS "SELECT outcome, n FROM wh_attempt_counts"
 
 /* A batch of attempts in one statement: a JSON array of
  * [event_id, attempt, started_at, duration_ms, http_status, answer,
@@ -208,13 +232,24 @@
     " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1),"                 \
     " (SELECT min(next_at) FROM wh_delivery WHERE state = 1)"
 
+/* What a status page or a scrape reads, at a cost that follows the open
+ * events (the backlog) and the dead letters, never the events forwarded.
+ * Open events are counted and their first position found in the
+ * wh_delivery_open index alone (its predicate repeated): counting the
+ * waiting ones, or taking the least received_at, would look every open
+ * row up in the table. The oldest open event is the first listed one
+ * (positions follow arrival, but for events committed in the same
+ * moments), its arrival found through the listing. */
 #define WH_FQ_SQL_STATS                                                        \
-    "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3 AND state = 0)," \
+    "SELECT (SELECT count(*) FROM wh_delivery WHERE state < 3)"               \
+    "  - (SELECT count(*) FROM wh_delivery WHERE state = 1),"                 \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1),"                    \
     " (SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"     \
     "   AND lease_owner IS NULL),"                                            \
     " (SELECT count(*) FROM wh_delivery WHERE state = 4),"                    \
-    " (SELECT min(received_at) FROM wh_delivery WHERE state < 3),"            \
+    " (SELECT e.received_at FROM wh_order o JOIN wh_events e"                 \
+    "   ON e.id = o.event_id WHERE o.seq ="                                   \
+    "   (SELECT min(seq) FROM wh_delivery WHERE state < 3)),"                 \
     " (SELECT max(seq) FROM wh_order),"                                       \
     " (SELECT last_seq FROM wh_forward_cursor WHERE id = 1)"
 

@@ -11,10 +11,15 @@
 #define WH_ALLOW_VIEW "GET, HEAD"
 #define WH_PAYMENTS_PATH "/payments"
 
-static void unavailable(apr_pool_t *p, wh_response *out)
+/* 503, back when the inbox is tried again: by the host that could not
+ * open it (ib NULL), or by the inbox itself, which reconnects at most
+ * every WH_INBOX_RETRY_MS. */
+static void unavailable(apr_pool_t *p, const wh_inbox *ib, wh_response *out)
 {
-    wh_response_error(p, 503, WH_CODE_INBOX_UNAVAILABLE,
-                      "the inbox is unavailable; retry later", out);
+    wh_response_unavailable(p, WH_CODE_INBOX_UNAVAILABLE,
+                            "the inbox is unavailable; retry later",
+                            ib ? apr_time_from_msec(WH_INBOX_RETRY_MS)
+                               : WH_ENDPOINT_OPEN_RETRY, out);
 }
 
 /* Where readers are configured (cfg->readers_at), the bank's credentials
@@ -54,19 +59,19 @@ void wh_endpoint_store(wh_inbox *ib, const wh_request *req,
         return;
     }
     if (!ib) {
-        unavailable(p, out);
+        unavailable(p, NULL, out);
         return;
     }
     switch (wh_inbox_store(ib, p, &v->facts, req->body, req->body_len,
                            req->now, NULL)) {
     case WH_INBOX_STORED:
-        wh_response_ack(p, "accepted", v->facts.notification_id, out);
+        wh_response_ack(p, WH_CODE_ACCEPTED, v->facts.notification_id, out);
         break;
     case WH_INBOX_DUPLICATE:
-        wh_response_ack(p, "duplicate", v->facts.notification_id, out);
+        wh_response_ack(p, WH_CODE_DUPLICATE, v->facts.notification_id, out);
         break;
     default:
-        unavailable(p, out);
+        unavailable(p, ib, out);
         break;
     }
 }
@@ -98,7 +103,7 @@ static void list_events(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
     }
     ib = get ? get(ctx) : NULL;
     if (!ib || wh_inbox_list(ib, p, &q, &json) != WH_INBOX_STORED || !json) {
-        unavailable(p, out);
+        unavailable(p, ib, out);
         return;
     }
     json_ok(json, out);
@@ -187,7 +192,7 @@ static void payments(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
             return;
         }
         if ((ib = get(ctx)) == NULL) {
-            unavailable(p, out);
+            unavailable(p, NULL, out);
             return;
         }
         res = wh_payments_get(ib, p, r->payment_id, &json);
@@ -199,7 +204,7 @@ static void payments(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
             return;
         }
         if ((ib = get(ctx)) == NULL) {
-            unavailable(p, out);
+            unavailable(p, NULL, out);
             return;
         }
         res = wh_payments_list(ib, p, &q, &json);
@@ -208,7 +213,7 @@ static void payments(wh_verifier *vf, wh_endpoint_inbox_fn get, void *ctx,
         wh_response_error(p, 404, WH_CODE_NOT_FOUND,
                           "the inbox holds no event of this payment", out);
     else if (res != WH_PAY_OK)
-        unavailable(p, out);
+        unavailable(p, ib, out);
     else
         json_ok(json, out);
 }

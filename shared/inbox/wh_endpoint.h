@@ -48,6 +48,12 @@ int wh_endpoint_error_document(apr_pool_t *p, int failed_status, wh_response *ou
 
 /* The inbox, asked for by wh_endpoint_handle_lazy only when a request
  * needs it: get(ctx) returns it, or NULL (503). */
+
+/* A host that could not open the inbox (a schema newer than this build,
+ * a missing driver, a directory it may not write) tries again after this
+ * long at the most; its 503s meanwhile say so (Retry-After). A store or a
+ * listing that failed on an open inbox says WH_INBOX_RETRY_MS. */
+#define WH_ENDPOINT_OPEN_RETRY apr_time_from_sec(5)
 typedef wh_inbox *(*wh_endpoint_inbox_fn)(void *ctx);
 
 /* Dispatch by sub-path and method: an unknown sub-path is 404 not_found

@@ -10,6 +10,11 @@
  * PostgreSQL through apr_dbd, same schema and SQL on both. */
 typedef struct wh_inbox wh_inbox;
 
+/* After a failed connection attempt, a long-lived inbox (the module's)
+ * tries again at most this often; requests meanwhile answer 503 at once,
+ * saying so (Retry-After). */
+#define WH_INBOX_RETRY_MS 2000
+
 typedef enum {
     WH_INBOX_STORED = 0,
     WH_INBOX_DUPLICATE,

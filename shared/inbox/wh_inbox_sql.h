@@ -16,7 +16,7 @@
  *
  * Version 3 separates an event's arrival key (wh_events.id, increasing,
  * gaps allowed) from its listing position (wh_order.seq, 1, 2, 3 ... in
- * commit order, no gaps): see docs/architecture.md, "The inbox". */
+ * commit order, no gaps): see README.md here, "The database". */
 #include "wh_inbox.h"
 
 /* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key
@@ -40,10 +40,6 @@
  * write lock (SQLite busy wait, PostgreSQL lock_timeout) and then the
  * request is answered 503 instead of hanging. */
 #define WH_INBOX_LOCK_WAIT_MS 5000
-
-/* After a failed connection attempt, a long-lived inbox (the module's)
- * tries again at most this often; requests meanwhile answer 503 at once. */
-#define WH_INBOX_RETRY_MS 2000
 
 /* SQLite: a process leaving with wh_inbox_release_for_exit closes its
  * connection normally (the last one out checkpoints and removes the WAL)

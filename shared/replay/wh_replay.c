@@ -448,6 +448,20 @@ apr_uint64_t wh_replay_ledger_live(const wh_replay_ledger *l,
     return live;
 }
 
+apr_time_t wh_replay_ledger_room_at(const wh_replay_ledger *l,
+                                    unsigned partition, apr_time_t now)
+{
+    const ledger_slot *s = &l->slots[(apr_size_t)(partition % l->partitions)
+                                     * WH_LEDGER_BUCKETS];
+    apr_int64_t oldest = -1;
+
+    for (int i = 0; i < WH_LEDGER_BUCKETS; i++)
+        if (s[i].count && bucket_live(l, s[i].bucket, now)
+            && (oldest < 0 || s[i].bucket < oldest))
+            oldest = s[i].bucket;
+    return oldest < 0 ? 0 : apr_time_from_sec((oldest + 1) * l->width + l->window);
+}
+
 int wh_replay_ledger_admit(wh_replay_ledger *l, unsigned partition,
                            apr_time_t now)
 {

@@ -20,12 +20,6 @@
 #include <apr_pools.h>
 #include <apr_time.h>
 
-/* How long a claim holds once nobody renews it. A delivery still running
- * renews its claims every third of it (wh_replay_renew.h), so the lease
- * only ends the claim of a holder that is gone (a killed server); lmdb's
- * claims hold while their process lives, whatever their age. */
-#define WH_REPLAY_CLAIM_LEASE apr_time_from_sec(120)
-
 /* The key the epoch marker is stored under: never a notificationId
  * (those are canonical UUIDs). */
 #define WH_REPLAY_MARKER_KEY "wirehook:epoch"
@@ -129,6 +123,11 @@ int wh_replay_ledger_admit(wh_replay_ledger *l, unsigned partition,
                            apr_time_t now);
 apr_uint64_t wh_replay_ledger_live(const wh_replay_ledger *l,
                                    unsigned partition, apr_time_t now);
+/* When the partition's oldest counted ids lapse, freeing room (the time a
+ * refused id may be admitted, when the partition is full at now); 0 when
+ * it counts nothing live. */
+apr_time_t wh_replay_ledger_room_at(const wh_replay_ledger *l,
+                                    unsigned partition, apr_time_t now);
 /* Totals over every partition: live ids, capacity (0: unbounded), and
  * the fullest partition's live ids. */
 void wh_replay_ledger_fill(const wh_replay_ledger *l, apr_time_t now,

@@ -1,6 +1,7 @@
 /* ReplayCache lmdb behind the store interface (see wh_replay_lmdb_store.h). */
 #include "wh_replay_lmdb_store.h"
 #include "wh_replay.h"
+#include <string.h>
 
 typedef struct {
     wh_replay_lmdb *db;
@@ -18,9 +19,7 @@ static wh_claim_result lmdb_claim(wh_replay_store *st, apr_pool_t *p,
     int may_add = !wh_replay_predates(c->signed_at, ls->since, c->tolerance_sec);
     (void)p;
 
-    info->since = 0;
-    info->emptied = 0;
-    info->err = NULL;
+    memset(info, 0, sizeof(*info));
     switch (wh_replay_lmdb_claim(ls->db, c->id, now,
                                  now + apr_time_from_sec(c->window_sec),
                                  may_add, &ls->owner, &info->err)) {
@@ -59,7 +58,7 @@ static int lmdb_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
     lmdb_store *ls = st->impl;
     (void)p;
     (void)holder;
-    return wh_replay_lmdb_remove(ls->db, id, err);
+    return wh_replay_lmdb_remove(ls->db, id, err) < 0 ? -1 : 1;
 }
 
 static int lmdb_fill(wh_replay_store *st, apr_uint64_t *live,

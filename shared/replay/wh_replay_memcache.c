@@ -1,7 +1,7 @@
 /* ReplayCache memcache (see wh_replay_memcache.h). */
 #include "wh_replay_memcache.h"
 #include "wh_replay.h"
-#include <apr_reslist.h>
+#include "wh_replay_pool.h"
 #include <apr_strings.h>
 #include <libmemcached/memcached.h>
 #include <stdlib.h>
@@ -14,24 +14,25 @@ typedef struct {
     char *host;
     int port;
     apr_interval_time_t timeout;
-    apr_reslist_t *conns;
+    wh_replay_pool *conns;
     const char *marker_key;
 } mc_store;
 
 typedef struct {
+    wh_replay_conn base;     /* first: the pool reads it */
     memcached_st *mc;
-    int broken;
     int persisted;          /* the marker's expiry removed (once) */
 } mc_conn;
 
 /* ---- connections ----------------------------------------------------- */
 
-static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
+static apr_status_t conn_open(void *params, void **res, char *why,
+                              apr_size_t why_len)
 {
     mc_store *ms = params;
     mc_conn *c;
     uint64_t to_ms = (uint64_t)apr_time_as_msec(ms->timeout);
-    (void)pool;
+    memcached_return_t rc;
 
     *res = NULL;
     if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -51,45 +52,29 @@ static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
     memcached_behavior_set(c->mc, MEMCACHED_BEHAVIOR_CONNECT_TIMEOUT, to_ms);
     memcached_behavior_set(c->mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT, to_ms);
     memcached_behavior_set(c->mc, MEMCACHED_BEHAVIOR_TCP_NODELAY, 1);
+    /* libmemcached connects at the first command: one now, so that a
+     * server that is down is found here and the pool backs off */
+    if ((rc = memcached_version(c->mc)) != MEMCACHED_SUCCESS) {
+        apr_cpystrn(why, memcached_strerror(c->mc, rc), why_len);
+        memcached_free(c->mc);
+        free(c);
+        return APR_ECONNREFUSED;
+    }
     *res = c;
     return APR_SUCCESS;
 }
 
-static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
+static void conn_close(void *params, void *res)
 {
     mc_conn *c = res;
     (void)params;
-    (void)pool;
-    if (c) {
-        if (c->mc)
-            memcached_free(c->mc);
-        free(c);
-    }
-    return APR_SUCCESS;
+    if (c->mc)
+        memcached_free(c->mc);
+    free(c);
 }
 
-static int acquire(mc_store *ms, apr_pool_t *p, mc_conn **out, const char **err)
-{
-    void *res = NULL;
-    apr_status_t rv = apr_reslist_acquire(ms->conns, &res);
-    char buf[120];
-
-    if (rv != APR_SUCCESS || res == NULL) {
-        *err = apr_psprintf(p, "no connection to memcached at %s:%d: %s",
-                            ms->host, ms->port, apr_strerror(rv, buf, sizeof(buf)));
-        return -1;
-    }
-    *out = res;
-    return 0;
-}
-
-static void release(mc_store *ms, mc_conn *c)
-{
-    if (c->broken)
-        apr_reslist_invalidate(ms->conns, c);
-    else
-        apr_reslist_release(ms->conns, c);
-}
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* The answers that are memcached's word on a key; anything else is the
  * connection failing (the connection is then closed, *err set). */
@@ -107,7 +92,7 @@ static int answered(mc_conn *c, apr_pool_t *p, memcached_return_t rc,
         return 1;
     default:
         *err = apr_pstrcat(p, "memcached: ", memcached_strerror(c->mc, rc), NULL);
-        c->broken = 1;
+        c->base.broken = 1;
         return 0;
     }
 }
@@ -197,9 +182,13 @@ static int take_marker(mc_store *ms, mc_conn *c, apr_pool_t *p,
     return rc == MEMCACHED_SUCCESS || rc == MEMCACHED_STORED;
 }
 
-static wh_claim_result claim_on(mc_store *ms, mc_conn *c, apr_pool_t *p,
+/* The claim on one connection (a claim the lost reply of an earlier try
+ * had made reads as this holder's own). */
+static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
                                 const wh_claim *cl, wh_claim_info *info)
 {
+    mc_store *ms = baton;
+    mc_conn *c = conn;
     const char *key = wh_replay_net_key(p, cl->id);
     const char *keys[2] = { key, ms->marker_key };
     const char *val = wh_replay_net_claim_value(p, cl->holder);
@@ -248,46 +237,15 @@ static wh_claim_result mc_claim(wh_replay_store *st, apr_pool_t *p,
                                 const wh_claim *cl, wh_claim_info *info)
 {
     mc_store *ms = st->impl;
-    wh_claim_result res = WH_CLAIM_ERROR;
-
-    memset(info, 0, sizeof(*info));
-    for (int attempt = 0; attempt < 2; attempt++) {
-        mc_conn *c;
-        int broken;
-        if (acquire(ms, p, &c, &info->err) != 0)
-            return WH_CLAIM_ERROR;
-        res = claim_on(ms, c, p, cl, info);
-        broken = c->broken;
-        release(ms, c);
-        /* a connection that failed (a restarted memcached): once more on
-         * a fresh one; a claim the lost reply had made reads as ours */
-        if (res != WH_CLAIM_ERROR || !broken)
-            break;
-    }
-    return res;
+    return wh_replay_pool_claim(ms->conns, p, claim_on, ms, cl, info);
 }
 
-typedef int (*mc_fn)(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
-                     const char **err);
-
-/* fn on a pooled connection, once more on a fresh one when the first had
- * failed; every operation through here may be repeated. */
-static int on_conn(mc_store *ms, apr_pool_t *p, mc_fn fn, void *baton,
-                   const char **err)
+/* fn on one of the store's connections (see wh_replay_pool.h). */
+static int on_conn(wh_replay_store *st, apr_pool_t *p, wh_replay_pool_fn fn,
+                   void *baton, const char **err)
 {
-    int rv = -1;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        mc_conn *c;
-        int broken;
-        if (acquire(ms, p, &c, err) != 0)
-            return -1;
-        rv = fn(ms, c, p, baton, err);
-        broken = c->broken;
-        release(ms, c);
-        if (rv >= 0 || !broken)
-            break;
-    }
-    return rv;
+    mc_store *ms = st->impl;
+    return wh_replay_pool_run(ms->conns, p, fn, baton, err);
 }
 
 typedef struct {
@@ -296,15 +254,14 @@ typedef struct {
     int renew;                   /* 1 renew, 0 forget */
 } mc_args;
 
-static int confirm_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
-                      const char **err)
+static int confirm_fn(void *conn, apr_pool_t *p, void *baton, const char **err)
 {
+    mc_conn *c = conn;
     mc_args *a = baton;
     const char *key = wh_replay_net_key(p, a->id);
     memcached_return_t rc = memcached_set(c->mc, key, strlen(key),
                                           WH_REPLAY_NET_CONFIRMED, 1,
                                           seconds(a->ttl), 0);
-    (void)ms;
     if (!answered(c, p, rc, err))
         return -1;
     if (rc != MEMCACHED_SUCCESS && rc != MEMCACHED_STORED) {
@@ -316,14 +273,13 @@ static int confirm_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
 
 /* Renew (the same claim, a new expiry) or forget (a tombstone) the claim,
  * only while it is still a->holder's: gets, then cas on what was read. */
-static int compare_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
-                      const char **err)
+static int compare_fn(void *conn, apr_pool_t *p, void *baton, const char **err)
 {
+    mc_conn *c = conn;
     mc_args *a = baton;
     const char *key = wh_replay_net_key(p, a->id);
     const char *keys[1] = { key };
     mc_item it;
-    (void)ms;
 
     for (int round = 0; round < 3; round++) {
         memcached_return_t rc;
@@ -353,14 +309,14 @@ static int mc_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
                       const char **err)
 {
     mc_args a = { id, holder, apr_time_from_sec(window_sec), 0 };
-    return on_conn(st->impl, p, confirm_fn, &a, err);
+    return on_conn(st, p, confirm_fn, &a, err);
 }
 
 static int mc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     mc_args a = { id, holder, 0, 0 };
-    return on_conn(st->impl, p, compare_fn, &a, err) < 0 ? -1 : 0;
+    return on_conn(st, p, compare_fn, &a, err);
 }
 
 static int mc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -368,27 +324,33 @@ static int mc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
                     const char **err)
 {
     mc_args a = { id, holder, lease, 1 };
-    return on_conn(st->impl, p, compare_fn, &a, err);
+    return on_conn(st, p, compare_fn, &a, err);
 }
 
-static int health_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
-                     const char **err)
+static int health_fn(void *conn, apr_pool_t *p, void *baton, const char **err)
 {
+    mc_store *ms = baton;
     const char *keys[1] = { ms->marker_key };
     mc_item it;
-    (void)baton;
-    return get_many(c, p, keys, 1, &it, err);
+    return get_many(conn, p, keys, 1, &it, err);
 }
 
 static int mc_health(wh_replay_store *st, apr_pool_t *p, const char **err)
 {
-    return on_conn(st->impl, p, health_fn, NULL, err);
+    return on_conn(st, p, health_fn, st->impl, err);
 }
 
-static int init_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
-                   const char **err)
+typedef struct {
+    mc_store *ms;
+    apr_time_t since;
+} mc_init_args;
+
+static int init_fn(void *conn, apr_pool_t *p, void *baton, const char **err)
 {
-    apr_time_t *since = baton, set;
+    mc_init_args *a = baton;
+    mc_store *ms = a->ms;
+    mc_conn *c = conn;
+    apr_time_t *since = &a->since, set;
     const char *keys[1] = { ms->marker_key };
     const char *v = wh_replay_marker_encode(p, 0, apr_time_now());
     memcached_return_t rc = memcached_add(c->mc, ms->marker_key,
@@ -413,7 +375,11 @@ static int init_fn(mc_store *ms, mc_conn *c, apr_pool_t *p, void *baton,
 static int mc_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
                    const char **err)
 {
-    return on_conn(st->impl, p, init_fn, since, err);
+    mc_init_args a = { st->impl, 0 };
+    int rv = on_conn(st, p, init_fn, &a, err);
+
+    *since = a.since;
+    return rv;
 }
 
 static const wh_replay_store_ops mc_ops = {
@@ -427,19 +393,20 @@ const char *wh_replay_memcache_open(apr_pool_t *p, const char *host, int port,
 {
     mc_store *ms = apr_pcalloc(p, sizeof(*ms));
     wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
+    const char *err;
 
     *out = NULL;
     ms->host = apr_pstrdup(p, host);
     ms->port = port;
     ms->timeout = timeout;
     ms->marker_key = wh_replay_net_key(p, WH_REPLAY_MARKER_KEY);
-    if (max_conns < 1)
-        max_conns = 1;
-    if (apr_reslist_create(&ms->conns, 0, max_conns, max_conns,
-                           apr_time_from_sec(60), conn_make, conn_free, ms, p)
-        != APR_SUCCESS)
-        return "memcache: cannot create the connection pool";
-    apr_reslist_timeout_set(ms->conns, timeout);
+    err = wh_replay_pool_create(p, &conn_ops, ms,
+                                apr_psprintf(p, "no connection to memcached at "
+                                             "%s:%d", host, port),
+                                max_conns, timeout, WH_REPLAY_POOL_RETRY,
+                                &ms->conns);
+    if (err)
+        return apr_pstrcat(p, "memcache: ", err, NULL);
     st->ops = &mc_ops;
     st->impl = ms;
     *out = st;

@@ -1,10 +1,11 @@
 /* ReplayCache pgsql (see wh_replay_pgsql.h). */
 #include "wh_replay_pgsql.h"
 #include "wh_replay.h"
+#include "wh_replay_pool.h"
 #include <apr_dbd.h>
-#include <apr_reslist.h>
 #include <apr_strings.h>
-#include <apr_thread_mutex.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,11 @@ static const char *const sql[Q_COUNT] = {
     "SELECT %s::text, %s::text, " WH_PG_IN("%s") " WHERE EXISTS (SELECT 1 FROM "
     "wh_replay WHERE id = " WH_PG_MARKER " AND holder = %s::text) "
     "ON CONFLICT (id) DO NOTHING",
-    /* Q_LOOK id: the id's row and the marker's */
-    "SELECT id, holder, CASE WHEN expires > clock_timestamp() THEN 1 ELSE 0 END "
+    /* Q_LOOK id: the id's row and the marker's, with the ms each holds
+     * for (0: expired; -1: for ever) */
+    "SELECT id, holder, CASE WHEN expires <= clock_timestamp() THEN 0 "
+    "WHEN NOT isfinite(expires) THEN -1 ELSE greatest(1, ceil(extract(epoch "
+    "FROM expires - clock_timestamp()) * 1000))::bigint END "
     "FROM wh_replay WHERE id = %s::text OR id = " WH_PG_MARKER,
     /* Q_TAKE holder, lease µs, id: an expired row (a lapsed claim, an id
      * past its window) becomes this claim */
@@ -65,16 +69,15 @@ static const char *const sql[Q_COUNT] = {
 typedef struct {
     const char *conninfo;
     const apr_dbd_driver_t *drv;
-    apr_reslist_t *conns;
-    apr_thread_mutex_t *mu;      /* guards last_err */
-    char last_err[200];          /* why the last connection failed */
+    wh_replay_pool *conns;
+    int stmt_ms;             /* statement and lock timeouts, in the server */
 } pg_store;
 
 typedef struct {
+    wh_replay_conn base;     /* first: the pool reads it */
     apr_pool_t *pool;
     apr_dbd_t *h;
     apr_dbd_prepared_t *st[Q_COUNT];
-    int broken;
     char marker[WH_REPLAY_NET_VALUE_MAX];
     int has_marker;
     apr_time_t since;
@@ -108,7 +111,7 @@ static int failed(pg_store *ps, pg_conn *c, apr_pool_t *p, int rv,
 {
     *err = apr_pstrcat(p, "pgsql: ",
                        one_line(p, apr_dbd_error(ps->drv, c->h, rv)), NULL);
-    c->broken = 1;
+    c->base.broken = 1;
     return -1;
 }
 
@@ -247,25 +250,39 @@ fail:
 
 /* ---- connections ----------------------------------------------------- */
 
-static void remember_error(pg_store *ps, const char *why)
+/* libpq's PQsocket, from the library apr_dbd's pgsql driver loaded (as
+ * inbox/wh_sqlite_api.c finds SQLite's): the pool watches the socket,
+ * since libpq waits for a reply as long as the server is silent. NULL:
+ * not found, nothing watched (the server's own timeouts still hold while
+ * it runs). */
+typedef int (*pq_socket_fn)(const void *conn);
+static pq_socket_fn pq_socket;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+
+static void pq_lookup(void)
 {
-    apr_thread_mutex_lock(ps->mu);
-    apr_cpystrn(ps->last_err, why, sizeof(ps->last_err));
-    apr_thread_mutex_unlock(ps->mu);
+    pq_socket = (pq_socket_fn)dlsym(RTLD_DEFAULT, "PQsocket");
 }
 
-static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
+static int conn_socket(void *params, void *res)
+{
+    pg_store *ps = params;
+    pg_conn *c = res;
+    const void *native;
+
+    pthread_once(&pq_once, pq_lookup);
+    native = pq_socket ? apr_dbd_native_handle(ps->drv, c->h) : NULL;
+    return native ? pq_socket(native) : -1;
+}
+
+static apr_status_t conn_open(void *params, void **res, char *why_out,
+                              apr_size_t why_len)
 {
     pg_store *ps = params;
     pg_conn *c;
-    const char *err = NULL, *why;
+    const char *err = NULL, *why = NULL;
     apr_pool_t *cp;
-    static const char *const session[] = {
-        "SET statement_timeout = 5000", "SET lock_timeout = 5000",
-        "SET synchronous_commit = on",
-        "SET default_transaction_isolation = 'read committed'",
-    };
-    (void)pool;
+    int slot;
 
     *res = NULL;
     /* a pool of its own, not the reslist's: connections come and go */
@@ -273,71 +290,56 @@ static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
         return APR_ENOMEM;
     c = apr_pcalloc(cp, sizeof(*c));
     c->pool = cp;
+    /* bounded by the conninfo's connect_timeout (wh_replay_pgsql_open) */
     if (apr_dbd_open_ex(ps->drv, cp, ps->conninfo, &c->h, &err) != APR_SUCCESS
         || c->h == NULL) {
-        remember_error(ps, err ? one_line(cp, err) : "connection failed");
+        apr_cpystrn(why_out, err ? one_line(cp, err) : "connection failed",
+                    why_len);
         apr_pool_destroy(cp);
         return APR_ECONNREFUSED;
     }
-    for (apr_size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++)
-        if (plain(ps, c->h, session[i]) != 0) {
-            remember_error(ps, "the session could not be set up");
-            goto fail;
-        }
-    if ((why = ensure_schema(ps, cp, c->h)) != NULL) {
-        remember_error(ps, why);
-        goto fail;
+    /* setting the session up waits on the server too */
+    slot = wh_replay_pool_watch(ps->conns, conn_socket(ps, c));
+    {
+        /* a server that runs gives up on a statement (or a lock) before
+         * the pool stops waiting: a statement's end is the server's word
+         * whenever the server runs */
+        const char *session[] = {
+            apr_psprintf(cp, "SET statement_timeout = %d", ps->stmt_ms),
+            apr_psprintf(cp, "SET lock_timeout = %d", ps->stmt_ms),
+            "SET synchronous_commit = on",
+            "SET default_transaction_isolation = 'read committed'",
+        };
+        for (apr_size_t i = 0; !why && i < sizeof(session) / sizeof(session[0]); i++)
+            if (plain(ps, c->h, session[i]) != 0)
+                why = "the session could not be set up";
     }
-    for (int q = 0; q < Q_COUNT; q++)
-        if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0) {
-            remember_error(ps, "a statement could not be prepared");
-            goto fail;
-        }
+    if (!why)
+        why = ensure_schema(ps, cp, c->h);
+    for (int q = 0; !why && q < Q_COUNT; q++)
+        if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0)
+            why = "a statement could not be prepared";
+    if (wh_replay_pool_unwatch(ps->conns, slot))
+        why = "the server gave no answer while the session was set up";
+    if (why) {
+        apr_cpystrn(why_out, why, why_len);
+        apr_dbd_close(ps->drv, c->h);
+        apr_pool_destroy(cp);
+        return APR_EGENERAL;
+    }
     *res = c;
     return APR_SUCCESS;
-fail:
-    apr_dbd_close(ps->drv, c->h);
-    apr_pool_destroy(cp);
-    return APR_EGENERAL;
 }
 
-static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
+static void conn_close(void *params, void *res)
 {
     pg_store *ps = params;
     pg_conn *c = res;
-    (void)pool;
-    if (c) {
-        apr_dbd_close(ps->drv, c->h);
-        apr_pool_destroy(c->pool);
-    }
-    return APR_SUCCESS;
+    apr_dbd_close(ps->drv, c->h);
+    apr_pool_destroy(c->pool);
 }
 
-static int acquire(pg_store *ps, apr_pool_t *p, pg_conn **out, const char **err)
-{
-    void *res = NULL;
-    apr_status_t rv = apr_reslist_acquire(ps->conns, &res);
-
-    if (rv != APR_SUCCESS || res == NULL) {
-        char buf[120];
-        apr_thread_mutex_lock(ps->mu);
-        *err = apr_psprintf(p, "pgsql: no connection to the replay store's "
-                            "database: %s", ps->last_err[0] ? ps->last_err
-                            : apr_strerror(rv, buf, sizeof(buf)));
-        apr_thread_mutex_unlock(ps->mu);
-        return -1;
-    }
-    *out = res;
-    return 0;
-}
-
-static void release(pg_store *ps, pg_conn *c)
-{
-    if (c->broken)
-        apr_reslist_invalidate(ps->conns, c);
-    else
-        apr_reslist_release(ps->conns, c);
-}
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, conn_socket };
 
 /* ---- the operations -------------------------------------------------- */
 
@@ -370,14 +372,19 @@ static int take_marker(pg_store *ps, pg_conn *c, apr_pool_t *p,
     return nrows > 0;
 }
 
-static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
+/* The claim on one connection (a claim whose reply was lost reads as
+ * this holder's own when tried again). */
+static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
                                 const wh_claim *cl, wh_claim_info *info)
 {
+    pg_store *ps = baton;
+    pg_conn *c = conn;
     const char *lease = us(p, cl->lease);
 
     for (int round = 0; round < 4; round++) {
         const char *cells[2 * 3], *idrow = NULL, *marker = NULL;
-        int nrows = 0, id_found = 0, id_live = 0, marker_found = 0, wrote, mine;
+        int nrows = 0, id_found = 0, marker_found = 0, wrote, mine;
+        apr_int64_t id_ms = 0;           /* how long the id's row holds */
 
         if (c->has_marker
             && !wh_replay_predates(cl->signed_at, c->since, cl->tolerance_sec)) {
@@ -408,16 +415,21 @@ static wh_claim_result claim_on(pg_store *ps, pg_conn *c, apr_pool_t *p,
             else {
                 id_found = 1;
                 idrow = cells[i * 3 + 1];
-                id_live = cells[i * 3 + 2] && cells[i * 3 + 2][0] == '1';
+                id_ms = cells[i * 3 + 2] ? apr_atoi64(cells[i * 3 + 2]) : 0;
             }
         }
-        if (id_found && id_live) {
+        if (id_found && id_ms != 0) {
             /* a confirmed id: NULL, which the driver reads as "" (a
              * holder token is never empty) */
             if (idrow == NULL || *idrow == '\0')
                 return WH_CLAIM_DUPLICATE;
             mine = cl->holder && strcmp(idrow, cl->holder) == 0;
-            return mine ? WH_CLAIM_FIRST : WH_CLAIM_IN_PROGRESS;
+            if (mine)
+                return WH_CLAIM_FIRST;
+            /* when the claim lapses unless renewed */
+            if (id_ms > 0)
+                info->retry_in = apr_time_from_msec(id_ms);
+            return WH_CLAIM_IN_PROGRESS;
         }
         if ((wrote = take_marker(ps, c, p, marker, marker_found, &info->err)) < 0)
             return WH_CLAIM_ERROR;
@@ -447,45 +459,29 @@ static wh_claim_result pg_claim(wh_replay_store *st, apr_pool_t *p,
                                 const wh_claim *cl, wh_claim_info *info)
 {
     pg_store *ps = st->impl;
-    wh_claim_result res = WH_CLAIM_ERROR;
-
-    memset(info, 0, sizeof(*info));
-    for (int attempt = 0; attempt < 2; attempt++) {
-        pg_conn *c;
-        int broken;
-        if (acquire(ps, p, &c, &info->err) != 0)
-            return WH_CLAIM_ERROR;
-        res = claim_on(ps, c, p, cl, info);
-        broken = c->broken;
-        release(ps, c);
-        /* a connection that failed (a restarted server): once more on a
-         * fresh one; a claim whose reply was lost reads as this holder's */
-        if (res != WH_CLAIM_ERROR || !broken)
-            break;
-    }
-    return res;
+    return wh_replay_pool_claim(ps->conns, p, claim_on, ps, cl, info);
 }
 
-/* One statement on a pooled connection (once more on a fresh one when the
- * first had failed): rows changed, or -1. */
+typedef struct {
+    pg_store *ps;
+    int q, nargs;
+    const char **args;
+} pg_stmt;
+
+static int statement_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_stmt *k = baton;
+    int nrows = 0;
+    return exec_q(k->ps, conn, p, k->q, &nrows, k->nargs, k->args, err) == 0
+           ? nrows : -1;
+}
+
+/* One statement on a pooled connection: rows changed, or -1. */
 static int one_statement(wh_replay_store *st, apr_pool_t *p, int q, int nargs,
                          const char **args, const char **err)
 {
-    pg_store *ps = st->impl;
-    int rv = -1;
-
-    for (int attempt = 0; attempt < 2; attempt++) {
-        pg_conn *c;
-        int nrows = 0, broken;
-        if (acquire(ps, p, &c, err) != 0)
-            return -1;
-        rv = exec_q(ps, c, p, q, &nrows, nargs, args, err) == 0 ? nrows : -1;
-        broken = c->broken;
-        release(ps, c);
-        if (rv >= 0 || !broken)
-            break;
-    }
-    return rv;
+    pg_stmt k = { st->impl, q, nargs, args };
+    return wh_replay_pool_run(k.ps->conns, p, statement_on, &k, err);
 }
 
 static int pg_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -501,7 +497,8 @@ static int pg_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     const char *args[2] = { id, holder };
-    return one_statement(st, p, Q_FORGET, 2, args, err) < 0 ? -1 : 0;
+    int n = one_statement(st, p, Q_FORGET, 2, args, err);
+    return n < 0 ? -1 : n > 0;
 }
 
 static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -513,45 +510,54 @@ static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
     return n < 0 ? -1 : n > 0;
 }
 
+static int health_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_store *ps = baton;
+    pg_conn *c = conn;
+    const char *v;
+    int rv = plain_value(ps, p, c->h, "SELECT 1", &v);
+
+    return rv ? failed(ps, c, p, rv, err) : 0;
+}
+
 static int pg_health(wh_replay_store *st, apr_pool_t *p, const char **err)
 {
     pg_store *ps = st->impl;
-    pg_conn *c;
-    const char *v;
-    int rv;
+    return wh_replay_pool_run(ps->conns, p, health_on, ps, err);
+}
 
-    if (acquire(ps, p, &c, err) != 0)
+typedef struct {
+    pg_store *ps;
+    apr_time_t since;
+} pg_init_args;
+
+static int init_on(void *conn, apr_pool_t *p, void *baton, const char **err)
+{
+    pg_init_args *a = baton;
+    const char *cells[6], *args[1] = { WH_REPLAY_MARKER_KEY };
+    apr_time_t set;
+    int nrows = 0;
+
+    if (exec_q(a->ps, conn, p, Q_MARK_NEW, &nrows, 0, NULL, err) != 0)
         return -1;
-    if ((rv = plain_value(ps, p, c->h, "SELECT 1", &v)) != 0)
-        (void)failed(ps, c, p, rv, err);
-    release(ps, c);
-    return rv ? -1 : 0;
+    if (nrows > 0)
+        return 1;
+    if (select_q(a->ps, conn, p, Q_LOOK, 1, args, 3, 2, cells, &nrows, err) != 0)
+        return -1;
+    if (nrows == 1 && cells[1]
+        && wh_replay_marker_decode(cells[1], strlen(cells[1]), &a->since, &set) == 0)
+        return 0;
+    *err = "pgsql: the epoch marker's row holds something wirehook did not write";
+    return -1;
 }
 
 static int pg_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
                    const char **err)
 {
-    pg_store *ps = st->impl;
-    pg_conn *c;
-    const char *cells[6], *args[1] = { WH_REPLAY_MARKER_KEY };
-    apr_time_t set;
-    int nrows = 0, rv = -1;
+    pg_init_args a = { st->impl, 0 };
+    int rv = wh_replay_pool_run(a.ps->conns, p, init_on, &a, err);
 
-    *since = 0;
-    if (acquire(ps, p, &c, err) != 0)
-        return -1;
-    if (exec_q(ps, c, p, Q_MARK_NEW, &nrows, 0, NULL, err) == 0) {
-        if (nrows > 0)
-            rv = 1;
-        else if (select_q(ps, c, p, Q_LOOK, 1, args, 3, 2, cells, &nrows, err) == 0) {
-            if (nrows == 1 && cells[1]
-                && wh_replay_marker_decode(cells[1], strlen(cells[1]), since, &set) == 0)
-                rv = 0;
-            else
-                *err = "pgsql: the epoch marker's row holds something wirehook did not write";
-        }
-    }
-    release(ps, c);
+    *since = rv == 0 ? a.since : 0;
     return rv;
 }
 
@@ -559,6 +565,22 @@ static const wh_replay_store_ops pg_ops = {
     "pgsql", pg_claim, pg_confirm, pg_forget, pg_renew, NULL, pg_health,
     pg_init
 };
+
+const char *wh_replay_pgsql_conninfo(apr_pool_t *p, const char *conninfo,
+                                     apr_interval_time_t timeout)
+{
+    apr_int64_t secs = apr_time_sec(timeout);
+
+    if (conninfo == NULL || strstr(conninfo, "connect_timeout") != NULL)
+        return conninfo;
+    if (secs < 2)
+        secs = 2;                      /* libpq's least */
+    if (strncmp(conninfo, "postgresql://", 13) == 0
+        || strncmp(conninfo, "postgres://", 11) == 0)
+        return apr_psprintf(p, "%s%sconnect_timeout=%" APR_INT64_T_FMT, conninfo,
+                            strchr(conninfo, '?') ? "&" : "?", secs);
+    return apr_psprintf(p, "%s connect_timeout=%" APR_INT64_T_FMT, conninfo, secs);
+}
 
 const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
                                  int max_conns, apr_interval_time_t timeout,
@@ -568,27 +590,27 @@ const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
     wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
     apr_status_t rv;
     char buf[120];
+    const char *err;
 
     *out = NULL;
     if (!conninfo || !*conninfo)
         return "pgsql: no conninfo (ReplayCache pgsql uses the inbox's: "
                "InboxDriver pgsql and InboxParams)";
-    ps->conninfo = apr_pstrdup(p, conninfo);
+    ps->conninfo = wh_replay_pgsql_conninfo(p, apr_pstrdup(p, conninfo), timeout);
+    ps->stmt_ms = (int)(apr_time_as_msec(timeout) * 2 / 3);
+    if (ps->stmt_ms < 500)
+        ps->stmt_ms = 500;
     /* apr_dbd_init guards itself against repeated calls */
     if ((rv = apr_dbd_init(p)) != APR_SUCCESS
         || (rv = apr_dbd_get_driver(p, "pgsql", &ps->drv)) != APR_SUCCESS)
         return apr_psprintf(p, "pgsql: apr_dbd's pgsql driver: %s (Debian: "
                             "libaprutil1-dbd-pgsql)",
                             apr_strerror(rv, buf, sizeof(buf)));
-    if (apr_thread_mutex_create(&ps->mu, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
-        return "pgsql: cannot create a mutex";
-    if (max_conns < 1)
-        max_conns = 1;
-    if (apr_reslist_create(&ps->conns, 0, max_conns, max_conns,
-                           apr_time_from_sec(60), conn_make, conn_free, ps, p)
-        != APR_SUCCESS)
-        return "pgsql: cannot create the connection pool";
-    apr_reslist_timeout_set(ps->conns, timeout);
+    if ((err = wh_replay_pool_create(p, &conn_ops, ps, "pgsql: no connection to "
+                                     "the replay store's database", max_conns,
+                                     timeout, WH_REPLAY_POOL_RETRY,
+                                     &ps->conns)) != NULL)
+        return apr_pstrcat(p, "pgsql: ", err, NULL);
     st->ops = &pg_ops;
     st->impl = ps;
     *out = st;

@@ -1,7 +1,7 @@
 /* ReplayCache redis (see wh_replay_redis.h). */
 #include "wh_replay_redis.h"
 #include "wh_replay.h"
-#include <apr_reslist.h>
+#include "wh_replay_pool.h"
 #include <apr_strings.h>
 #include <errno.h>
 #include <hiredis/hiredis.h>
@@ -14,20 +14,23 @@ enum { S_CLAIM, S_FORGET, S_RENEW, S_COUNT };
 /* Each runs atomically in redis. KEYS[1] is the id's key.
  * claim: KEYS[2] the epoch marker; ARGV[1] the claim, ARGV[2] the lease
  *   (ms), ARGV[3] the marker the caller judged by ("": only look).
- *   'C': claimed; 'H' + value: held; 'M' + marker ('M' alone: none): not
- *   claimed, judge by this marker.
+ *   'C': claimed; 'H' + the key's PTTL (ms; -1: none) + ' ' + value: held;
+ *   'M' + marker ('M' alone: none): not claimed, judge by this marker.
  * forget: ARGV[1] the claim: deleted only if it is still this one.
  * renew: ARGV[1] the claim, ARGV[2] the lease (ms): extended only if it
  *   is still this one. */
 static const char *const script_text[S_COUNT] = {
+    "local function held(v)\n"
+    "  return 'H' .. redis.call('PTTL', KEYS[1]) .. ' ' .. v\n"
+    "end\n"
     "local v = redis.call('GET', KEYS[1])\n"
-    "if v then return 'H' .. v end\n"
+    "if v then return held(v) end\n"
     "local m = redis.call('GET', KEYS[2])\n"
     "if m and ARGV[3] ~= '' and m == ARGV[3] then\n"
     "  if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then\n"
     "    return 'C'\n"
     "  end\n"
-    "  return 'H' .. (redis.call('GET', KEYS[1]) or '')\n"
+    "  return held(redis.call('GET', KEYS[1]) or '')\n"
     "end\n"
     "return 'M' .. (m or '')\n",
     "if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
@@ -44,14 +47,14 @@ typedef struct {
     char *host;
     int port;
     struct timeval tv;
-    apr_reslist_t *conns;
+    wh_replay_pool *conns;
     const char *marker_key;
     char sha[S_COUNT][41];
 } redis_store;
 
 typedef struct {
+    wh_replay_conn base;     /* first: the pool reads it */
     redisContext *c;
-    int broken;              /* an I/O error: closed when released */
     /* the epoch marker last read on this connection, and when the store's
      * memory began by it: a claim names it, and is made only while the
      * store still has it */
@@ -63,12 +66,14 @@ typedef struct {
 
 /* ---- connections ----------------------------------------------------- */
 
-static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
+static apr_status_t conn_open(void *params, void **res, char *why,
+                              apr_size_t why_len)
 {
     redis_store *rs = params;
     redis_conn *rc;
     redisContext *c;
-    (void)pool;
+    (void)why;
+    (void)why_len;                      /* the status says it all */
 
     *res = NULL;
     c = redisConnectWithTimeout(rs->host, rs->port, rs->tv);
@@ -89,43 +94,17 @@ static apr_status_t conn_make(void **res, void *params, apr_pool_t *pool)
     return APR_SUCCESS;
 }
 
-static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
+static void conn_close(void *params, void *res)
 {
     redis_conn *rc = res;
     (void)params;
-    (void)pool;
-    if (rc) {
-        if (rc->c)
-            redisFree(rc->c);
-        free(rc);
-    }
-    return APR_SUCCESS;
+    if (rc->c)
+        redisFree(rc->c);
+    free(rc);
 }
 
-static int acquire(redis_store *rs, apr_pool_t *p, redis_conn **out,
-                   const char **err)
-{
-    void *res = NULL;
-    apr_status_t rv = apr_reslist_acquire(rs->conns, &res);
-    char buf[120];
-
-    if (rv != APR_SUCCESS || res == NULL) {
-        *err = apr_psprintf(p, "no connection to redis at %s:%d: %s",
-                            rs->host, rs->port,
-                            apr_strerror(rv, buf, sizeof(buf)));
-        return -1;
-    }
-    *out = res;
-    return 0;
-}
-
-static void release(redis_store *rs, redis_conn *rc)
-{
-    if (rc->broken)
-        apr_reslist_invalidate(rs->conns, rc);
-    else
-        apr_reslist_release(rs->conns, rc);
-}
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* ---- commands -------------------------------------------------------- */
 
@@ -139,7 +118,7 @@ static redisReply *command(redis_conn *rc, apr_pool_t *p, int argc,
     if (r == NULL) {
         *err = apr_pstrcat(p, "redis: ", rc->c->errstr[0] ? rc->c->errstr
                                                           : "no reply", NULL);
-        rc->broken = 1;
+        rc->base.broken = 1;
     }
     return r;
 }
@@ -185,31 +164,6 @@ static redisReply *run_script(redis_store *rs, redis_conn *rc, apr_pool_t *p,
         r = command(rc, p, n, argv, lens, err);
     }
     return r;
-}
-
-typedef redisReply *(*conn_fn)(redis_store *rs, redis_conn *rc, apr_pool_t *p,
-                              void *baton, const char **err);
-
-/* fn on a pooled connection; when that connection had failed (a redis
- * restarted since it was opened), once more on a fresh one. Every
- * operation through here gives the same result when repeated. */
-static redisReply *on_conn(redis_store *rs, apr_pool_t *p, conn_fn fn,
-                           void *baton, const char **err)
-{
-    for (int attempt = 0; attempt < 2; attempt++) {
-        redis_conn *rc;
-        redisReply *r;
-        int broken;
-
-        if (acquire(rs, p, &rc, err) != 0)
-            return NULL;
-        r = fn(rs, rc, p, baton, err);
-        broken = rc->broken;
-        release(rs, rc);
-        if (r || !broken)
-            return r;
-    }
-    return NULL;
 }
 
 static const char *ms(apr_pool_t *p, apr_interval_time_t t)
@@ -278,20 +232,43 @@ static int take_marker(redis_store *rs, redis_conn *rc, apr_pool_t *p,
     return rv < 0 ? -1 : rv;
 }
 
-static wh_claim_result redis_claim(wh_replay_store *st, apr_pool_t *p,
-                                   const wh_claim *c, wh_claim_info *info)
+/* 'H' + PTTL + ' ' + value: the id is held. A claim says when it lapses
+ * unless renewed (info->retry_in). Frees r. */
+static wh_claim_result held(redisReply *r, apr_pool_t *p, const wh_claim *c,
+                            wh_claim_info *info)
 {
-    redis_store *rs = st->impl;
-    redis_conn *rc = NULL;
+    const char *sp = memchr(r->str, ' ', r->len);
+    apr_int64_t ttl_ms;
+    wh_net_state s;
+    int mine;
+
+    if (sp == NULL) {
+        info->err = unexpected(p, r);
+        freeReplyObject(r);
+        return WH_CLAIM_ERROR;
+    }
+    ttl_ms = apr_atoi64(r->str + 1);
+    s = wh_replay_net_state(sp + 1, r->len - (apr_size_t)(sp + 1 - r->str),
+                            c->holder, &mine);
+    freeReplyObject(r);
+    if (mine)
+        return WH_CLAIM_FIRST;
+    if (s == WH_NET_CLAIMED && ttl_ms > 0)
+        info->retry_in = apr_time_from_msec(ttl_ms);
+    return wh_replay_net_held(s);
+}
+
+/* The claim on one connection (a claim the lost reply of an earlier try
+ * had made is found again as this holder's own). */
+static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
+                                const wh_claim *c, wh_claim_info *info)
+{
+    redis_store *rs = baton;
+    redis_conn *rc = conn;
     const char *key = wh_replay_net_key(p, c->id);
     const char *args[3] = { wh_replay_net_claim_value(p, c->holder),
                             ms(p, c->lease), "" };
-    wh_claim_result res = WH_CLAIM_ERROR;
-    int retried = 0;
 
-    memset(info, 0, sizeof(*info));
-    if (acquire(rs, p, &rc, &info->err) != 0)
-        return WH_CLAIM_ERROR;
     for (int round = 0; round < 4; round++) {
         int may = rc->has_marker
                   && !wh_replay_predates(c->signed_at, rc->since, c->tolerance_sec);
@@ -299,41 +276,23 @@ static wh_claim_result redis_claim(wh_replay_store *st, apr_pool_t *p,
         int wrote;
 
         args[2] = may ? rc->marker : "";
-        if ((r = run_script(rs, rc, p, S_CLAIM, key, args, 3, &info->err)) == NULL) {
-            /* a connection that failed (a restarted redis): once more on a
-             * fresh one; a claim the lost reply had made is found again
-             * as this holder's own */
-            if (retried++ || !rc->broken)
-                break;
-            release(rs, rc);
-            rc = NULL;
-            if (acquire(rs, p, &rc, &info->err) != 0)
-                break;
-            round--;
-            continue;
-        }
+        if ((r = run_script(rs, rc, p, S_CLAIM, key, args, 3, &info->err)) == NULL)
+            return WH_CLAIM_ERROR;
         if (r->type != REDIS_REPLY_STRING || r->len < 1) {
             info->err = unexpected(p, r);
             freeReplyObject(r);
-            break;
+            return WH_CLAIM_ERROR;
         }
         if (r->str[0] == 'C') {
-            res = WH_CLAIM_FIRST;
             freeReplyObject(r);
-            break;
+            return WH_CLAIM_FIRST;
         }
-        if (r->str[0] == 'H') {
-            int mine;
-            wh_net_state s = wh_replay_net_state(r->str + 1, r->len - 1,
-                                                 c->holder, &mine);
-            res = mine ? WH_CLAIM_FIRST : wh_replay_net_held(s);
-            freeReplyObject(r);
-            break;
-        }
+        if (r->str[0] == 'H')
+            return held(r, p, c, info);
         wrote = take_marker(rs, rc, p, r->str + 1, r->len - 1, &info->err);
         freeReplyObject(r);
         if (wrote < 0)
-            break;
+            return WH_CLAIM_ERROR;
         if (wrote > 0)
             info->emptied = 1;
         /* a marker written just now is read back, as every server reads it,
@@ -341,15 +300,18 @@ static wh_claim_result redis_claim(wh_replay_store *st, apr_pool_t *p,
         if (rc->has_marker
             && wh_replay_predates(c->signed_at, rc->since, c->tolerance_sec)) {
             info->since = rc->since;
-            res = WH_CLAIM_PREDATES;
-            break;
+            return WH_CLAIM_PREDATES;
         }
-        if (round == 3)
-            info->err = "redis: the epoch marker kept changing";
     }
-    if (rc)
-        release(rs, rc);
-    return res;
+    info->err = "redis: the epoch marker kept changing";
+    return WH_CLAIM_ERROR;
+}
+
+static wh_claim_result redis_claim(wh_replay_store *st, apr_pool_t *p,
+                                   const wh_claim *c, wh_claim_info *info)
+{
+    redis_store *rs = st->impl;
+    return wh_replay_pool_claim(rs->conns, p, claim_on, rs, c, info);
 }
 
 typedef struct {
@@ -360,15 +322,28 @@ typedef struct {
     const char *key;
     const char **args;
     int nargs;
+    redis_store *rs;
+    redisReply *reply;          /* the answer */
 } redis_call;
 
-static redisReply *call_fn(redis_store *rs, redis_conn *rc, apr_pool_t *p,
-                           void *baton, const char **err)
+static int call_on(void *conn, apr_pool_t *p, void *baton, const char **err)
 {
     redis_call *k = baton;
-    if (k->script >= 0)
-        return run_script(rs, rc, p, k->script, k->key, k->args, k->nargs, err);
-    return command(rc, p, k->argc, k->argv, k->lens, err);
+    k->reply = k->script >= 0
+               ? run_script(k->rs, conn, p, k->script, k->key, k->args,
+                            k->nargs, err)
+               : command(conn, p, k->argc, k->argv, k->lens, err);
+    return k->reply ? 0 : -1;
+}
+
+/* k's command or script on a pooled connection: its reply, or NULL with
+ * *err. */
+static redisReply *call(redis_store *rs, apr_pool_t *p, redis_call *k,
+                        const char **err)
+{
+    k->rs = rs;
+    k->reply = NULL;
+    return wh_replay_pool_run(rs->conns, p, call_on, k, err) < 0 ? NULL : k->reply;
 }
 
 /* A status reply (OK, PONG): 0, else -1 with *err. */
@@ -393,10 +368,10 @@ static int redis_confirm(wh_replay_store *st, apr_pool_t *p, const char *id,
     const char *ttl = ms(p, apr_time_from_sec(window_sec));
     const char *argv[5] = { "SET", key, WH_REPLAY_NET_CONFIRMED, "PX", ttl };
     size_t lens[5] = { 3, strlen(key), 1, 2, strlen(ttl) };
-    redis_call k = { 5, argv, lens, -1, NULL, NULL, 0 };
+    redis_call k = { 5, argv, lens, -1, NULL, NULL, 0, NULL, NULL };
     (void)holder;
 
-    return status_of(p, on_conn(st->impl, p, call_fn, &k, err), err);
+    return status_of(p, call(st->impl, p, &k, err), err);
 }
 
 /* forget or renew: a script comparing the holder; its integer answer
@@ -407,8 +382,8 @@ static int compare_and(wh_replay_store *st, apr_pool_t *p, int which,
 {
     const char *args[2] = { wh_replay_net_claim_value(p, holder), ms(p, lease) };
     redis_call k = { 0, NULL, NULL, which, wh_replay_net_key(p, id), args,
-                     which == S_RENEW ? 2 : 1 };
-    redisReply *r = on_conn(st->impl, p, call_fn, &k, err);
+                     which == S_RENEW ? 2 : 1, NULL, NULL };
+    redisReply *r = call(st->impl, p, &k, err);
     int rv = -1;
 
     if (r) {
@@ -424,7 +399,7 @@ static int compare_and(wh_replay_store *st, apr_pool_t *p, int which,
 static int redis_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                         const char *holder, const char **err)
 {
-    return compare_and(st, p, S_FORGET, id, holder, 0, err) < 0 ? -1 : 0;
+    return compare_and(st, p, S_FORGET, id, holder, 0, err);
 }
 
 static int redis_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -438,9 +413,9 @@ static int redis_health(wh_replay_store *st, apr_pool_t *p, const char **err)
 {
     const char *argv[1] = { "PING" };
     size_t lens[1] = { 4 };
-    redis_call k = { 1, argv, lens, -1, NULL, NULL, 0 };
+    redis_call k = { 1, argv, lens, -1, NULL, NULL, 0, NULL, NULL };
 
-    return status_of(p, on_conn(st->impl, p, call_fn, &k, err), err);
+    return status_of(p, call(st->impl, p, &k, err), err);
 }
 
 static int redis_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
@@ -452,14 +427,14 @@ static int redis_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
     size_t set_lens[4] = { 3, strlen(rs->marker_key), strlen(mark), 2 };
     const char *get_argv[2] = { "GET", rs->marker_key };
     size_t get_lens[2] = { 3, strlen(rs->marker_key) };
-    redis_call set = { 4, set_argv, set_lens, -1, NULL, NULL, 0 };
-    redis_call get = { 2, get_argv, get_lens, -1, NULL, NULL, 0 };
+    redis_call set = { 4, set_argv, set_lens, -1, NULL, NULL, 0, NULL, NULL };
+    redis_call get = { 2, get_argv, get_lens, -1, NULL, NULL, 0, NULL, NULL };
     redisReply *r;
     apr_time_t set_at;
     int rv = -1;
 
     *since = 0;
-    if ((r = on_conn(rs, p, call_fn, &set, err)) == NULL)
+    if ((r = call(rs, p, &set, err)) == NULL)
         return -1;
     if (r->type == REDIS_REPLY_STATUS)
         rv = 1;
@@ -470,7 +445,7 @@ static int redis_init(wh_replay_store *st, apr_pool_t *p, apr_time_t *since,
     freeReplyObject(r);
     if (rv != 0)
         return rv;
-    if ((r = on_conn(rs, p, call_fn, &get, err)) == NULL)
+    if ((r = call(rs, p, &get, err)) == NULL)
         return -1;
     if (r->type != REDIS_REPLY_STRING
         || wh_replay_marker_decode(r->str, r->len, since, &set_at) != 0) {
@@ -508,7 +483,7 @@ const char *wh_replay_redis_open(apr_pool_t *p, const char *host, int port,
 {
     redis_store *rs = apr_pcalloc(p, sizeof(*rs));
     wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
-    apr_status_t rv;
+    const char *err;
 
     *out = NULL;
     rs->host = apr_pstrdup(p, host);
@@ -519,13 +494,13 @@ const char *wh_replay_redis_open(apr_pool_t *p, const char *host, int port,
     for (int i = 0; i < S_COUNT; i++)
         if (sha1_hex(script_text[i], rs->sha[i]) != 0)
             return "redis: cannot hash the scripts";
-    if (max_conns < 1)
-        max_conns = 1;
-    rv = apr_reslist_create(&rs->conns, 0, max_conns, max_conns,
-                            apr_time_from_sec(60), conn_make, conn_free, rs, p);
-    if (rv != APR_SUCCESS)
-        return "redis: cannot create the connection pool";
-    apr_reslist_timeout_set(rs->conns, timeout);
+    err = wh_replay_pool_create(p, &conn_ops, rs,
+                                apr_psprintf(p, "no connection to redis at %s:%d",
+                                             host, port),
+                                max_conns, timeout, WH_REPLAY_POOL_RETRY,
+                                &rs->conns);
+    if (err)
+        return apr_pstrcat(p, "redis: ", err, NULL);
     st->ops = &redis_ops;
     st->impl = rs;
     *out = st;

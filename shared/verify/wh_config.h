@@ -78,6 +78,8 @@ typedef struct {
     const char *replay_cache_args;     /* text after "provider:", or NULL */
     apr_int64_t replay_window;         /* seconds; default and minimum
                                           2 * timestamp_tolerance */
+    apr_int64_t replay_lease;          /* seconds a claim nobody renews
+                                          holds */
 
     wh_log_level cgi_log_level;        /* what wirehook.cgi writes to
                                           httpd's error log */

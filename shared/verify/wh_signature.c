@@ -1,5 +1,6 @@
 #include "wh_signature.h"
 #include "wh_config.h"
+#include <apr_escape.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -106,29 +107,14 @@ void wh_signature_hex(const unsigned char raw[WH_SIG_RAW_LEN], char out[65])
     out[64] = '\0';
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int wh_signature_decode(const char *hex, unsigned char out[WH_SIG_RAW_LEN])
 {
+    apr_size_t n = 0;
+
     if (!hex || strnlen(hex, WH_SIG_HEX_LEN + 1) != WH_SIG_HEX_LEN)
         return -1;
-    for (int i = 0; i < WH_SIG_RAW_LEN; i++) {
-        int hi = hex_value(hex[2 * i]);
-        int lo = hex_value(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[i] = (unsigned char)(hi << 4 | lo);
-    }
-    return 0;
+    return apr_unescape_hex(out, hex, WH_SIG_HEX_LEN, 0, &n) == APR_SUCCESS
+           && n == WH_SIG_RAW_LEN ? 0 : -1;
 }
 
 /* Every secret is computed and compared, whichever matches, so the time

@@ -24,6 +24,29 @@ int wh_verdict_fail(wh_verdict *v, int status, const char *code,
     return status;
 }
 
+int wh_retry_after(apr_interval_time_t wait)
+{
+    apr_interval_time_t max = apr_time_from_sec(WH_RETRY_AFTER_MAX);
+    if (wait <= 0)
+        return WH_RETRY_AFTER_UNKNOWN;
+    if (wait >= max)
+        return WH_RETRY_AFTER_MAX;
+    return (int)((wait + APR_USEC_PER_SEC - 1) / APR_USEC_PER_SEC);
+}
+
+int wh_verdict_unavailable(wh_verdict *v, const char *code, const char *message,
+                           apr_interval_time_t wait)
+{
+    wh_verdict_fail(v, 503, code, message);
+    v->retry_after = wh_retry_after(wait);
+    return v->status;
+}
+
+void wh_verdict_duplicate(wh_verdict *v)
+{
+    wh_verdict_fail(v, 200, WH_CODE_DUPLICATE, NULL);
+}
+
 void wh_verdict_add_problem(wh_verdict *v, apr_pool_t *p, const char *field,
                             const char *problem)
 {

@@ -9,7 +9,8 @@
  * released; docs/errors.md has a row for each (test_docs.sh checks).
  * counted: a POSTed notification can be refused with it, so the module's
  * mod_status counters have one per code (wh_mod_status.c); the others
- * answer listings and lookups, or are no refusal. */
+ * answer listings and lookups, or are no refusal (accepted and duplicate
+ * are 200s: {"status":"accepted"|"duplicate",...}, counted on their own). */
 #define WH_CODES(X)                                                   \
     X(METHOD_NOT_ALLOWED, "method_not_allowed", 1)                    \
     X(AUTH_REQUIRED, "auth_required", 1)                              \
@@ -31,6 +32,7 @@
     X(INBOX_UNAVAILABLE, "inbox_unavailable", 1)                      \
     X(INTERNAL, "internal_error", 1)                                  \
     X(ACCEPTED, "accepted", 0)                                        \
+    X(DUPLICATE, "duplicate", 0)                                      \
     X(INVALID_PAGINATION, "invalid_pagination", 0)                    \
     X(NOT_FOUND, "not_found", 0)                                      \
     X(FORBIDDEN, "forbidden", 0)
@@ -63,7 +65,7 @@ typedef struct {
 
 typedef struct {
     int ok;                      /* 1: accepted, hand to the application */
-    int status;                  /* HTTP status */
+    int status;                  /* HTTP status (200 with ok 0: duplicate) */
     const char *code;            /* WH_CODE_* */
     const char *message;         /* human readable, never holds secrets */
     apr_array_header_t *details; /* of wh_problem; never NULL after init */
@@ -72,13 +74,31 @@ typedef struct {
     int close_connection;        /* 413: the body was not (fully) read */
     int authentic;               /* signature verified (even if body bad):
                                     such bodies may be quarantined */
+    int retry_after;             /* 503: seconds until the answer may
+                                    change (Retry-After); 0: unknown */
     wh_facts facts;
 } wh_verdict;
+
+/* Every 503 says when to come back (Retry-After, whole seconds). Where
+ * nothing better is known: WH_RETRY_AFTER_UNKNOWN, soon enough that a
+ * store back within seconds costs the sender little, late enough that a
+ * store down for longer is not asked again at once. At most
+ * WH_RETRY_AFTER_MAX. */
+#define WH_RETRY_AFTER_UNKNOWN 10
+#define WH_RETRY_AFTER_MAX 3600
+/* wait as Retry-After seconds: rounded up, at least 1, at most
+ * WH_RETRY_AFTER_MAX; wait <= 0 (not known): WH_RETRY_AFTER_UNKNOWN. */
+int wh_retry_after(apr_interval_time_t wait);
 
 void wh_verdict_init(wh_verdict *v, apr_pool_t *p);
 /* Sets status/code/message; returns v->status for convenient returns. */
 int wh_verdict_fail(wh_verdict *v, int status, const char *code,
                     const char *message);
+/* 503 code message, to be asked again in wait (<= 0: not known). */
+int wh_verdict_unavailable(wh_verdict *v, const char *code, const char *message,
+                           apr_interval_time_t wait);
+/* 200 duplicate: seen before, not delivered again. */
+void wh_verdict_duplicate(wh_verdict *v);
 void wh_verdict_add_problem(wh_verdict *v, apr_pool_t *p, const char *field,
                             const char *problem);
 /* {"error":{"code":..,"message":..,"details":[{"field":..,"problem":..}]}} */

@@ -87,6 +87,17 @@ fws_flaky() {
     assert_eq "500 500 200" "$(fw_attempts flaky "$first")" "$L flaky: 500, 500, then 200 for the first event"
     assert_contains "$FW_ERR" "retry: notificationId $first attempt 1: HTTP 500" "$L flaky: the retry is logged with the answer"
     fw_check flaky "$L flaky"
+    # W3C traceparent: the event's trace (its notificationId's digits) at
+    # every attempt, a span of each attempt's own
+    local tp trace=${first//-/} spans="" n=0 bad=""
+    while read -r nid_ attempt_ tp; do
+        [ "$nid_" = "$first" ] || continue
+        n=$((n + 1))
+        [[ $tp =~ ^00-${trace}-([0-9a-f]{16})-01$ ]] || { bad+=" $attempt_:$tp"; continue; }
+        [[ " $spans " == *" ${BASH_REMATCH[1]} "* ]] && bad+=" $attempt_:span-again"
+        spans+=" ${BASH_REMATCH[1]}"
+    done <"$(fw_dir flaky)/app/traces.log"
+    assert_eq "3 " "$n $bad" "$L flaky: each attempt's traceparent: the event's trace, a new span"
 }
 
 # ------------------------------------------------------- Retry-After ---

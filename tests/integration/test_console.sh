@@ -100,7 +100,8 @@ wh_post "$WH_URL/fw/con" "$T/bad.json"
 assert_status 400 "an authentic bad body is refused (and quarantined)"
 fw_drain con
 assert_eq 0 "$FW_RC" "the forwarder forwards everything: $FW_ERR"
-fw_wait_forwarded con 5 30
+# the four the application takes (P-DEAD's it refuses: a dead letter)
+assert_true "the application took four events" fw_wait_forwarded con 4 30
 
 R=(-u reader1:reader-pass) O=(-u op1:op-pass)
 wh_curl "$WH_URL/wirehook/"
@@ -202,7 +203,7 @@ assert_eq "0" "$(check "$T/reader.json" "d['hostile']['imgs']")" "no img element
 assert_eq "0" "$(check "$T/reader.json" "d['pages']['dead']['actions']")" "the reader sees no Retry button"
 assert_ne "0" "$(check "$T/op.json" "d['pages']['dead']['actions']")" "the operator sees a Retry button"
 assert_contains "$(check "$T/op.json" "d['retry']['notice']")" "1 dead letter put back" "the click retried it"
-fw_wait_forwarded con 6 30
+assert_true "the application took a fifth" fw_wait_forwarded con 5 30
 assert_contains "$(cat "$(fw_dir con)/app/requests.log")" "P-DEAD Sent 1 200" \
     "the retried dead letter is forwarded to the application"
 fw_stop con

@@ -89,12 +89,26 @@ exact() {
     read -r ts body <"$1"
     WH_TS=$ts wh_post "$2" "$body"
 }
+# assert_retry_after LOW HIGH MESSAGE: the last answer's Retry-After is
+# whole seconds from LOW to HIGH (bounds the suite measured, never a
+# duration it expects)
+assert_retry_after() {
+    local ra
+    ra=$(wh_header Retry-After)
+    if [[ $ra =~ ^[0-9]+$ ]] && [ "$ra" -ge "$1" ] && [ "$ra" -le "$2" ]; then
+        _wh_ok "$3 (Retry-After: $ra)"
+    else
+        _wh_bad "$3" "Retry-After: [$ra], expected $1 to $2"
+    fi
+}
 
 # ---- shmcb right after a start: it cannot judge, so 503 ---------------
 b=$(wh_body Complete)
 wh_post "$WH_URL/small" "$b"
 assert_status 503 "shmcb just started: a notification it cannot judge is 503"
 assert_json_code replay_cache_unavailable "... replay_cache_unavailable"
+# it judges one signed TimestampTolerance after its start: no later
+assert_retry_after 1 "$SMALL_TOL" "... back when it judges, at most TimestampTolerance after its start"
 assert_eq 0 "$(wh_app_calls)" "... and not delivered"
 assert_contains "$(wh_errlog)" "WH00964" "... with the reason logged"
 
@@ -230,12 +244,22 @@ resend_early() { # NAME MESSAGE
 
 # ---- shmcb: full means 503, never an eviction -------------------------
 wait_judging
+early=$(date +%s)
 send_early small "shmcb"
 read -r acc u o <<<"$(send_many "$T/etc/small.conf" "$WH_URL/small-flood" 400)"
 assert_true "shmcb: of 400 more, no more are accepted than it holds ($acc + 12 <= $cap)" test $((acc + 12)) -le "$cap"
 assert_true "shmcb: the rest are 503, not evictions ($u)" test "$u" -ge $((400 - cap))
 assert_eq 0 "$o" "shmcb: nothing else went wrong"
 assert_contains "$(wh_errlog)" "WH00965" "shmcb: 'full' is logged"
+# a refusal says when the subcache's oldest ids lapse: within ReplayWindow
+# (300 s, + a 5 s bucket) of the oldest, sent after $early
+for _ in $(seq 1 40); do
+    wh_post "$WH_URL/small-flood" "$(wh_body Complete)"
+    [ "$WH_STATUS" = 503 ] && break
+done
+assert_status 503 "shmcb full: a refusal"
+assert_retry_after $((300 - ($(date +%s) - early) - 1)) 305 \
+    "shmcb full: back when its oldest ids lapse, not at a guess"
 resend_early small "shmcb: every early notification, sent again past the capacity, is still a duplicate"
 
 # ---- lmdb: a full map means 503, never an eviction ---------------------
@@ -260,6 +284,7 @@ slow=$!
 for _ in $(seq 1 40); do [ "$(wh_app_calls)" -gt "$calls" ] && break; sleep 0.1; done
 wh_post "$WH_URL/mkslow" "$mb"
 assert_json_code delivery_in_progress "dbm: a copy while the first delivery is under way: 503 delivery_in_progress"
+assert_header Retry-After 10 "dbm: ... back in 10 s (a delivery usually ends sooner)"
 wait "$slow"
 wh_post "$WH_URL/mkslow" "$mb"
 assert_json_code duplicate "dbm: once the application answered, a copy is a duplicate"
@@ -287,6 +312,7 @@ assert_contains "$(cat "$state")" "clean 0" "... and is marked in use again"
 calls=$(wh_app_calls)
 wh_httpd_kill9
 other_boot
+started=$(date +%s)
 wh_httpd_start || exit 1
 assert_contains "$(wh_errlog)" "WH00977" "lmdb: after a crash and a reboot the unsynced file is discarded, and that is logged"
 exact "$T/req0" "$W"
@@ -294,6 +320,9 @@ assert_status 503 "... the captured request (it cannot be judged now) is 503, ne
 assert_json_code replay_cache_unavailable "... replay_cache_unavailable"
 wh_post "$W" "$(wh_body Complete)"
 assert_status 503 "... and so is a new one signed now, for TimestampTolerance"
+# the default TimestampTolerance, 300 s, from the start
+assert_retry_after $((300 - ($(date +%s) - started) - 1)) 300 \
+    "... back when the store judges one signed then, TimestampTolerance after its start"
 assert_eq "$calls" "$(wh_app_calls)" "... none delivered"
 
 wh_done

@@ -6,6 +6,12 @@
 # up; two configurations count apart; a graceful restart and a plain restart
 # keep the numbers, a configuration dropped and re-added keeps its slot, a new
 # one starts at zero; a stop and start starts everything at zero.
+# The same numbers in Prometheus's format (SetHandler wirehook-metrics, as
+# examples/prometheus/apache.conf sets it up): every counter equal to its
+# ?auto line, the latency histogram, the replay store and the inbox;
+# `promtool check metrics` on the real output, `promtool check rules`,
+# `promtool test rules` and `promtool check config` on the example's alert
+# rules and scrape configuration; every metric documented.
 . "$(dirname "$0")/lib.sh"
 wh_init
 
@@ -21,6 +27,11 @@ WH_EXTRA_MODULES="status ${WH_EXTRA_MODULES:-}" wh_httpd_conf
 wh_httpd_extra "<Location /server-status>
     SetHandler server-status
     Require ip 127.0.0.1
+</Location>
+$(<"$WH_TOP/examples/prometheus/apache.conf")
+<Location /wirehook-metrics-elsewhere>
+    SetHandler wirehook-metrics
+    Require ip 192.0.2.1
 </Location>
 ScriptAlias /v2/wires \"$T/cgi-bin/record.cgi\"
 <Location /v2/wires>
@@ -75,6 +86,65 @@ expect() {
     done
 }
 post() { wh_post "$WH_URL$1" "$(wh_body Complete)" "${@:2}"; }
+
+# mt_fetch -- the metrics into $T/metrics.txt, read into MT (series -> value)
+declare -A MT=()
+mt_fetch() {
+    local line
+    wh_curl "$WH_URL/wirehook-metrics"
+    cp "$T/resp.body" "$T/metrics.txt"
+    MT=()
+    while IFS= read -r line; do
+        [[ -z $line || $line == "#"* ]] && continue
+        MT[${line% *}]=${line##* }
+    done <"$T/metrics.txt"
+}
+# mt SERIES -> its value ("" when absent), e.g. mt 'wirehook_inbox_up{config="/x"}'
+mt() { printf '%s\n' "${MT[$1]:-}"; }
+# mt_agrees CONF LABEL [noinbox] -- every answer counted in ?auto is the
+# metric's, and so are the inbox's results (none for a configuration
+# without an inbox)
+mt_agrees() {
+    local conf=$1 kv k code bad="" n=0
+    local -a pairs=(Accepted=accepted Duplicate=duplicate "Rejected[other]=other")
+    for code in "${CODES[@]}"; do pairs+=("Rejected[$code]=$code"); done
+    for kv in "${pairs[@]}"; do
+        k=${kv%%=*}; code=${kv#*=}
+        [ "$(st "$conf" "$k")" = "$(mt "wirehook_notifications_total{config=\"$conf\",code=\"$code\"}")" ] ||
+            bad+=" $code"
+    done
+    assert_eq "" "$bad" "$2: every answer of ?auto is the metric's"
+    for k in stored:InboxStored duplicate:InboxDuplicate unavailable:InboxUnavailable; do
+        if [ "${3:-}" = noinbox ]; then
+            [ -z "$(mt "wirehook_inbox_stores_total{config=\"$conf\",result=\"${k%%:*}\"}")" ] || bad+=" ${k%%:*}"
+        else
+            [ "$(st "$conf" "${k#*:}")" = "$(mt "wirehook_inbox_stores_total{config=\"$conf\",result=\"${k%%:*}\"}")" ] ||
+                bad+=" ${k%%:*}"
+        fi
+    done
+    assert_eq "" "$bad" "$2: the inbox's results are the metric's${3:+ (none: no inbox)}"
+}
+# mt_count CONF -> the configuration's latency histogram's count
+mt_count() { mt "wirehook_verification_duration_seconds_count{config=\"$1\"}"; }
+# mt_answers CONF -> the sum of its answers in ?auto
+mt_answers() {
+    local k sum=0
+    for k in Accepted Duplicate "Rejected[other]"; do sum=$((sum + $(st "$1" "$k"))); done
+    for k in "${CODES[@]}"; do sum=$((sum + $(st "$1" "Rejected[$k]"))); done
+    echo "$sum"
+}
+# promtool_check WHAT ARGS... -- promtool ARGS passes (its report when not)
+HAVE_PROMTOOL=""
+command -v promtool >/dev/null && HAVE_PROMTOOL=1
+promtool_check() {
+    local what=$1; shift
+    if [ -z "$HAVE_PROMTOOL" ]; then
+        wh_skip_case "$what: promtool is not installed (prometheus, build/deps-extra.txt)"
+        return 0
+    fi
+    if promtool "$@" >"$T/promtool.out" 2>&1; then _wh_ok "$what"
+    else _wh_bad "$what" "$(<"$T/promtool.out")"; fi
+}
 ZEROS=$(printf '0%.0s' $(seq 64))
 
 # ------------------------------------------------------ at start: zero ---
@@ -147,6 +217,79 @@ expect "$CONF_A" "A" "${A_WANT[@]}"
 expect "$CONF_B" "B" "${B_WANT[@]}"
 expect "$CONF_C" "C" "${C_WANT[@]}"
 
+# ------------------------------------------------------------- metrics ---
+mt_fetch
+assert_status 200 "metrics: answered"
+assert_header Content-Type "text/plain; version=0.0.4; charset=utf-8" "metrics: the exposition format's type"
+promtool_check "promtool check metrics passes on the real output" check metrics <"$T/metrics.txt"
+mt_agrees "$CONF_A" "metrics, A"
+mt_agrees "$CONF_B" "metrics, B" noinbox
+mt_agrees "$CONF_C" "metrics, C"
+for c in "$CONF_A" "$CONF_B" "$CONF_C"; do
+    assert_eq $(( ${#CODES[@]} + 3 )) "$(grep -c "^wirehook_notifications_total{config=\"$c\"," "$T/metrics.txt")" \
+        "metrics: accepted, duplicate, each counted code of WH_CODES and other for $c"
+done
+assert_eq 1 "$(mt "wirehook_build_info{version=\"$(sed -n 's/^WirehookVersion: //p' "$T/status.auto")\"}")" \
+    "metrics: wirehook_build_info names the version ?auto does"
+assert_eq "$since" "$(mt wirehook_start_time_seconds)" "metrics: the counters' start, as WirehookCountersSince"
+# the latency histogram: C's one POST was answered by the inbox handler; A's
+# inbox answers are all in it, and nothing that was not answered
+assert_eq 1 "$(mt_count "$CONF_C")" "metrics: C's latency counts its one answer"
+nA=$(mt_count "$CONF_A"); inboxA=$(( $(st "$CONF_A" InboxStored) + $(st "$CONF_A" InboxDuplicate) + 1 ))
+assert_true "metrics: A's latency counts every inbox answer ($nA >= $inboxA)" test "${nA:-0}" -ge "$inboxA"
+assert_eq "$(mt_answers "$CONF_A")" "$nA" "metrics: A's latency counts every answer"
+assert_eq "$nA" "$(mt "wirehook_verification_duration_seconds_bucket{config=\"$CONF_A\",le=\"+Inf\"}")" \
+    "metrics: A's +Inf bucket is its count"
+assert_true "metrics: A's latency buckets grow with le, each at most the count" awk -v n="$nA" '
+    /^wirehook_verification_duration_seconds_bucket\{config="[^"]*wirehook.conf"/ {
+        v = $NF + 0; if (v < last || v > n) bad = 1; last = v; k++ }
+    END { exit bad || k != 15 }' "$T/metrics.txt"
+assert_true "metrics: A's latency sum is a time in seconds above 0" awk -v s="$(mt "wirehook_verification_duration_seconds_sum{config=\"$CONF_A\"}")" \
+    'BEGIN { exit !(s > 0 && s < 100) }'
+# the replay store and the inbox
+assert_eq 1 "$(mt "wirehook_replay_store_info{config=\"$CONF_A\",provider=\"lmdb\"}")" "metrics: A's replay store is lmdb"
+assert_eq 1 "$(mt "wirehook_replay_store_up{config=\"$CONF_A\"}")" "metrics: A's replay store is up"
+assert_eq "$(st "$CONF_A" ReplayLive)" "$(mt "wirehook_replay_store_entries{config=\"$CONF_A\"}")" "metrics: replay entries as ReplayLive"
+assert_eq "$(st "$CONF_A" ReplayCapacity)" "$(mt "wirehook_replay_store_entries_limit{config=\"$CONF_A\"}")" "metrics: replay limit as ReplayCapacity"
+assert_eq "1 2 1" "$(mt "wirehook_inbox_up{config=\"$CONF_A\"}") $(mt "wirehook_inbox_events{config=\"$CONF_A\"}") $(mt "wirehook_quarantine_notifications{config=\"$CONF_A\"}")" \
+    "metrics: A's inbox answers, lists two events, holds one in quarantine"
+assert_eq "0 " "$(mt "wirehook_inbox_up{config=\"$CONF_C\"}") $(mt "wirehook_inbox_events{config=\"$CONF_C\"}")" \
+    "metrics: C's inbox is down, and no figure is made up for it"
+assert_eq "" "$(mt "wirehook_inbox_up{config=\"$CONF_B\"}")" "metrics: B keeps no inbox"
+assert_false "metrics: no forwarding figures without ForwardUrl" grep -q '^wirehook_forward_' "$T/metrics.txt"
+# every family is documented
+undocumented=""
+while read -r _ _ fam _; do
+    grep -q "\`$fam\`" "$WH_TOP/docs/monitoring.md" || undocumented+=" $fam"
+done < <(grep '^# TYPE ' "$T/metrics.txt")
+assert_eq "" "$undocumented" "metrics: every family is in docs/monitoring.md"
+# HEAD, another method, another client
+wh_curl -I "$WH_URL/wirehook-metrics"
+assert_status 200 "metrics: HEAD"
+wh_curl -X POST --data x "$WH_URL/wirehook-metrics"
+assert_status 405 "metrics: POST is refused"
+wh_curl "$WH_URL/wirehook-metrics-elsewhere"
+assert_status 403 "metrics: httpd's Require decides who scrapes"
+# the example's alert rules and scrape configuration
+promtool_check "promtool check rules: the example's alert rules" check rules "$WH_TOP/examples/prometheus/wirehook-alerts.yml"
+promtool_check "promtool test rules: each alert fires when it should" test rules "$WH_LIB_DIR/prometheus/wirehook-alerts.test.yml"
+promtool_check "promtool check config: the example's scrape configuration" check config "$WH_TOP/examples/prometheus/prometheus.yml"
+# docs/monitoring.md shows the example's <Location> and scrape: the same
+# in_example LANG FILE -- the first LANG block of the page's Prometheus
+# section, comments aside, is in FILE
+in_example() {
+    python3 -c '
+import re, sys
+page, lang, path = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+m = re.search(r"^```" + lang + r"\n(.*?)^```", page[page.index("## Prometheus"):], re.S | re.M)
+block = "".join(l for l in m.group(1).splitlines(True) if not l.lstrip().startswith("#")) if m else None
+sys.exit(0 if block and block in open(path).read() else 1)' "$WH_TOP/docs/monitoring.md" "$1" "$2"
+}
+assert_true "docs/monitoring.md's <Location> is examples/prometheus/apache.conf's" \
+    in_example apache "$WH_TOP/examples/prometheus/apache.conf"
+assert_true "docs/monitoring.md's scrape is examples/prometheus/prometheus.yml's" \
+    in_example yaml "$WH_TOP/examples/prometheus/prometheus.yml"
+
 # ------------------------------------------------------ the HTML page ---
 curl -sS --max-time 20 "$WH_URL/server-status" >"$T/status.html"
 # html CONF LABEL -> the count in the configuration's table row LABEL
@@ -177,6 +320,9 @@ assert_eq "$since" "$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")" 
 assert_eq "$IA $IB $IC" "$(st_index "$CONF_A") $(st_index "$CONF_B") $(st_index "$CONF_C")" "graceful: same indexes"
 expect "$CONF_A" "after graceful, A" "${A_WANT[@]}"
 expect "$CONF_B" "after graceful, B" "${B_WANT[@]}"
+mt_fetch
+mt_agrees "$CONF_A" "metrics after graceful, A"
+assert_eq "$nA" "$(mt_count "$CONF_A")" "metrics: graceful keeps A's latency"
 post /v1/wires; assert_status 200 "graceful: the new generation serves"
 st_fetch
 assert_eq 46 "$(st "$CONF_A" Accepted)" "graceful: the new generation adds to the same counter"
@@ -213,6 +359,9 @@ assert_true "stop/start: WirehookCountersSince moves on" \
     test "$(sed -n 's/^WirehookCountersSince: //p' "$T/status.auto")" -gt "$since"
 expect "$CONF_A" "after stop/start, A" ""
 expect "$CONF_B" "after stop/start, B" ""
+mt_fetch
+mt_agrees "$CONF_A" "metrics after stop/start, A"
+assert_eq 0 "$(mt_count "$CONF_A")" "metrics: stop/start starts the latency from zero"
 
 assert_false "no counter problem logged (WH00955-WH00957)" grep -qE 'WH0095[5-7]' "$T/logs/error.log"
 wh_done

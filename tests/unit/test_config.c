@@ -136,6 +136,7 @@ static void test_defaults(void)
     ASSERT_STR(c->replay_cache_provider, "lmdb");
     CU_ASSERT_PTR_NULL(c->replay_cache_args);
     CU_ASSERT_EQUAL(c->replay_window, 600);
+    CU_ASSERT_EQUAL(c->replay_lease, 120);
     CU_ASSERT_PTR_NULL(c->secrets);
     CU_ASSERT_PTR_NULL(c->users);
     CU_ASSERT_PTR_NOT_NULL(c->seen);
@@ -179,7 +180,8 @@ static void test_keys_table(void)
                           "InboxRetention", "InboxQuarantineRetention",
                           "InboxDeadLetterRetention",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
-                          "ReplayWindow", "CGILogLevel", "ForwardUrl", "ForwardSecretFile",
+                          "ReplayWindow", "ReplayLease", "CGILogLevel", "ForwardUrl",
+                          "ForwardSecretFile",
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
                           "ForwardConcurrency", "ForwardCAFile",
                           "ForwardBackoffMin", "ForwardBackoffMax",
@@ -740,6 +742,16 @@ static void test_replay_window_bounds(void)
     CU_ASSERT_EQUAL(set_ok("ReplayWindow", "604800")->replay_window, 604800);
 }
 
+static void test_replay_lease_bounds(void)
+{
+    check_int_key("ReplayLease", "10", "3600", "9", "3601");
+    CU_ASSERT_EQUAL(set_ok("ReplayLease", "10s")->replay_lease, 10);
+    CU_ASSERT_EQUAL(set_ok("ReplayLease", "1h")->replay_lease, 3600);
+    CU_ASSERT_EQUAL(set_ok("ReplayLease", "2m")->replay_lease, 120);
+    CU_ASSERT(contains(set1("ReplayLease", "500ms"), "ReplayLease"));
+    CU_ASSERT(contains(set1("ReplayLease", "5s"), "from 10s to 1h"));
+}
+
 static void test_cgi_log_level_key(void)
 {
     CU_ASSERT_EQUAL(wh_config_create(P())->cgi_log_level, WH_LOG_WARN);
@@ -1179,6 +1191,7 @@ static const wh_test_case cases[] = {
     {"AuthCacheTTL bounds", test_auth_cache_ttl_bounds},
     {"list limit bounds", test_list_limit_bounds},
     {"ReplayWindow bounds", test_replay_window_bounds},
+    {"ReplayLease: default, bounds, units", test_replay_lease_bounds},
     {"CGILogLevel", test_cgi_log_level_key},
     {"header keys", test_header_keys},
     {"enum keys", test_enum_keys},

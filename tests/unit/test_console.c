@@ -7,6 +7,7 @@
 #include "console/wh_console.h"
 #include "console/wh_console_csrf.h"
 #include "console/wh_html.h"
+#include "inbox/wh_endpoint.h"
 #include "inbox/wh_quarantine_ops.h"
 #include "inbox/wh_inbox_views.h"
 #include "forward/wh_forward_queue.h"
@@ -336,6 +337,16 @@ static void test_pages_unavailable(void)
     x->req.sub_path = "/events";
     wh_console_handle(x->c, given, NULL, &x->req, wh_test_pool(), &x->out);
     CU_ASSERT_EQUAL(x->out.status, 503);
+    /* back when the inbox is tried again */
+    ASSERT_STR(hdr(x, "Retry-After"),
+               apr_itoa(wh_test_pool(), (int)apr_time_sec(WH_ENDPOINT_OPEN_RETRY)));
+    x->req.sub_path = "/api/events";
+    wh_console_handle(x->c, given, NULL, &x->req, wh_test_pool(), &x->out);
+    CU_ASSERT_EQUAL(x->out.status, 503);
+    CU_ASSERT_PTR_NOT_NULL(hdr(x, "Retry-After"));
+    get(x, "/events", NULL);
+    CU_ASSERT_EQUAL(x->out.status, 200);
+    CU_ASSERT_PTR_NULL(hdr(x, "Retry-After"));
 }
 
 static void test_api_and_assets(void)

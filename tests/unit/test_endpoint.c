@@ -225,8 +225,11 @@ static void test_post_without_inbox_is_503(void)
     fx *f = make(0);
     handle(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);
+    /* back when the host tries to open it again */
+    CU_ASSERT_EQUAL(f->res.retry_after, (int)apr_time_sec(WH_ENDPOINT_OPEN_RETRY));
     get(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);
+    CU_ASSERT_EQUAL(f->res.retry_after, (int)apr_time_sec(WH_ENDPOINT_OPEN_RETRY));
 }
 
 static void test_post_store_failure_is_503(void)
@@ -237,8 +240,6 @@ static void test_post_store_failure_is_503(void)
     const char *err = NULL;
     int n = 0;
 
-    if (getenv("WH_TEST_FAST"))
-        return;
     wh_inbox_set_lock_wait_ms(f->ib, 0);
     apr_dbd_init(wh_test_pool());
     CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(wh_test_pool(), "sqlite3", &drv), APR_SUCCESS);
@@ -247,10 +248,13 @@ static void test_post_store_failure_is_503(void)
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN EXCLUSIVE"), 0);
     handle(f, NULL);
     expect(f, 503, WH_CODE_INBOX_UNAVAILABLE);   /* never a 200 that was not kept */
+    /* back when the inbox tries again */
+    CU_ASSERT_EQUAL(f->res.retry_after, WH_INBOX_RETRY_MS / 1000);
     apr_dbd_query(drv, h, &n, "ROLLBACK");
     apr_dbd_close(drv, h);
     handle(f, NULL);
     expect(f, 200, "accepted");                   /* the sender's retry lands */
+    CU_ASSERT_EQUAL(f->res.retry_after, 0);
 }
 
 static void test_get_lists_with_pagination(void)

@@ -482,6 +482,59 @@ static void test_headers_signature_verifies(void)
     CU_ASSERT_PTR_NULL(wh_forward_headers(P(), cfg, &s, &ev, apr_time_now()));
 }
 
+static int is_hex(const char *s, apr_size_t n)
+{
+    return strlen(s) >= n && strspn(s, "0123456789abcdef") >= n;
+}
+
+/* W3C traceparent: 00-TRACE-SPAN-01, the trace the event's (from its
+ * notificationId), a new span at each attempt. */
+static void test_headers_traceparent(void)
+{
+    wh_config *cfg = wh_config_create(P());
+    wh_secret s = { (const unsigned char *)"k", 1, NULL };
+    wh_fwd_event ev = sample_event();
+    const char *a, *b;
+
+    cfg->forward_url = "http://127.0.0.1/";
+    a = header(wh_forward_headers(P(), cfg, &s, &ev, apr_time_now()), "traceparent");
+    ev.attempt = 4;
+    b = header(wh_forward_headers(P(), cfg, &s, &ev, apr_time_now()), "traceparent");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL(strlen(a), 55);
+    CU_ASSERT(strncmp(a, "00-8cefee42cb394479b7fdb8a358aeb002-", 36) == 0);
+    CU_ASSERT(is_hex(a + 36, 16));
+    ASSERT_STR(a + 52, "-01");
+    CU_ASSERT(strncmp(a, b, 36) == 0);               /* one trace per event */
+    CU_ASSERT(strncmp(a + 36, b + 36, 16) != 0);      /* a span per attempt */
+    CU_ASSERT(strncmp(a + 36, "0000000000000000", 16) != 0);
+}
+
+static void test_trace_id(void)
+{
+    const char *x, *y;
+
+    ASSERT_STR(wh_forward_trace_id(P(), "8cefee42-cb39-4479-b7fd-b8a358aeb002"),
+               "8cefee42cb394479b7fdb8a358aeb002");
+    ASSERT_STR(wh_forward_trace_id(P(), "8CEFEE42-CB39-4479-B7FD-B8A358AEB002"),
+               "8cefee42cb394479b7fdb8a358aeb002");
+    /* not a UUID, or the nil one (no valid trace id): a digest, stable */
+    x = wh_forward_trace_id(P(), "not-a-uuid");
+    y = wh_forward_trace_id(P(), "00000000-0000-0000-0000-000000000000");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT(strlen(x) == 32 && is_hex(x, 32));
+    CU_ASSERT(strlen(y) == 32 && is_hex(y, 32));
+    ASSERT_STR(wh_forward_trace_id(P(), "not-a-uuid"), x);
+    CU_ASSERT(strcmp(x, y) != 0);
+    CU_ASSERT(strcmp(y, "00000000000000000000000000000000") != 0);
+    CU_ASSERT(strcmp(wh_forward_trace_id(P(), "8cefee42-cb39-4479-b7fd-b8a358aeb00"), x) != 0);
+    CU_ASSERT(strcmp(wh_forward_trace_id(P(), "8cefee42xcb39-4479-b7fd-b8a358aeb002"),
+                     "8cefee42cb394479b7fdb8a358aeb002") != 0);
+    CU_ASSERT_PTR_NOT_NULL(wh_forward_trace_id(P(), NULL));
+}
+
 static void test_headers_never_split(void)
 {
     wh_config *cfg = wh_config_create(P());
@@ -524,6 +577,8 @@ static const wh_test_case cases[] = {
     { "headers: facts, idempotency key", test_headers_facts_and_key },
     { "headers: signature verifies as the bank's", test_headers_signature_verifies },
     { "headers: a fact never splits a header", test_headers_never_split },
+    { "headers: a W3C traceparent, a span per attempt", test_headers_traceparent },
+    { "trace id: the notificationId's digits, else a digest", test_trace_id },
     { NULL, NULL }
 };
 

@@ -367,6 +367,49 @@ static void test_batches_and_peek(void)
     CU_ASSERT_EQUAL(due, T0 + apr_time_from_msec(LEASE_MS));
 }
 
+/* The metrics' counters: every attempt written is counted by its
+ * outcome, in the same transaction; an inbox whose forwarder never
+ * counted (the table missing) says so, and reading it makes nothing. */
+static void test_attempt_totals(void)
+{
+    qfx *f = make();
+    apr_pool_t *p = wh_test_pool();
+    apr_int64_t a = store(f, "A"), b = store(f, "B"), c1 = store(f, "C");
+    wh_fq_cycle_result c = cycle(f, NULL, 10, T0);
+    apr_array_header_t *o = outcomes();
+    wh_fq_totals t;
+    wh_fq *reader = NULL;
+    const char *drop[] = { "DROP TABLE wh_attempt_counts", NULL };
+
+    CU_ASSERT_EQUAL(wh_fq_attempt_totals(f->d, p, &t), 1);
+    CU_ASSERT_EQUAL(t.forwarded + t.retried + t.dead, 0);
+    outcome(o, lease_of(&c, a), WH_FQ_FORWARDED, 0);
+    outcome(o, lease_of(&c, b), WH_FQ_READY, T0 + SEC(1));
+    outcome(o, lease_of(&c, c1), WH_FQ_DEAD, 0);
+    for (int i = 0; i < o->nelts; i++)
+        APR_ARRAY_IDX(o, i, wh_fq_outcome).started_at = T0;
+    c = cycle(f, o, 10, T0 + SEC(1));           /* b leased again */
+    CU_ASSERT_EQUAL(wh_fq_attempt_totals(f->d, p, &t), 1);
+    CU_ASSERT_EQUAL(t.forwarded, 1);
+    CU_ASSERT_EQUAL(t.retried, 1);
+    CU_ASSERT_EQUAL(t.dead, 1);
+    o = outcomes();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, b));
+    outcome(o, lease_of(&c, b), WH_FQ_FORWARDED, 0);
+    APR_ARRAY_IDX(o, 0, wh_fq_outcome).started_at = T0 + SEC(1);
+    cycle(f, o, 0, T0 + SEC(2));
+    CU_ASSERT_EQUAL(wh_fq_attempt_totals(f->d, p, &t), 1);
+    CU_ASSERT_EQUAL(t.forwarded, 2);
+    CU_ASSERT_EQUAL(t.retried, 1);
+    CU_ASSERT_EQUAL(t.dead, 1);
+
+    /* an inbox an older forwarder made: nothing counted, nothing made */
+    CU_ASSERT_EQUAL(wh_inbox_db_txn(f->ib, p, "drop", exec_all, (void *)drop), WH_DB_OK);
+    CU_ASSERT_EQUAL_FATAL(wh_fq_attach(p, f->ib, f->cfg, &reader), 1);
+    CU_ASSERT_EQUAL(wh_fq_attempt_totals(reader, p, &t), 0);
+    CU_ASSERT_EQUAL(wh_fq_attempt_totals(reader, p, &t), 0);
+}
+
 /* Each case twice: on SQLite, and on PostgreSQL. */
 #define QUEUE_CASES(X)                                                        \
     X("leases the head of each payment only", test_heads_only)                \
@@ -376,7 +419,8 @@ static void test_batches_and_peek(void)
     X("an outcome after the lease passed on is not recorded", test_stale_outcome_is_lost) \
     X("dead letters: list, show, retry", test_dead_letters)                   \
     X("retry --all keeps each payment's order", test_retry_all_keeps_order)   \
-    X("ingest in batches; peek sees new events", test_batches_and_peek)
+    X("ingest in batches; peek sees new events", test_batches_and_peek)      \
+    X("attempts are counted by outcome", test_attempt_totals)
 
 #define ON_ENGINE(name, fn)                                                   \
     static void fn##_sqlite(void) { use_pg = 0; fn(); }                       \
@@ -397,4 +441,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(forward_queue, cases)
 
-WH_TEST_SUITE_PG(forward_queue_pg, pg_cases)
+WH_TEST_SUITE_PG(forward_queue_pg, pg_cases, "test_forward_pg.sh")

@@ -575,4 +575,4 @@ static const wh_test_case pg_cases[] = {
 };
 
 WH_TEST_SUITE(inbox_purge, cases)
-WH_TEST_SUITE_PG(inbox_purge_pg, pg_cases)
+WH_TEST_SUITE_PG(inbox_purge_pg, pg_cases, "test_inbox_pg.sh")

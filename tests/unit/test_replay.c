@@ -163,6 +163,17 @@ static void test_ledger_refuses_a_full_partition(void)
     CU_ASSERT_EQUAL(top, 10);
     /* still full just before the window has passed for all ten */
     CU_ASSERT_FALSE(wh_replay_ledger_admit(l, 2, t + SEC(600)));
+    /* ... and says when room comes: the oldest bucket's end + the window,
+     * no earlier than its ids' true expiry, no later than the next
+     * admission */
+    {
+        apr_time_t at = wh_replay_ledger_room_at(l, 2, t + SEC(600));
+        CU_ASSERT(at >= t + SEC(600));
+        CU_ASSERT(at <= t + SEC(700));
+        CU_ASSERT_EQUAL(wh_replay_ledger_live(l, 2, at - 1), 10);
+        CU_ASSERT(wh_replay_ledger_live(l, 2, at) < 10);
+        CU_ASSERT_EQUAL(wh_replay_ledger_room_at(l, 3, t), 0);   /* empty */
+    }
     /* once every id has certainly expired, the partition takes ids again */
     CU_ASSERT_TRUE(wh_replay_ledger_admit(l, 2, t + SEC(700)));
     CU_ASSERT_EQUAL(wh_replay_ledger_live(l, 2, t + SEC(700)), 1);

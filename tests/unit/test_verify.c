@@ -534,6 +534,69 @@ static void test_response_from_verdict(void)
     CU_ASSERT_STRING_EQUAL(wh_status_reason(413), "Content Too Large");
 }
 
+/* Every 503 says when to come back: the time given, else the default. */
+static void test_retry_after(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    wh_verdict v;
+    wh_response r;
+
+    CU_ASSERT_EQUAL(wh_retry_after(apr_time_from_sec(2)), 2);
+    CU_ASSERT_EQUAL(wh_retry_after(apr_time_from_msec(2001)), 3);   /* up */
+    CU_ASSERT_EQUAL(wh_retry_after(1), 1);
+    CU_ASSERT_EQUAL(wh_retry_after(0), WH_RETRY_AFTER_UNKNOWN);
+    CU_ASSERT_EQUAL(wh_retry_after(-5), WH_RETRY_AFTER_UNKNOWN);
+    CU_ASSERT_EQUAL(wh_retry_after(apr_time_from_sec(86400)), WH_RETRY_AFTER_MAX);
+
+    wh_verdict_init(&v, p);
+    CU_ASSERT_EQUAL(wh_verdict_unavailable(&v, WH_CODE_INBOX_UNAVAILABLE, "down",
+                                           apr_time_from_sec(7)), 503);
+    CU_ASSERT_FALSE(v.ok);
+    wh_response_from_verdict(p, &v, &r);
+    CU_ASSERT_EQUAL(r.status, 503);
+    CU_ASSERT_EQUAL(r.retry_after, 7);
+    ASSERT_STR(r.body, "{\"error\":{\"code\":\"inbox_unavailable\",\"message\":"
+                       "\"down\",\"details\":[]}}");
+    /* a 503 however built: the default when nobody said */
+    wh_verdict_init(&v, p);
+    wh_verdict_fail(&v, 503, WH_CODE_INTERNAL, "x");
+    wh_response_from_verdict(p, &v, &r);
+    CU_ASSERT_EQUAL(r.retry_after, WH_RETRY_AFTER_UNKNOWN);
+    wh_response_error(p, 503, WH_CODE_INBOX_UNAVAILABLE, "x", &r);
+    CU_ASSERT_EQUAL(r.retry_after, WH_RETRY_AFTER_UNKNOWN);
+    wh_response_unavailable(p, WH_CODE_INBOX_UNAVAILABLE, "x", apr_time_from_sec(2), &r);
+    CU_ASSERT_EQUAL(r.status, 503);
+    CU_ASSERT_EQUAL(r.retry_after, 2);
+    /* nothing else has one */
+    wh_response_error(p, 500, WH_CODE_INTERNAL, "x", &r);
+    CU_ASSERT_EQUAL(r.retry_after, 0);
+    wh_verdict_init(&v, p);
+    wh_verdict_fail(&v, 401, WH_CODE_AUTH_FAILED, "x");
+    wh_response_from_verdict(p, &v, &r);
+    CU_ASSERT_EQUAL(r.retry_after, 0);
+    wh_response_ack(p, WH_CODE_ACCEPTED, "x", &r);
+    CU_ASSERT_EQUAL(r.retry_after, 0);
+}
+
+/* A duplicate is a verdict too: not handed on, answered 200 as an ack. */
+static void test_duplicate_verdict(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    wh_verdict v;
+    wh_response r;
+
+    wh_verdict_init(&v, p);
+    v.facts.notification_id = "n-1";
+    wh_verdict_duplicate(&v);
+    CU_ASSERT_FALSE(v.ok);
+    CU_ASSERT_EQUAL(v.status, 200);
+    ASSERT_STR(v.code, "duplicate");
+    wh_response_from_verdict(p, &v, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_EQUAL(r.retry_after, 0);
+    ASSERT_STR(r.body, "{\"status\":\"duplicate\",\"notificationId\":\"n-1\"}");
+}
+
 static const wh_test_case cases[] = {
     { "accepts the sample, reports facts", test_accepts_sample_with_facts },
     { "Processed accepted and flagged", test_processed_accepted_and_flagged },
@@ -564,6 +627,8 @@ static const wh_test_case cases[] = {
     { "absolute-form request target: the URL as sent", test_request_url_absolute_form },
     { "error JSON shape", test_error_json_shape },
     { "response from verdict", test_response_from_verdict },
+    { "every 503 says when to come back", test_retry_after },
+    { "a duplicate is answered from its verdict", test_duplicate_verdict },
     { NULL, NULL }
 };
 WH_TEST_SUITE(verify, cases)

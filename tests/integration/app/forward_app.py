@@ -15,7 +15,8 @@ Every request appends one line to DIR/requests.log:
     <seq> <notificationId> <paymentId> <status> <attempt> <answer> <sha256-of-body>
 (answer is the HTTP status it gave; 401 means the signature or the headers
 did not check out, and the reason goes to DIR/app.log). The last
-request's headers and body are kept in DIR/last.json.
+request's headers and body are kept in DIR/last.json; every request's
+traceparent in DIR/traces.log, "<notificationId> <attempt> <traceparent>".
 
 Control (POST JSON to http://127.0.0.1:C/control):
     {"down": N}         close the listening socket for N seconds (refused
@@ -60,6 +61,7 @@ class State:
         os.makedirs(a.out, exist_ok=True)
         self.log = open(os.path.join(a.out, "requests.log"), "a", buffering=1)
         self.applog = open(os.path.join(a.out, "app.log"), "a", buffering=1)
+        self.traces = open(os.path.join(a.out, "traces.log"), "a", buffering=1)
 
     def load_secrets(self):
         """Every line of the secret file is accepted, as an application
@@ -171,6 +173,8 @@ def app_handler(st):
                 with open(os.path.join(st.a.out, "last.json"), "w") as f:
                     json.dump({"headers": dict(self.headers.items()),
                                "body": body.decode("utf-8", "replace")}, f)
+                st.traces.write("%s %s %s\n" % (nid or "-", attempt or "-",
+                                                self.headers.get("traceparent", "-")))
                 # two requests of one payment at once: the forwarder broke
                 # its promise of one event at a time per payment
                 if pay and st.active.get(pay):
