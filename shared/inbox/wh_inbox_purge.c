@@ -307,8 +307,8 @@ static int space_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
     }
     /* a select, which steps the pragma to its end (one step moves one
      * page) */
-    if ((rv = wh_inbox_db_sql_value(ib, p, "PRAGMA incremental_vacuum("
-                                    APR_STRINGIFY(WH_PURGE_VACUUM_PAGES) ")", NULL)) != 0
+    if ((rv = wh_inbox_db_sql_value(ib, p, apr_psprintf(p, "PRAGMA incremental_vacuum(%d)",
+                                                         WH_PURGE_VACUUM_PAGES), NULL)) != 0
         || (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA freelist_count", &after)) != 0)
         return wh_inbox_db_fail(ib, p, "giving back free pages", rv);
     pg->n.pages_freed += pg->n.pages_free - wh_cell_num(after);
