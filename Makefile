@@ -95,6 +95,9 @@ CGI_OBJ    := $(CGI_SRC:%.c=$(BUILD)/obj/%.o)
 CGI_MODE_OBJ := $(CGI_MODE_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 UNIT_OBJ   := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+# The test oracle (tests/oracle/): linked into the tests, never into wirehook.
+ORACLE_SRC := $(wildcard tests/oracle/*.c)
+ORACLE_OBJ := $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIB        := $(BUILD)/libwirehook.a
 CLI        := $(BUILD)/wirehook
@@ -112,7 +115,7 @@ deps:
 test-deps:
 	@build/deps.sh --test
 
-$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard shared/*/*.h cli/*.h cgi/*.h tests/unit/*.h tests/oracle/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -167,8 +170,9 @@ $(BUILD)/cgi-dynamic/wirehook.cgi: $(CGI_TWIN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(CGI_DYN_RELR) -o $@ $(CGI_TWIN_OBJ) $(LIB) $(CGI_DYN_LIBS)
 
-$(UNIT): $(UNIT_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) $(PKG_LIBS) -lcunit
+$(UNIT_OBJ) $(ORACLE_OBJ): ALL_CFLAGS += -Itests
+$(UNIT): $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(ORACLE_OBJ) $(LIB) $(PKG_LIBS) -lcunit
 
 include apxs.mk
 # Further rule sets (bench, fuzz, install, ...) live beside the build
@@ -185,25 +189,30 @@ integration: all $(CGI_TWIN)
 # The README's test command: installs what is missing, builds, then runs
 # the unit suites, the fuzz regressions and every integration suite against
 # a real httpd on loopback, WH_JOBS at once (tests/integration/run.sh). It
-# ends with the summed "N passed, N failed".
+# ends with what skipped and why, then the summed "N passed, N failed,
+# N skipped" (WH_FAIL_ON_SKIP=1: a skip fails it, as on CI).
 CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
 	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
-# Unit suites under AddressSanitizer + UBSan in a separate build tree.
+# Unit suites under AddressSanitizer + UBSan in a separate build tree, and
+# under valgrind: all but the suites that need a server (PostgreSQL,
+# redis, memcached), which make check runs in the integration suites that
+# start one; the run names them.
+UNIT_SANITIZED_ARGS = --without-servers
 asan:
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" $(BUILD)/asan/unit_tests
-	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests
+	ASAN_OPTIONS=detect_leaks=1 WH_SHARED_DIR=$(SHARED_DIR) $(BUILD)/asan/unit_tests $(UNIT_SANITIZED_ARGS)
 
 valgrind: $(UNIT)
 	WH_SHARED_DIR=$(SHARED_DIR) valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
-	  --suppressions=build/valgrind.supp $(UNIT)
+	  --suppressions=build/valgrind.supp $(UNIT) $(UNIT_SANITIZED_ARGS)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --std=c11 -Ishared shared cli cgi mod_wirehook bench tests/fuzz
+	  --inline-suppr --std=c11 -Ishared -Itests shared cli cgi mod_wirehook bench tests/fuzz tests/oracle
 
 # The demo (CONTRIBUTING.md, "Start here"): a live httpd on loopback with
 # the module in front of a sample app, good and bad events sent, answers

@@ -1,8 +1,8 @@
 /* bench_core: throughput of the core verdict (Basic auth, timestamp, HMAC,
  * strict JSON, schema) on the shared sample notification, single thread,
- * against a floor: the same bytes through only OpenSSL HMAC-SHA256 (and a
- * constant-time compare) plus one json-c parse, made the cheapest way
- * (floor_json.h). Also the uncached
+ * against a floor: the same bytes through only OpenSSL HMAC-SHA256 (a
+ * keyed context duplicated, a constant-time compare: floor_mac.h) plus one
+ * json-c parse, made the cheapest way (floor_json.h). Also the uncached
  * Basic-auth path (bcrypt on every request), bcrypt alone, and the heap a
  * request's pool holds once it is verified.
  *
@@ -21,6 +21,7 @@
 #include "verify/wh_auth.h"
 #include "bench_util.h"
 #include "floor_json.h"
+#include "floor_mac.h"
 #include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_verify.h"
@@ -131,31 +132,14 @@ static void make_requests(apr_pool_t *p, const char *sample, apr_size_t len,
 
 /* ---- the floor: HMAC-SHA256 + compare + one json-c parse -------------- */
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
+/* The floor's verification is the module floor's (floor_mac.h): a context
+ * keyed once, duplicated per request, as the core does with its secrets. */
 static void floor_one(const bench_req *r)
 {
-    unsigned char mac[WH_SIG_RAW_LEN], given[WH_SIG_RAW_LEN];
-    char digest[] = "SHA256";
-    OSSL_PARAM params[2];
-    size_t out_len = 0;
     long members;
 
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
-    params[1] = OSSL_PARAM_construct_end();
-    if (!EVP_MAC_init(mac_ctx, (const unsigned char *)SECRET, strlen(SECRET), params) ||
-        !EVP_MAC_update(mac_ctx, (const unsigned char *)"POST", 4) ||
-        !EVP_MAC_update(mac_ctx, (const unsigned char *)URL, strlen(URL)) ||
-        !EVP_MAC_update(mac_ctx, (const unsigned char *)r->body, r->body_len) ||
-        !EVP_MAC_update(mac_ctx, (const unsigned char *)r->ts, strlen(r->ts)) ||
-        !EVP_MAC_final(mac_ctx, mac, &out_len, sizeof mac))
-        bench_die("floor HMAC failed", NULL);
-    for (int i = 0; i < WH_SIG_RAW_LEN; i++)
-        given[i] = (unsigned char)(hexval(r->sig[2 * i]) << 4 | hexval(r->sig[2 * i + 1]));
-    if (CRYPTO_memcmp(mac, given, sizeof mac) != 0)
+    if (!floor_mac_matches(EVP_MAC_CTX_dup(mac_ctx), "POST", URL, r->body, r->body_len,
+                           r->ts, r->sig))
         bench_die("floor signature mismatch", NULL);
     if ((members = floor_json_parse(r->body)) < 0)
         bench_die("floor: sample is not JSON", NULL);
@@ -270,6 +254,7 @@ static wh_verifier *make_verifier(apr_pool_t *p, const options *o, apr_int64_t t
     s = apr_array_push(cfg->secrets);
     s->key = (const unsigned char *)SECRET;
     s->len = strlen(SECRET);
+    wh_secret_prepare(p, s); /* as SigningSecretFile's loader does */
     if ((err = wh_htpasswd_load(p, o->htpasswd, &cfg->users)) != NULL)
         bench_die("htpasswd", err);
     cfg->auth_cache_ttl = ttl;
@@ -323,6 +308,15 @@ int main(int argc, char **argv)
     mac_impl = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (!mac_impl || !(mac_ctx = EVP_MAC_CTX_new(mac_impl)))
         bench_die("OpenSSL HMAC unavailable", NULL);
+    {
+        char digest[] = "SHA256";
+        OSSL_PARAM params[2] = {
+            OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+            OSSL_PARAM_construct_end()
+        };
+        if (!EVP_MAC_init(mac_ctx, (const unsigned char *)SECRET, strlen(SECRET), params))
+            bench_die("OpenSSL HMAC unavailable", NULL);
+    }
 
     sample = bench_slurp(root, o.sample, &len);
     make_requests(root, sample, len, o.user, o.password);

@@ -1,7 +1,7 @@
 /* The JSON half of both in-process floors (bench/mod_benchok.c's
  * benchfloor handler and bench/bench_core.c's floor), with json-c alone:
  * no wirehook code, so the floors measure the library, called the cheapest
- * way there is, as the core calls it (shared/verify/wh_json.c). One tokener per
+ * way there is. One tokener per
  * thread, reset for each parse, and the parse run in the "C" locale object:
  * json_tokener_parse() would allocate a tokener and duplicate the thread's
  * locale on every call, the latter under glibc's process-wide locale lock. */

@@ -59,9 +59,11 @@ frow() { printf '| %s | %s | %s |\n' "$1" "$(or_dash "$(kvget "$C" "$2")")" "$(o
 vg_errors=$(grep -o 'ERROR SUMMARY: [0-9,]* errors' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 | grep -o '[0-9,]*' | head -n 1)
 vg_def=$(grep -o 'definitely lost: [0-9,]* bytes' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 | grep -o '[0-9,]*' | head -n 1)
 vg_invalid=$(grep -c 'Invalid read' "$FIG/valgrind.log" 2>/dev/null)
-# CUnit: "tests  Total  Ran  Passed  Failed  Inactive"
-vg_tests=$(grep -E '^ +tests +[0-9]' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 | awk '{ print $3 " run, " $4 " passed, " $5 " failed" }')
-vg_asserts=$(grep -E '^ +asserts +[0-9]' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 | awk '{ print $3 " run, " $5 " failed" }')
+# unit_tests: "   N asserts, N failed (S s)", then "N passed, N failed, N skipped"
+vg_tests=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 |
+    awk '{ print $1 + $3 " run, " $1 " passed, " $3 " failed, " $5 " skipped" }')
+vg_asserts=$(grep -E '^ +[0-9]+ asserts, [0-9]+ failed' "$FIG/valgrind.log" 2>/dev/null | tail -n 1 |
+    awk '{ print $1 " run, " $3 " failed" }')
 
 machine=$(printf '%s, %s cores, %s' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
     "$(nproc)" "$(uname -sr)")

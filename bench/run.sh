@@ -514,6 +514,10 @@ EOF
     "$BENCH_DIR/bench_inbox" page --db "$big" --offset "$INBOX_RECORDS" --repeat 101 >"$T/p1.kv" || return 1
     kv "$T/p0.kv" page0
     kv "$T/p1.kv" page1
+    # retention: intake beside a purge of every one of those events
+    log "inbox: intake during a purge of $INBOX_RECORDS events"
+    "$BENCH_DIR/bench_inbox" purge --db "$big" --sample "$SAMPLE" --count 2000 >"$T/purge.kv" || return 1
+    kv "$T/purge.kv" purge
     rm -f "$big"*
 }
 
@@ -1346,6 +1350,9 @@ verdict() { # verdict VALUE OP LIMIT -> met / NOT met / n/a
     awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == ">=") ? v >= l : v <= l; print ok ? "met" : "**not met**" }'
 }
 fmt() { [ -n "$1" ] && printf "%s %s" "$1" "$2"; }
+# The module ÷ module floor goal, for every replay store: the module parses
+# no tree, so it should not be slower than a handler that does.
+FLOOR_GOAL=1.0
 # store_row KEY LABEL: the module with another replay store (module.KEY_*)
 # against the module floor of the same run; nothing when it did not run
 store_row() {
@@ -1354,14 +1361,14 @@ store_row() {
     [ -n "$rps" ] || return 0
     r_=$(ratio "$rps" "$(get module.floor_rps)")
     row "Module with $2 ÷ module floor" "$(fmt "$rps" req/s), $cpu µs httpd CPU" \
-        "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$r_" "≥ 0.95" "$(verdict "$r_" ">=" 0.95)"
+        "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$r_" "≥ $FLOOR_GOAL" "$(verdict "$r_" ">=" "$FLOOR_GOAL")"
 }
 
 if has core && [ -n "$(get core.floor_ops_per_sec)" ]; then
     c=$(get core.core_cached_ops_per_sec); f=$(get core.floor_ops_per_sec)
     rc=$(ratio "$c" "$f")
     row "Core: verify+validate, Basic auth cached (1 thread)" "$(fmt "$c" req/s)" \
-        "$(fmt "$f" req/s) (HMAC-SHA256 + one json-c parse)" "$rc" "≥ 0.60" "$(verdict "$rc" ">=" 0.6)"
+        "$(fmt "$f" req/s) (HMAC-SHA256 + one json-c parse)" "$rc" "≥ 2.0" "$(verdict "$rc" ">=" 2.0)"
     if [ -n "$(get core.ir_floor)" ] && [ -n "$(get core.ir_cached)" ]; then
         ri=$(ratio "$(get core.ir_floor)" "$(get core.ir_cached)")
         row "Core: instructions per request (callgrind)" "$(get core.ir_cached) Ir" \
@@ -1390,6 +1397,11 @@ if has inbox && [ -n "$(get inbox1.appends_per_sec)" ]; then
         rp=$(ratio "$(get page1.page_ms)" "$(get page0.page_ms)")
         row "Inbox: page of 25 at offset $INBOX_RECORDS ($((INBOX_RECORDS + 100)) records)" \
             "$(get page1.page_ms) ms" "$(get page0.page_ms) ms at offset 0" "$rp" "≤ 1.5" "$(verdict "$rp" "<=" 1.5)"
+    fi
+    if [ -n "$(get purge.during_p99_ms)" ]; then
+        rq=$(ratio "$(get purge.during_p99_ms)" "$(get purge.base_p99_ms)")
+        row "Inbox: store p99 during a purge of $(get purge.purged_events) events ($(get purge.purge_seconds) s, $(get purge.purge_transactions) transactions, $(get purge.during_stores) stores meanwhile)" \
+            "$(get purge.during_p99_ms) ms (p50 $(get purge.during_p50_ms) ms)" "$(get purge.base_p99_ms) ms without a purge (p50 $(get purge.base_p50_ms) ms)" "$rq" "≤ 2" "$(verdict "$rq" "<=" 2)"
     fi
     ev=$(get inbox1.event_bytes)
     per=$(awk -v b="$(get inbox.disk_bytes)" -v n="$(get inbox.disk_events)" 'BEGIN { if (n > 0) printf "%.0f", b / n }')
@@ -1424,8 +1436,8 @@ if has module && [ -n "$(get module.mod_rps)" ]; then
             "the most any verifier on OpenSSL + json-c reaches on this machine"
         rmf_=$(ratio "$(get module.mod_rps)" "$(get module.floor_rps)")
         row "Module ÷ module floor" "$(fmt "$(get module.mod_rps)" req/s)" \
-            "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rmf_" "≥ 0.95" \
-            "$(verdict "$rmf_" ">=" 0.95) — the default ReplayCache lmdb: one LMDB write transaction per new id (memory writes, no sync: kept across restarts and killed processes); the floor keeps nothing"
+            "$(fmt "$(get module.floor_rps)" req/s) (floor)" "$rmf_" "≥ $FLOOR_GOAL" \
+            "$(verdict "$rmf_" ">=" "$FLOOR_GOAL") — the default ReplayCache lmdb: one LMDB write transaction per new id (memory writes, no sync: kept across restarts and killed processes); the floor keeps nothing"
         store_row shm "ReplayCache shmcb (memory: not kept across a full restart)"
         store_row ram "ReplayCache dbm on disk (mod_socache_dbm: open, write, two fdatasync calls and close per new id)"
         [ -n "$(get module.floor_cpu)" ] && row "Module floor: httpd CPU per request" \
@@ -1472,7 +1484,7 @@ if has php && [ -n "$(get php_php.rps)" ]; then
         "$(fmt "$(get php_php.rps)" req/s), p99 $(get php_php.p99) ms" "—" "—" "—" "info"
     row "Module ÷ PHP receiver (median of $ROUNDS × ${SECONDS_RUN}s, interleaved)" \
         "$(fmt "$(get php_mod.rps)" req/s) (/v1/sink), p99 $(get php_mod.p99) ms" \
-        "$(fmt "$(get php_php.rps)" req/s) (PHP), p99 $(get php_php.p99) ms" "$rphp_" "≥ 1.5" "$(verdict "$rphp_" ">=" 1.5)"
+        "$(fmt "$(get php_php.rps)" req/s) (PHP), p99 $(get php_php.p99) ms" "$rphp_" "≥ 1.4" "$(verdict "$rphp_" ">=" 1.4)"
     [ -n "$(get php_php.cpu)" ] && [ -n "$(get php_mod.cpu)" ] && row "PHP receiver: server CPU per request (all prefork children)" \
         "$(get php_php.cpu) µs" "$(get php_mod.cpu) µs (module, httpd child)" "$(ratio "$(get php_php.cpu)" "$(get php_mod.cpu)")" "—" "info"
 fi
@@ -1485,8 +1497,11 @@ if has node && [ -n "$(get node_proxy.rps)" ]; then
         "$(fmt "$(get node_proxy.rps)" req/s) (Node via httpd), p99 $(get node_proxy.p99) ms" "$rnode_" "≥ 2.5" "$(verdict "$rnode_" ">=" 2.5)"
     row "Node receiver alone (wrk straight at node, one process), for context" \
         "$(fmt "$(get node_alone.rps)" req/s), p99 $(get node_alone.p99) ms" \
-        "$(fmt "$(get node_proxy.rps)" req/s) (behind httpd)" "$(ratio "$(get node_alone.rps)" "$(get node_proxy.rps)")" "—" \
-        "info; module ÷ Node alone: $(ratio "$(get node_mod.rps)" "$(get node_alone.rps)")"
+        "$(fmt "$(get node_proxy.rps)" req/s) (behind httpd)" "$(ratio "$(get node_alone.rps)" "$(get node_proxy.rps)")" "—" "info"
+    ralone_=$(ratio "$(get node_mod.rps)" "$(get node_alone.rps)")
+    row "Module ÷ Node receiver alone (median of $ROUNDS × ${SECONDS_RUN}s, interleaved)" \
+        "$(fmt "$(get node_mod.rps)" req/s) (/v1/sink), p99 $(get node_mod.p99) ms" \
+        "$(fmt "$(get node_alone.rps)" req/s) (Node alone), p99 $(get node_alone.p99) ms" "$ralone_" "≥ 1.2" "$(verdict "$ralone_" ">=" 1.2)"
     [ -n "$(get node_proxy.cpu)" ] && [ -n "$(get node_mod.cpu)" ] && row "Node receiver: CPU per request, httpd child + node (alone: node)" \
         "$(get node_proxy.cpu) µs (alone $(get node_alone.cpu) µs)" "$(get node_mod.cpu) µs (module, httpd child)" \
         "$(ratio "$(get node_proxy.cpu)" "$(get node_mod.cpu)")" "—" "info"

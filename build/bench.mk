@@ -10,7 +10,7 @@ BENCH_TOOLS   = $(BENCH_DIR)/bench_core $(BENCH_DIR)/bench_inbox $(BENCH_DIR)/be
 
 .PHONY: bench bench-tools bench-node
 
-$(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h bench/floor_json.h $(LIB) $(wildcard shared/*/*.h)
+$(BENCH_DIR)/bench_%: bench/bench_%.c bench/bench_util.c bench/bench_util.h bench/floor_json.h bench/floor_mac.h $(LIB) $(wildcard shared/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< bench/bench_util.c $(LIB) $(PKG_LIBS)
 

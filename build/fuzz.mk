@@ -15,17 +15,19 @@ FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
 FUZZ_DIR        = $(BUILD)/fuzz
 FUZZ_SRC_DIR    = tests/fuzz
-FUZZ_ALL       := config json parse verify pagination
+FUZZ_ALL       := config json parse verify pagination oracle
 FUZZ_TARGETS   ?= $(FUZZ_ALL)
 FUZZ_SAN        = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_BASE       = -std=c11 -D_GNU_SOURCE -g -O1 -Ishared $(PKG_CFLAGS)
+FUZZ_BASE       = -std=c11 -D_GNU_SOURCE -g -O1 -Ishared -Itests $(PKG_CFLAGS)
 # The core keeps gcc's -Werror; under clang its warnings are reported, not
 # fatal (a clang-only warning in someone else's file must not stop fuzzing).
 FUZZ_CORE_FLAGS = $(FUZZ_BASE) $(WARN) -Wno-error -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_TGT_FLAGS  = $(FUZZ_BASE) $(WARN) -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_CORE_OBJ   = $(CORE_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+# the test oracle (tests/oracle/) goes into the fuzzers' library too
+FUZZ_ORACLE_OBJ = $(ORACLE_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB        = $(FUZZ_DIR)/libwirehook-fuzz.a
-FUZZ_HDRS       = $(wildcard shared/*/*.h) $(FUZZ_SRC_DIR)/fuzz_common.h
+FUZZ_HDRS       = $(wildcard shared/*/*.h tests/oracle/*.h) $(FUZZ_SRC_DIR)/fuzz_common.h
 # Longest input per target: above every limit the code enforces (4 KiB
 # Authorization, 8 KiB config line), below what makes runs crawl.
 FUZZ_MAXLEN_config     = 20000
@@ -33,6 +35,7 @@ FUZZ_MAXLEN_json       = 16384
 FUZZ_MAXLEN_parse      = 10000
 FUZZ_MAXLEN_verify     = 16384
 FUZZ_MAXLEN_pagination = 4096
+FUZZ_MAXLEN_oracle     = 16384
 FUZZ_ENV        = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
                   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -42,7 +45,7 @@ $(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(if $(filter shared/%,$<),$(FUZZ_CORE_FLAGS),$(FUZZ_TGT_FLAGS)) -c $< -o $@
 
-$(FUZZ_LIB): $(FUZZ_CORE_OBJ)
+$(FUZZ_LIB): $(FUZZ_CORE_OBJ) $(FUZZ_ORACLE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -64,6 +67,11 @@ $(FUZZ_DIR)/%.dict: $(FUZZ_SRC_DIR)/%.dict
 	    $$2 == "enum" || $$2 == "flag" { n = split($$5, v, "|"); \
 	      for (i = 1; i <= n; i++) print "\"" v[i] "\"" }' >>$@; fi
 
+# The differential target reads bodies, as the json target does.
+$(FUZZ_DIR)/oracle.dict: $(FUZZ_SRC_DIR)/json.dict
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 # Each run grows a working corpus under $(BUILD) seeded from the repo's
 # corpus (which it never writes to), so runs build on each other.
 $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_DIR)/fuzz_% $(FUZZ_DIR)/%.dict
@@ -71,7 +79,7 @@ $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_DIR)/fuzz_% $(FUZZ_DIR)/%.dict
 	@echo "fuzz $*: $(FUZZ_SECONDS) s"
 	@$(FUZZ_ENV) $< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=$(FUZZ_MAXLEN_$*) -print_final_stats=1 \
-	  $(if $(wildcard $(FUZZ_SRC_DIR)/$*.dict),-dict=$(FUZZ_DIR)/$*.dict) \
+	  -dict=$(FUZZ_DIR)/$*.dict \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/$*/ \
 	  $(FUZZ_DIR)/corpus/$* $(FUZZ_SRC_DIR)/corpus/$* >$(FUZZ_DIR)/$*.log 2>&1 \
 	  || { tail -n 80 $(FUZZ_DIR)/$*.log; \
@@ -92,10 +100,10 @@ FUZZ_RG_LIB   = $(BUILD)/asan/libwirehook.a
 $(FUZZ_RG_LIB): $(CORE_SRC) $(wildcard shared/*/*.h)
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE="$(FUZZ_RG_SAN)" $@
 
-$(FUZZ_RG_DIR)/fuzz_%: $(FUZZ_SRC_DIR)/fuzz_%.c $(FUZZ_SRC_DIR)/regress_main.c $(FUZZ_HDRS) $(FUZZ_RG_LIB)
+$(FUZZ_RG_DIR)/fuzz_%: $(FUZZ_SRC_DIR)/fuzz_%.c $(FUZZ_SRC_DIR)/regress_main.c $(ORACLE_SRC) $(FUZZ_HDRS) $(FUZZ_RG_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 $(FUZZ_RG_SAN) -Ishared $(PKG_CFLAGS) \
-	  -o $@ $< $(FUZZ_SRC_DIR)/regress_main.c $(FUZZ_RG_LIB) $(PKG_LIBS)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 $(FUZZ_RG_SAN) -Ishared -Itests $(PKG_CFLAGS) \
+	  -o $@ $< $(FUZZ_SRC_DIR)/regress_main.c $(ORACLE_SRC) $(FUZZ_RG_LIB) $(PKG_LIBS)
 
 fuzz-regress: $(FUZZ_ALL:%=$(FUZZ_RG_DIR)/fuzz_%)
 	@for t in $(FUZZ_ALL); do \

@@ -3,8 +3,9 @@
 # 1. The integration suites that have a size (tests/integration/lib.sh,
 #    wh_size), at SOAK_SCALE times the size `make check` gives them: today
 #    test_inbox_load.sh and test_inbox_pg.sh, 8 writers x 500 events with
-#    10% racing duplicates per load (check: 8 x 100). A new sized suite
-#    adds its name to SOAK_SUITES.
+#    10% racing duplicates per load (check: 8 x 100); test_replay_faults.sh,
+#    the stores stalled for 70 s (check: 14 s), 500 events forwarded
+#    through PostgreSQL's restart and crash (check: 100). A new sized suite adds its name to SOAK_SUITES.
 # 2. bench/reliability.sh: the fault and abuse tests in soak mode
 #    (WH_SOAK=1: more rounds, five kill -9 of httpd per endpoint), the unit
 #    suites under valgrind and the fuzz regression replay; then
@@ -19,7 +20,7 @@
 #   make soak-suites                           step 1 only
 
 SOAK_SCALE  ?= 5
-SOAK_SUITES ?= test_inbox_load test_inbox_pg
+SOAK_SUITES ?= test_inbox_load test_inbox_pg test_replay_faults
 
 .PHONY: soak soak-suites
 soak-suites: all $(UNIT)

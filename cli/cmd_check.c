@@ -1,7 +1,6 @@
 #include "commands.h"
 #include "cli_util.h"
 #include "verify/wh_config.h"
-#include "verify/wh_json.h"
 #include "verify/wh_schema.h"
 #include <stdio.h>
 
@@ -17,12 +16,11 @@ int wh_cmd_check(int argc, const char *const *argv, apr_pool_t *p)
     apr_getopt_t *os = wh_cli_getopt(p, argc, argv, opts);
     apr_array_header_t *problems = apr_array_make(p, 8, sizeof(wh_problem));
     wh_facts facts = { 0 };
-    json_object *root;
     const char *arg, *err, *input = NULL;
     char *body;
     apr_size_t len;
     apr_status_t rv;
-    int ch;
+    int ch, n;
 
     if (wh_cli_wants_help(argc, argv)) {
         printf("usage: wirehook " CHECK_USAGE "\n\n"
@@ -46,11 +44,12 @@ int wh_cmd_check(int argc, const char *const *argv, apr_pool_t *p)
         fprintf(stderr, "wirehook check: %s\n", err);
         return 1;
     }
-    if ((err = wh_json_parse(p, body, len, &root))) {
+    n = wh_schema_check(p, body, len, &sopts, problems, &facts, &err);
+    if (n == WH_SCHEMA_NOT_JSON) {
         printf(": invalid JSON: %s\n", err);
         return 1;
     }
-    if (wh_schema_validate(p, root, &sopts, problems, &facts) > 0) {
+    if (n > 0) {
         for (int i = 0; i < problems->nelts; i++) {
             const wh_problem *pr = &APR_ARRAY_IDX(problems, i, wh_problem);
             printf("%s: %s\n", pr->field, pr->problem);

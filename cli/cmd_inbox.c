@@ -1,6 +1,7 @@
-/* wirehook inbox --config F <dead|quarantine|payment|payments> ...: an
- * operator's view of the inbox database, read and changed directly (the
- * same database the module, the CGI and the forwarder use). */
+/* wirehook inbox --config F <dead|quarantine|payment|payments|purge|
+ * vacuum|backup> ...: an operator's view of the inbox database, read and
+ * changed directly (the same database the module, the CGI and the
+ * forwarder use). */
 #include "commands.h"
 #include "config/wh_config_load.h"
 #include "cli_util.h"
@@ -23,7 +24,10 @@
     "       wirehook inbox --config F quarantine release ID\n"                 \
     "       wirehook inbox --config F quarantine discard|acknowledge ID [--by NAME]\n" \
     "       wirehook inbox --config F payment PAYMENT_ID\n"                    \
-    "       wirehook inbox --config F payments [--status S] [--offset N] [--limit N]"
+    "       wirehook inbox --config F payments [--status S] [--offset N] [--limit N]\n" \
+    "       wirehook inbox --config F purge [--dry-run]\n"                     \
+    "       wirehook inbox --config F vacuum\n"                                \
+    "       wirehook inbox --config F backup FILE"
 
 int wh_inbox_usage(void)
 {
@@ -68,17 +72,23 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         { "from", 'F', 1, "dead: died at this time or later (RFC 3339)" },
         { "to", 'T', 1, "dead: died before this time (RFC 3339)" },
         { "by", 'B', 1, "quarantine discard|acknowledge: who (default: the login)" },
+        { "dry-run", 'n', 0, "purge: count what would go, change nothing" },
         { NULL, 0, 0, NULL }
     };
     static const struct {
         const char *name;
         int (*run)(wh_inbox_args *);
         int min_ops, max_ops;
+        int open_flags;
     } groups[] = {
-        { "dead", wh_inbox_cmd_dead, 2, 3 },
-        { "quarantine", wh_inbox_cmd_quarantine, 2, 3 },
-        { "payment", wh_inbox_cmd_payment, 2, 2 },
-        { "payments", wh_inbox_cmd_payments, 1, 1 },
+        { "dead", wh_inbox_cmd_dead, 2, 3, 0 },
+        { "quarantine", wh_inbox_cmd_quarantine, 2, 3, 0 },
+        { "payment", wh_inbox_cmd_payment, 2, 2, 0 },
+        { "payments", wh_inbox_cmd_payments, 1, 1, 0 },
+        { "purge", wh_inbox_cmd_purge, 1, 1, 0 },
+        { "vacuum", wh_inbox_cmd_vacuum, 1, 1, 0 },
+        /* a copy needs an inbox that exists, and never makes one */
+        { "backup", wh_inbox_cmd_backup, 2, 2, WH_INBOX_READ_ONLY },
     };
     wh_inbox_args a;
     const char *config = NULL, *arg, *err;
@@ -119,9 +129,18 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
                "  payment ID        the payment's current status and history, as JSON\n"
                "                    (GET <inbox>/payments/ID)\n"
                "  payments          payments by current status (--status S), --offset and\n"
-               "                    --limit, as JSON (GET <inbox>/payments)\n\n"
+               "                    --limit, as JSON (GET <inbox>/payments)\n"
+               "  purge             deletes what is older than InboxRetention,\n"
+               "                    InboxQuarantineRetention and InboxDeadLetterRetention,\n"
+               "                    and expired auth-cache entries, in small transactions\n"
+               "                    (never an event wirehook forward has not finished);\n"
+               "                    --dry-run: counts what would go, changes nothing\n"
+               "  vacuum            SQLite: writes the file again without its free pages\n"
+               "                    and turns on incremental auto-vacuum (stores wait)\n"
+               "  backup FILE       SQLite: a consistent copy while notifications arrive,\n"
+               "                    mode 0600, checked, renamed over FILE when whole\n\n"
                "  --config F  --limit N  --after ID  --offset N  --status S  --all  --raw\n"
-               "  --reason R  --http S  --payment P  --from T  --to T  --by NAME\n\n"
+               "  --reason R  --http S  --payment P  --from T  --to T  --by NAME  --dry-run\n\n"
                "Exit 0 on success, 1 on failure or when nothing matches, 2 on usage errors.\n");
         return 0;
     }
@@ -140,6 +159,7 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         case 'F': a.from = arg; break;
         case 'T': a.to = arg; break;
         case 'B': a.by = arg; break;
+        case 'n': a.dry_run = 1; break;
         case 's': a.status = arg; break;
         case 'l':
             if (number(p, "limit", arg, 1, 100000, &v) != 0)
@@ -165,7 +185,7 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
         if (nops < groups[g].min_ops || nops > groups[g].max_ops)
             return wh_inbox_usage();
         if (groups[g].min_ops == 2 && groups[g].max_ops == 2)
-            a.id = os->argv[os->ind + 1];          /* payment ID */
+            a.id = os->argv[os->ind + 1];          /* payment ID, backup FILE */
         else if (nops >= 2)
             a.verb = os->argv[os->ind + 1];
         if (nops == 3)
@@ -176,7 +196,7 @@ int wh_cmd_inbox(int argc, const char *const *argv, apr_pool_t *p)
             return 1;
         }
         a.cfg = cfg;
-        if ((err = wh_inbox_open(p, cfg, &lg, &a.ib)) != NULL) {
+        if ((err = wh_inbox_open_ex(p, cfg, &lg, groups[g].open_flags, &a.ib)) != NULL) {
             fprintf(stderr, "wirehook inbox: %s\n", err);
             return 1;
         }

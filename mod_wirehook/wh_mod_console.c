@@ -240,7 +240,7 @@ int wh_mod_console_run(request_rec *r)
         if (out.audit_level == WH_LOG_INFO)
             ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r, WHLOGNO(00983) "%s", out.audit);
         else if (out.foreign_host)
-            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(01002) "%s", out.audit);
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(01003) "%s", out.audit);
         else
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00984) "%s", out.audit);
     }

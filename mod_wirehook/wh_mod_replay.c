@@ -27,7 +27,10 @@
  * Claims of the shared stores and of dbm hold for a lease, renewed by a
  * thread of each child while their deliveries run (wh_replay_renew.h): a
  * lease ends only the claim of a holder that is gone. lmdb's claims hold
- * while their process runs.
+ * while their process runs. A claim nobody delivers under (its answer was
+ * lost in a stall, or the store could not be told the delivery's end) is
+ * owed to the store and settled by the same thread once the store answers
+ * again (wh_replay_settle.h), so it does not hold its id for a lease.
  *
  *   pre_config   register the "wirehook-replay" mutex type (mod_socache)
  *   check_config every ReplayCache is usable, else startup (and
@@ -54,6 +57,7 @@
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
 #include "replay/wh_replay_renew.h"
+#include "replay/wh_replay_settle.h"
 #include "replay/wh_replay_shared.h"
 #include "replay/wh_replay_verdict.h"
 #include <apr_strings.h>
@@ -69,6 +73,7 @@ struct wh_mod_replay {
     const char *conninfo;               /* pgsql */
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
+    apr_interval_time_t lease;          /* longest ReplayLease */
     int index;                          /* mutex name suffix */
     wh_mod_lmdb *lmdb;                  /* lmdb */
     wh_mod_socache *sc;                 /* dbm, shmcb */
@@ -84,9 +89,10 @@ struct wh_mod_claim {
     wh_replay_open *open;               /* in the renewer, while it runs */
 };
 
-/* Per child: the renewer of the claims of running deliveries, and the
- * holder tokens. */
+/* Per child: the renewer of the claims of running deliveries, what the
+ * child owes the stores for claims nobody holds, and the holder tokens. */
 static wh_replay_renewer *child_renewer;
+static wh_replay_settle *child_settle;
 static wh_replay_holders child_holders;
 static int child_holders_ok;
 
@@ -193,7 +199,9 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     apr_hash_index_t *hi;
 
     /* One store per distinct ReplayCache, sized for the longest window and
-     * judged by the largest tolerance of the configurations sharing it. */
+     * judged by the largest tolerance of the configurations sharing it; its
+     * claims hold for the longest lease (none lapses while a configuration
+     * sharing it expects it to hold). */
     for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
         wh_mod_config *config = apr_hash_this_val(hi);
         const wh_config *cfg = config->cfg;
@@ -225,6 +233,8 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             rp->window = cfg->replay_window;
         if (cfg->timestamp_tolerance > rp->tolerance)
             rp->tolerance = cfg->timestamp_tolerance;
+        if (apr_time_from_sec(cfg->replay_lease) > rp->lease)
+            rp->lease = apr_time_from_sec(cfg->replay_lease);
         config->replay = rp;
     }
     for (hi = apr_hash_first(ptemp, configs); hi; hi = apr_hash_next(hi)) {
@@ -270,6 +280,16 @@ static void renewer_log(void *baton, wh_log_level level, const char *msg)
                  0, (server_rec *)baton, WHLOGNO(00998) "%s", msg);
 }
 
+/* The settle list's word: a claim released or confirmed late, or one it
+ * could not remember. */
+static void settle_log(void *baton, wh_log_level level, const char *msg)
+{
+    ap_log_error(APLOG_MARK, level <= WH_LOG_ERROR ? APLOG_ERR
+                             : level == WH_LOG_WARN ? APLOG_WARNING
+                                                    : APLOG_INFO,
+                 0, (server_rec *)baton, WHLOGNO(01002) "%s", msg);
+}
+
 /* A shared store for this child: its connections are its own. */
 static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
                                     server_rec *s)
@@ -294,10 +314,11 @@ static wh_replay_store *open_shared(wh_mod_replay *rp, apr_pool_t *pchild,
 static void replay_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_hash_t *by_key = replay_stores(s->process->pconf);
-    int renew = 0;
+    apr_interval_time_t shortest = 0;   /* of the stores that renew */
     const char *err;
 
     child_renewer = NULL;
+    child_settle = NULL;
     child_holders_ok = (err = wh_replay_holders_init(&child_holders)) == NULL;
     if (err)
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00997)
@@ -308,26 +329,29 @@ static void replay_child_init(apr_pool_t *pchild, server_rec *s)
         wh_mod_replay *rp = apr_hash_this_val(hi);
         rp->store = NULL;
         if (rp->lmdb)
-            rp->store = wh_mod_lmdb_child_init(rp->lmdb, pchild, s);
+            rp->store = wh_mod_lmdb_child_init(rp->lmdb, pchild, s, rp->lease);
         else if (rp->sc)
             rp->store = wh_mod_socache_child_init(rp->sc, pchild, s);
         else if (rp->model.shared)
             rp->store = open_shared(rp, pchild, s);
-        if (rp->store && rp->store->ops->renew)
-            renew = 1;
+        if (rp->store && rp->store->ops->renew
+            && (shortest == 0 || rp->lease < shortest))
+            shortest = rp->lease;
     }
-    if (renew) {
-        wh_logger lg = { renewer_log, s };
-        err = wh_replay_renewer_create(pchild, WH_REPLAY_CLAIM_LEASE, &lg,
-                                       &child_renewer);
+    /* every claim is renewed well within its own lease */
+    if (shortest > 0) {
+        wh_logger lg = { renewer_log, s }, slg = { settle_log, s };
+        err = wh_replay_renewer_create(pchild, &lg, &child_renewer);
+        if (!err && (err = wh_replay_settle_create(pchild, 0, &slg,
+                                                   &child_settle)) == NULL)
+            wh_replay_renewer_settle(child_renewer, child_settle);
         if (!err)
-            err = wh_replay_renewer_start(child_renewer,
-                                          WH_REPLAY_CLAIM_LEASE / 3);
+            err = wh_replay_renewer_start(child_renewer, shortest / 3);
         if (err)
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00999)
                          "replay stores: %s: a delivery longer than %"
                          APR_TIME_T_FMT " s may lose its claim",
-                         err, apr_time_sec(WH_REPLAY_CLAIM_LEASE));
+                         err, apr_time_sec(shortest));
     }
 }
 
@@ -407,15 +431,33 @@ static void log_claim(request_rec *r, const wh_mod_replay *rp,
     default:
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, WHLOGNO(00940)
                       "replay store %s: lookup failed for notificationId=%s: "
-                      "%s", rp->spec, id, info->err ? info->err : "-");
+                      "%s%s", rp->spec, id, info->err ? info->err : "-",
+                      info->lost ? " (the claim was sent without an answer: "
+                                   "if the store made it, it is released when "
+                                   "the store answers again)" : "");
         break;
     }
 }
 
+/* The store is owed kind for holder's claim on id: the renewal thread
+ * settles it once the store answers. 0, or -1 (nothing remembers it: the
+ * claim lapses after its lease). */
+static int owe(wh_mod_replay *rp, wh_settle_kind kind, const char *id,
+               const char *holder, apr_int64_t window)
+{
+    if (!child_settle || !holder
+        || wh_replay_settle_add(child_settle, rp->store, kind, id, holder,
+                                window, apr_time_now()) != 0)
+        return -1;
+    wh_replay_renewer_poke(child_renewer);
+    return 0;
+}
+
 /* A claim made: kept for its end, and renewed while the delivery runs. */
 static wh_mod_claim *new_claim(request_rec *r, wh_mod_replay *rp,
-                               const char *id, const char *holder)
+                               const wh_claim *c)
 {
+    const char *id = c->id, *holder = c->holder;
     wh_mod_claim *cl = apr_pcalloc(r->pool, sizeof(*cl));
 
     cl->rp = rp;
@@ -423,7 +465,8 @@ static wh_mod_claim *new_claim(request_rec *r, wh_mod_replay *rp,
     cl->id = id;
     cl->holder = holder;
     if (holder && child_renewer) {
-        cl->open = wh_replay_renewer_add(child_renewer, rp->store, id, holder);
+        cl->open = wh_replay_renewer_add(child_renewer, rp->store, id, holder,
+                                         c->lease);
         if (cl->open)
             apr_pool_cleanup_register(r->pool, cl, claim_cleanup,
                                       apr_pool_cleanup_null);
@@ -440,6 +483,7 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     wh_claim c;
     wh_claim_info info;
     wh_claim_result res;
+    int wake = 0;
 
     *out = NULL;
     if (rp == NULL || rp->store == NULL || id == NULL || *id == '\0') {
@@ -461,13 +505,18 @@ void wh_mod_replay_check(request_rec *r, wh_mod_replay *rp,
     c.signed_at = f->signed_at;
     c.tolerance_sec = rp->tolerance;
     c.window_sec = cfg->replay_window;
-    c.lease = WH_REPLAY_CLAIM_LEASE;
+    c.lease = rp->lease;
 
-    memset(&info, 0, sizeof(info));
-    res = rp->store->ops->claim(rp->store, r->pool, &c, &info);
+    /* a claim whose answer is lost is owed a release; one that finds the
+     * id held by a claim this child owes a release settles it and claims
+     * again (c.holder may change) */
+    res = wh_replay_settle_claim(child_settle, rp->store, r->pool,
+                                 &child_holders, &c, &info, &wake);
+    if (wake)
+        wh_replay_renewer_poke(child_renewer);
     log_claim(r, rp, f, res, &info);
     if (res == WH_CLAIM_FIRST)
-        *out = new_claim(r, rp, id, c.holder);
+        *out = new_claim(r, rp, &c);
     wh_replay_verdict(v, &c, res, &info, apr_time_now());
 }
 
@@ -494,8 +543,11 @@ void wh_mod_replay_confirm(request_rec *r, wh_mod_claim *cl,
                                 cfg->replay_window, &err) != 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00945)
                       "replay store %s: cannot confirm notificationId=%s "
-                      "(%s): its claim stays, and lapses", rp->spec,
-                      cl->id, err ? err : "-");
+                      "(%s): %s", rp->spec, cl->id, err ? err : "-",
+                      owe(rp, WH_SETTLE_CONFIRM, cl->id, cl->holder,
+                          cfg->replay_window) == 0
+                      ? "confirmed when the store answers again"
+                      : "its claim stays, and lapses");
 }
 
 void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
@@ -506,10 +558,13 @@ void wh_mod_replay_forget(request_rec *r, wh_mod_claim *cl)
     if (rp == NULL || rp->store == NULL)
         return;
     end_claim(cl);
-    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) != 0)
+    if (rp->store->ops->forget(rp->store, r->pool, cl->id, cl->holder, &err) < 0)
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00943)
-                      "replay store %s: cannot remove notificationId=%s (%s)",
-                      rp->spec, cl->id, err ? err : "-");
+                      "replay store %s: cannot remove notificationId=%s (%s): "
+                      "%s", rp->spec, cl->id, err ? err : "-",
+                      owe(rp, WH_SETTLE_RELEASE, cl->id, cl->holder, 0) == 0
+                      ? "removed when the store answers again"
+                      : "its claim lapses after its lease");
 }
 
 wh_mod_replay *wh_mod_replay_of_claim(const wh_mod_claim *cl)

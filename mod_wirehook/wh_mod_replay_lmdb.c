@@ -148,7 +148,8 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
 }
 
 wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
-                                        server_rec *s)
+                                        server_rec *s,
+                                        apr_interval_time_t lease)
 {
     wh_replay_owner self;
     wh_replay_lmdb *db = NULL;
@@ -161,6 +162,6 @@ wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
         return NULL;
     }
     /* who this child is, read once: its claims hold while it runs */
-    wh_replay_owner_self(&self, WH_REPLAY_CLAIM_LEASE);
+    wh_replay_owner_self(&self, lease);
     return wh_replay_lmdb_store(pchild, db, l->since, &self);
 }

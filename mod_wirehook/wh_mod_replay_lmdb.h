@@ -23,8 +23,10 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                        const char *config_path, apr_int64_t tolerance,
                        int predecessor, wh_mod_lmdb **out);
 /* Opens the store in this child: its store interface, or NULL (logged;
- * every notification is then answered 503). */
+ * every notification is then answered 503). Its claims hold while their
+ * process runs; lease bounds those of a process without a start time. */
 wh_replay_store *wh_mod_lmdb_child_init(wh_mod_lmdb *l, apr_pool_t *pchild,
-                                        server_rec *s);
+                                        server_rec *s,
+                                        apr_interval_time_t lease);
 
 #endif

@@ -515,7 +515,7 @@ static int compare_and(wh_mod_socache *sc, apr_pool_t *p, const char *id,
 static int sc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
-    return compare_and(st->impl, p, id, holder, 0, err) < 0 ? -1 : 0;
+    return compare_and(st->impl, p, id, holder, 0, err);
 }
 
 static int sc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

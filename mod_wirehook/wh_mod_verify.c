@@ -31,8 +31,8 @@
  * whatever route httpd took (DirectoryIndex, FallbackResource, mod_rewrite,
  * ErrorDocument, Action, aliases, subrequests, <Files>, .htaccess), the
  * handler runs only if the chain holds a verdict of the configuration in
- * force. docs/architecture.md has the rule and why; docs/reliability.md lists
- * every route tried. */
+ * force. mod_wirehook/README.md has the rule and why; docs/reliability.md
+ * lists every route tried. */
 #include "wh_mod_verify.h"
 #include "wh_mod_inbox.h"
 #include "wh_mod_console.h"

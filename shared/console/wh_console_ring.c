@@ -121,8 +121,9 @@ void wh_ring_read(const wh_console_ring *r, apr_time_t now, int tens, int nbins,
 {
     apr_uint64_t last = PERIOD(now, tens);
     int keep = tens ? WH_RING_TENS : WH_RING_MINUTES;
+    apr_size_t ncounts = (apr_size_t)nbins * NANSWERS;
 
-    memset(counts, 0, sizeof(*counts) * (apr_size_t)nbins * NANSWERS);
+    memset(counts, 0, ncounts * sizeof(*counts));
 #if WH_RING_KEPT
     for (int b = 0; r && b < nbins; b++) {
         apr_uint64_t back = (apr_uint64_t)(nbins - 1 - b), period;

@@ -792,6 +792,11 @@ int wh_fq_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     return 1;
 }
 
+int wh_fq_has_attempts(const wh_fq *q)
+{
+    return q->attempts_table;
+}
+
 int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
                  int n, apr_array_header_t **out)
 {

@@ -180,6 +180,10 @@ int wh_fq_dead_count_payment(wh_fq *q, apr_pool_t *p,
 int wh_fq_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
                  wh_fq **out);
 
+/* 1 when the attempt history (wh_attempts) exists: wh_fq_open made it,
+ * or wh_fq_attach found it. */
+int wh_fq_has_attempts(const wh_fq *q);
+
 /* One event's place in the queue. */
 typedef struct {
     apr_int64_t event_id;

@@ -1,14 +1,18 @@
 /* The listing: one page of stored events, bodies spliced in
  * exactly as received, with the spec's offset/limit pagination. */
+#include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 #include <apr_strings.h>
 #include <string.h>
 
-/* Pages are positions in wh_order (1, 2, 3 ... without gaps): unfiltered
- * paging seeks on it, seq > offset being "skip offset records", at a cost
- * that does not grow with offset. Filtered paging counts within the
- * filter: OFFSET over the (filter, seq) index range of wh_order, which is
- * small for one payment. The body comes from wh_events by its key. */
+/* Pages are positions in wh_order (1, 2, 3 ... without gaps until a
+ * purge deletes the oldest): unfiltered paging seeks on it, seq > offset
+ * being "skip offset records", at a cost that does not grow with offset,
+ * and the next page's offset is the last position of this one, so that
+ * offsets keep their meaning once the first positions are gone. Filtered
+ * paging counts within the filter: OFFSET over the (filter, seq) index
+ * range of wh_order, which is small for one payment. The body comes from
+ * wh_events by its key. */
 #define WH_LIST_FROM " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 static const wh_inbox_stmt st_list = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.seq > %lld ORDER BY o.seq LIMIT %d",
@@ -44,7 +48,7 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     const wh_inbox_stmt *st;
     const void *args[4];
     int fetch;
-    apr_int64_t offset;
+    apr_int64_t offset, next;
     wh_inbox_rows rows;
     const char *tail;
     char *json, *w;
@@ -85,9 +89,12 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     if (q->notification_id && rows.nrows && !nid_passes(q, &rows, 0))
         rows.nrows = rows.total = 0;
     n = rows.nrows;
+    next = q->offset + n;
+    if (st == &st_list && n > 0)
+        next = wh_cell_num(WH_ROW_CELL(&rows, n - 1, 0));
     tail = apr_psprintf(p, "],\"pagination\":{\"offset\":\"%" APR_INT64_T_FMT
                         "\",\"moreRecords\":%s}}",
-                        q->offset + n, rows.total > q->limit ? "true" : "false");
+                        next, rows.total > q->limit ? "true" : "false");
     /* Bodies are spliced in exactly as received, never re-serialized. */
     lens = apr_palloc(p, sizeof(*lens) * (apr_size_t)(n > 0 ? n : 1));
     total = strlen("{\"events\":[") + strlen(tail) + 1;

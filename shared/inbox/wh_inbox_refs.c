@@ -2,7 +2,6 @@
 #include "wh_inbox_refs.h"
 #include "wh_inbox_sql.h"
 #include "wh_pagination.h"
-#include "verify/wh_json.h"
 #include "verify/wh_schema.h"
 
 #include <apr_strings.h>
@@ -64,16 +63,16 @@ int wh_inbox_refs_fill(wh_inbox *ib, apr_pool_t *p)
             break;
         for (int i = 0; rv == 0 && i < rows.nrows; i++) {
             const char *id = WH_ROW_CELL(&rows, i, 0), *body = WH_ROW_CELL(&rows, i, 2);
-            json_object *root = NULL;
+            const char *why;
             wh_facts f;
 
             last = id ? apr_atoi64(id) : last;
             /* every stored body passed the checks; one that no longer
              * parses (edited by hand) simply has no references */
-            if (!body || wh_json_parse(tmp, body, strlen(body), &root) != NULL)
-                continue;
             memset(&f, 0, sizeof(f));
-            wh_schema_references(tmp, root, &f);
+            if (!body || wh_schema_check(tmp, body, strlen(body), NULL, NULL, &f, &why)
+                             == WH_SCHEMA_NOT_JSON)
+                continue;
             rv = wh_inbox_refs_add(ib, tmp, WH_ROW_CELL(&rows, i, 1), &f);
         }
         if (rv != 0 || rows.nrows < chunk)

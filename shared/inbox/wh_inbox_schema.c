@@ -20,8 +20,9 @@ static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
 static const wh_schema_step schema_v3[] = { WH_SQL_SCHEMA_V3 };
 static const wh_schema_step upgrade_v3_move[] = { WH_SQL_UPGRADE_V3_MOVE };
 static const wh_schema_step upgrade_v3_finish[] = { WH_SQL_UPGRADE_V3_FINISH };
-static const wh_schema_step upgrade_v4[] = { WH_SQL_V4 };
-static const wh_schema_step upgrade_v4_done[] = { WH_SQL_V4_DONE };
+static const wh_schema_step upgrade_v4[] = { WH_SQL_UPGRADE_V4 };
+static const wh_schema_step upgrade_v5[] = { WH_SQL_V5 };
+static const wh_schema_step upgrade_v5_done[] = { WH_SQL_V5_DONE };
 
 static const wh_inbox_stmt st_bump = {
     "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL };
@@ -116,12 +117,14 @@ static int upgrade(wh_inbox *ib, apr_pool_t *p, apr_int64_t from)
         if (rv == 0)
             rv = run_steps(ib, p, STEPS(upgrade_v3_finish));
     }
-    if (rv == 0)
+    if (rv == 0 && from < 4)
         rv = run_steps(ib, p, STEPS(upgrade_v4));
+    if (rv == 0)
+        rv = run_steps(ib, p, STEPS(upgrade_v5));
     if (rv == 0 && from > 0)
         rv = wh_inbox_refs_fill(ib, p);
     if (rv == 0)
-        rv = run_steps(ib, p, STEPS(upgrade_v4_done));
+        rv = run_steps(ib, p, STEPS(upgrade_v5_done));
     return rv;
 }
 

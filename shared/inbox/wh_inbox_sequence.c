@@ -13,7 +13,7 @@
  * changes, and is never reused. An event committed but not numbered yet
  * (a store that lost the try-lock, or a crash between its commit and the
  * sequencer) is durable and gets its number at the next run: after the
- * next store, or before the next listing. See docs/architecture.md.
+ * next store, or before the next listing. The tables: README.md here.
  *
  * SQLite needs none of this: its writers are serialised by the database
  * lock, and each store numbers its event in its own transaction. */

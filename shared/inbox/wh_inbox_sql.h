@@ -16,16 +16,16 @@
  *
  * Version 3 separates an event's arrival key (wh_events.id, increasing,
  * gaps allowed) from its listing position (wh_order.seq, 1, 2, 3 ... in
- * commit order, no gaps): see docs/architecture.md, "The inbox". */
+ * commit order, no gaps): see README.md here, "The database". */
 #include "wh_inbox.h"
 
 /* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key
  * and listing order apart (wh_order, wh_pending), wh_payments,
- * event_instant, quarantine release columns. 4: the console's finding
- * and acting: wh_payment_refs, status filters whatever the case,
- * payments by latest activity, a quarantined body discarded or
- * acknowledged. */
-#define WH_INBOX_SCHEMA_VERSION 4
+ * event_instant, quarantine release columns. 4: + wh_purge, the last
+ * purge (wh_inbox_purge.c). 5: the console's finding and acting:
+ * wh_payment_refs, status filters whatever the case, payments by latest
+ * activity, a quarantined body discarded or acknowledged. */
+#define WH_INBOX_SCHEMA_VERSION 5
 
 /* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
  * unused, in upgraded databases); 2 numbers quarantined bodies. */
@@ -265,9 +265,23 @@ typedef struct {
     WH_BOTH("UPDATE wh_meta SET schema_version = 3"                           \
             " WHERE id = 1 AND schema_version = 2")
 
-/* ---- version 4 -------------------------------------------------------
- * Run on a new database right after version 3's creation, and on an
- * upgraded one after version 3's steps; then the references are filled
+/* Version 3 -> 4, and the last steps of a new database (made as version
+ * 3, then this): wh_purge, one row (id 1) once a purge has run, what it
+ * did and when, for the console and the metrics. */
+#define WH_SQL_UPGRADE_V4                                                     \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_purge ("                           \
+            " id INTEGER NOT NULL PRIMARY KEY,"                               \
+            " started_at BIGINT NOT NULL,"                                    \
+            " finished_at BIGINT NOT NULL,"                                   \
+            " events BIGINT NOT NULL,"                                        \
+            " dead_letters BIGINT NOT NULL,"                                  \
+            " quarantine BIGINT NOT NULL,"                                    \
+            " auth_cache BIGINT NOT NULL)"),                                  \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 4"                           \
+            " WHERE id = 1 AND schema_version = 3")
+
+/* ---- version 5 -------------------------------------------------------
+ * Run after version 4's step, on a new database and on an upgraded one; then the references are filled
  * from the stored bodies (in C, like event_instant) and the version set.
  *
  * Status filters match whatever the case (ASCII letters at least; each
@@ -284,7 +298,7 @@ typedef struct {
  * body an operator dealt with without releasing it: resolution
  * 'discarded' (its bytes dropped) or 'acknowledged' (kept), when and by
  * whom; neither counts as held any more. */
-#define WH_SQL_V4                                                             \
+#define WH_SQL_V5                                                             \
     WH_BOTH("ALTER TABLE wh_order ADD COLUMN received_at BIGINT"),            \
     WH_BOTH("UPDATE wh_order SET received_at = (SELECT e.received_at"         \
             " FROM wh_events e WHERE e.id = wh_order.event_id)"),             \
@@ -312,9 +326,9 @@ typedef struct {
     WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN resolved_at BIGINT"),       \
     WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN resolved_by TEXT")
 
-#define WH_SQL_V4_DONE                                                        \
-    WH_BOTH("UPDATE wh_meta SET schema_version = 4"                           \
-            " WHERE id = 1 AND schema_version = 3")
+#define WH_SQL_V5_DONE                                                        \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 5"                           \
+            " WHERE id = 1 AND schema_version = 4")
 
 /* A reference's kind in wh_payment_refs. */
 #define WH_REF_END_TO_END_ID 1

@@ -4,7 +4,6 @@
 #include "wh_quarantine_ops.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
-#include "verify/wh_json.h"
 #include "verify/wh_schema.h"
 
 #include <apr_escape.h>
@@ -245,16 +244,17 @@ void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
                          apr_size_t len, wh_verdict *v)
 {
     wh_schema_opts opts = { cfg->unknown_status_reject };
-    json_object *root = NULL;
     const char *why;
+    int problems;
 
     wh_verdict_init(v, p);
-    why = wh_json_parse(p, body ? body : "", len, &root);
-    if (why) {
+    problems = wh_schema_check(p, body ? body : "", len, &opts, v->details,
+                               &v->facts, &why);
+    if (problems == WH_SCHEMA_NOT_JSON) {
         wh_verdict_fail(v, 400, WH_CODE_INVALID_JSON, why);
         return;
     }
-    if (wh_schema_validate(p, root, &opts, v->details, &v->facts) > 0) {
+    if (problems > 0) {
         wh_verdict_fail(v, 400, WH_CODE_SCHEMA_VIOLATION,
                         "the notification does not match the schema");
         return;

@@ -20,12 +20,6 @@
 #include <apr_pools.h>
 #include <apr_time.h>
 
-/* How long a claim holds once nobody renews it. A delivery still running
- * renews its claims every third of it (wh_replay_renew.h), so the lease
- * only ends the claim of a holder that is gone (a killed server); lmdb's
- * claims hold while their process lives, whatever their age. */
-#define WH_REPLAY_CLAIM_LEASE apr_time_from_sec(120)
-
 /* The key the epoch marker is stored under: never a notificationId
  * (those are canonical UUIDs). */
 #define WH_REPLAY_MARKER_KEY "wirehook:epoch"

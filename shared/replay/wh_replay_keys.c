@@ -28,5 +28,10 @@ const wh_key wh_replay_keys[] = {
     WH_KEY_DURATION_ROW("ReplayWindow", replay_window, WH_US_S, WH_US_S, 1,
                         7 * 86400, NULL, "notificationIds kept this long "
                         "(default and least: 2 * TimestampTolerance)"),
+    /* A claim is renewed every third of its lease and a store may take
+     * WH_REPLAY_NET_TIMEOUT to answer, so the least lease still outlives
+     * a renewal that times out. */
+    WH_KEY_DURATION_ROW("ReplayLease", replay_lease, WH_US_S, WH_US_S, 10,
+                        3600, "2m", "a claim outlives its server this long"),
     WH_KEY_END
 };

@@ -58,7 +58,7 @@ static int lmdb_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
     lmdb_store *ls = st->impl;
     (void)p;
     (void)holder;
-    return wh_replay_lmdb_remove(ls->db, id, err);
+    return wh_replay_lmdb_remove(ls->db, id, err) < 0 ? -1 : 1;
 }
 
 static int lmdb_fill(wh_replay_store *st, apr_uint64_t *live,

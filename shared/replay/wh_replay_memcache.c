@@ -73,7 +73,8 @@ static void conn_close(void *params, void *res)
     free(c);
 }
 
-static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* The answers that are memcached's word on a key; anything else is the
  * connection failing (the connection is then closed, *err set). */
@@ -315,7 +316,7 @@ static int mc_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     mc_args a = { id, holder, 0, 0 };
-    return on_conn(st, p, compare_fn, &a, err) < 0 ? -1 : 0;
+    return on_conn(st, p, compare_fn, &a, err);
 }
 
 static int mc_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

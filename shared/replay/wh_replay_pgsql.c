@@ -4,6 +4,8 @@
 #include "wh_replay_pool.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +70,7 @@ typedef struct {
     const char *conninfo;
     const apr_dbd_driver_t *drv;
     wh_replay_pool *conns;
+    int stmt_ms;             /* statement and lock timeouts, in the server */
 } pg_store;
 
 typedef struct {
@@ -247,18 +250,39 @@ fail:
 
 /* ---- connections ----------------------------------------------------- */
 
+/* libpq's PQsocket, from the library apr_dbd's pgsql driver loaded (as
+ * inbox/wh_sqlite_api.c finds SQLite's): the pool watches the socket,
+ * since libpq waits for a reply as long as the server is silent. NULL:
+ * not found, nothing watched (the server's own timeouts still hold while
+ * it runs). */
+typedef int (*pq_socket_fn)(const void *conn);
+static pq_socket_fn pq_socket;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+
+static void pq_lookup(void)
+{
+    pq_socket = (pq_socket_fn)dlsym(RTLD_DEFAULT, "PQsocket");
+}
+
+static int conn_socket(void *params, void *res)
+{
+    pg_store *ps = params;
+    pg_conn *c = res;
+    const void *native;
+
+    pthread_once(&pq_once, pq_lookup);
+    native = pq_socket ? apr_dbd_native_handle(ps->drv, c->h) : NULL;
+    return native ? pq_socket(native) : -1;
+}
+
 static apr_status_t conn_open(void *params, void **res, char *why_out,
                               apr_size_t why_len)
 {
     pg_store *ps = params;
     pg_conn *c;
-    const char *err = NULL, *why;
+    const char *err = NULL, *why = NULL;
     apr_pool_t *cp;
-    static const char *const session[] = {
-        "SET statement_timeout = 5000", "SET lock_timeout = 5000",
-        "SET synchronous_commit = on",
-        "SET default_transaction_isolation = 'read committed'",
-    };
+    int slot;
 
     *res = NULL;
     /* a pool of its own, not the reslist's: connections come and go */
@@ -266,6 +290,7 @@ static apr_status_t conn_open(void *params, void **res, char *why_out,
         return APR_ENOMEM;
     c = apr_pcalloc(cp, sizeof(*c));
     c->pool = cp;
+    /* bounded by the conninfo's connect_timeout (wh_replay_pgsql_open) */
     if (apr_dbd_open_ex(ps->drv, cp, ps->conninfo, &c->h, &err) != APR_SUCCESS
         || c->h == NULL) {
         apr_cpystrn(why_out, err ? one_line(cp, err) : "connection failed",
@@ -273,26 +298,37 @@ static apr_status_t conn_open(void *params, void **res, char *why_out,
         apr_pool_destroy(cp);
         return APR_ECONNREFUSED;
     }
-    for (apr_size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++)
-        if (plain(ps, c->h, session[i]) != 0) {
-            apr_cpystrn(why_out, "the session could not be set up", why_len);
-            goto fail;
-        }
-    if ((why = ensure_schema(ps, cp, c->h)) != NULL) {
-        apr_cpystrn(why_out, why, why_len);
-        goto fail;
+    /* setting the session up waits on the server too */
+    slot = wh_replay_pool_watch(ps->conns, conn_socket(ps, c));
+    {
+        /* a server that runs gives up on a statement (or a lock) before
+         * the pool stops waiting: a statement's end is the server's word
+         * whenever the server runs */
+        const char *session[] = {
+            apr_psprintf(cp, "SET statement_timeout = %d", ps->stmt_ms),
+            apr_psprintf(cp, "SET lock_timeout = %d", ps->stmt_ms),
+            "SET synchronous_commit = on",
+            "SET default_transaction_isolation = 'read committed'",
+        };
+        for (apr_size_t i = 0; !why && i < sizeof(session) / sizeof(session[0]); i++)
+            if (plain(ps, c->h, session[i]) != 0)
+                why = "the session could not be set up";
     }
-    for (int q = 0; q < Q_COUNT; q++)
-        if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0) {
-            apr_cpystrn(why_out, "a statement could not be prepared", why_len);
-            goto fail;
-        }
+    if (!why)
+        why = ensure_schema(ps, cp, c->h);
+    for (int q = 0; !why && q < Q_COUNT; q++)
+        if (apr_dbd_prepare(ps->drv, cp, c->h, sql[q], NULL, &c->st[q]) != 0)
+            why = "a statement could not be prepared";
+    if (wh_replay_pool_unwatch(ps->conns, slot))
+        why = "the server gave no answer while the session was set up";
+    if (why) {
+        apr_cpystrn(why_out, why, why_len);
+        apr_dbd_close(ps->drv, c->h);
+        apr_pool_destroy(cp);
+        return APR_EGENERAL;
+    }
     *res = c;
     return APR_SUCCESS;
-fail:
-    apr_dbd_close(ps->drv, c->h);
-    apr_pool_destroy(cp);
-    return APR_EGENERAL;
 }
 
 static void conn_close(void *params, void *res)
@@ -303,7 +339,7 @@ static void conn_close(void *params, void *res)
     apr_pool_destroy(c->pool);
 }
 
-static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, conn_socket };
 
 /* ---- the operations -------------------------------------------------- */
 
@@ -461,7 +497,8 @@ static int pg_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                      const char *holder, const char **err)
 {
     const char *args[2] = { id, holder };
-    return one_statement(st, p, Q_FORGET, 2, args, err) < 0 ? -1 : 0;
+    int n = one_statement(st, p, Q_FORGET, 2, args, err);
+    return n < 0 ? -1 : n > 0;
 }
 
 static int pg_renew(wh_replay_store *st, apr_pool_t *p, const char *id,
@@ -529,6 +566,22 @@ static const wh_replay_store_ops pg_ops = {
     pg_init
 };
 
+const char *wh_replay_pgsql_conninfo(apr_pool_t *p, const char *conninfo,
+                                     apr_interval_time_t timeout)
+{
+    apr_int64_t secs = apr_time_sec(timeout);
+
+    if (conninfo == NULL || strstr(conninfo, "connect_timeout") != NULL)
+        return conninfo;
+    if (secs < 2)
+        secs = 2;                      /* libpq's least */
+    if (strncmp(conninfo, "postgresql://", 13) == 0
+        || strncmp(conninfo, "postgres://", 11) == 0)
+        return apr_psprintf(p, "%s%sconnect_timeout=%" APR_INT64_T_FMT, conninfo,
+                            strchr(conninfo, '?') ? "&" : "?", secs);
+    return apr_psprintf(p, "%s connect_timeout=%" APR_INT64_T_FMT, conninfo, secs);
+}
+
 const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
                                  int max_conns, apr_interval_time_t timeout,
                                  wh_replay_store **out)
@@ -543,7 +596,10 @@ const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
     if (!conninfo || !*conninfo)
         return "pgsql: no conninfo (ReplayCache pgsql uses the inbox's: "
                "InboxDriver pgsql and InboxParams)";
-    ps->conninfo = apr_pstrdup(p, conninfo);
+    ps->conninfo = wh_replay_pgsql_conninfo(p, apr_pstrdup(p, conninfo), timeout);
+    ps->stmt_ms = (int)(apr_time_as_msec(timeout) * 2 / 3);
+    if (ps->stmt_ms < 500)
+        ps->stmt_ms = 500;
     /* apr_dbd_init guards itself against repeated calls */
     if ((rv = apr_dbd_init(p)) != APR_SUCCESS
         || (rv = apr_dbd_get_driver(p, "pgsql", &ps->drv)) != APR_SUCCESS)

@@ -21,11 +21,20 @@
  * everything at once), one recreated after it was dropped a marker saying
  * "from now". Connections as wh_replay_redis.h; each session sets
  * synchronous_commit on (a confirmed id is durable before the 200 that
- * follows) and bounded statement and lock timeouts. */
+ * follows) and statement and lock timeouts of two thirds of the store's
+ * timeout, so that a server that runs always ends a statement before the
+ * pool stops waiting for it: the pool cuts (wh_replay_pool.h) only a
+ * server that does not run at all (stopped, frozen, cut off). */
 #include "wh_replay_store.h"
 
 /* The schema version this wirehook writes. */
 #define WH_REPLAY_PG_SCHEMA_VERSION 1
+
+/* The conninfo a store connects with: libpq's connect_timeout (the
+ * timeout's seconds, at least libpq's 2) added when conninfo has none,
+ * so a connection to a silent server is bounded too. In p. */
+const char *wh_replay_pgsql_conninfo(apr_pool_t *p, const char *conninfo,
+                                     apr_interval_time_t timeout);
 
 /* conninfo: libpq's. NULL or the error (never the conninfo). */
 const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,

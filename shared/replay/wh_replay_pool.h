@@ -13,7 +13,18 @@
  * a new connection fails at once, and wh_replay_pool_retry_in says when the
  * next attempt is (the 503's Retry-After). A server that is down costs one
  * attempt per back-off, not a connect timeout per request; connections
- * already open are still used. */
+ * already open are still used. An operation whose connection broke only
+ * after waiting out the timeout is not run again: the server is silent
+ * (stopped, frozen, cut off), not restarted; for the back-off every
+ * operation then fails at once, on the connections open too, so that a
+ * stall costs a request the timeout once, not once per connection.
+ *
+ * A store whose client cannot bound its wait for a reply (libpq waits for
+ * as long as the server is silent) gives the pool its connections'
+ * sockets: a thread of the pool shuts down the socket of an operation
+ * that outlives the timeout, and the operation fails as on a broken
+ * connection, so a stalled server is a 503 after the timeout, not a
+ * request that never ends. */
 #include "wh_replay_store.h"
 
 /* How long after a failed attempt to open a connection the next is made. */
@@ -35,6 +46,10 @@ typedef struct {
     apr_status_t (*open)(void *params, void **conn, char *why,
                          apr_size_t why_len);
     void (*close)(void *params, void *conn);
+    /* The connection's socket, shut down when an operation on it outlives
+     * the timeout; -1: none to watch. NULL: the client bounds its waits
+     * itself (hiredis, libmemcached). */
+    int (*socket)(void *params, void *conn);
 } wh_replay_pool_ops;
 
 /* The pool, nothing opened yet, living until p is cleared. unreachable
@@ -64,10 +79,18 @@ typedef wh_claim_result (*wh_replay_pool_claim_fn)(void *conn, apr_pool_t *p,
 
 /* fn as wh_replay_pool_run runs an operation (WH_CLAIM_ERROR is its
  * failure), with *info cleared first; an error while no connection can be
- * opened sets info->retry_in. */
+ * opened sets info->retry_in; an answer other than FIRST after an attempt
+ * whose connection broke sets info->lost. */
 wh_claim_result wh_replay_pool_claim(wh_replay_pool *pl, apr_pool_t *p,
                                      wh_replay_pool_claim_fn fn, void *baton,
                                      const wh_claim *c, wh_claim_info *info);
+
+/* Watches fd (a connection being opened, before the pool has it) until
+ * wh_replay_pool_unwatch: shut down at now + the pool's timeout. A slot,
+ * or -1 when it cannot be watched. */
+int wh_replay_pool_watch(wh_replay_pool *pl, int fd);
+/* The watch ends; 1 when the socket was shut down meanwhile. */
+int wh_replay_pool_unwatch(wh_replay_pool *pl, int slot);
 
 /* While the back-off after a failed attempt runs: how long until the next
  * attempt (> 0); else 0. */

@@ -103,7 +103,8 @@ static void conn_close(void *params, void *res)
     free(rc);
 }
 
-static const wh_replay_pool_ops conn_ops = { conn_open, conn_close };
+/* hiredis and libmemcached time out by themselves: no socket to watch */
+static const wh_replay_pool_ops conn_ops = { conn_open, conn_close, NULL };
 
 /* ---- commands -------------------------------------------------------- */
 
@@ -398,7 +399,7 @@ static int compare_and(wh_replay_store *st, apr_pool_t *p, int which,
 static int redis_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
                         const char *holder, const char **err)
 {
-    return compare_and(st, p, S_FORGET, id, holder, 0, err) < 0 ? -1 : 0;
+    return compare_and(st, p, S_FORGET, id, holder, 0, err);
 }
 
 static int redis_renew(wh_replay_store *st, apr_pool_t *p, const char *id,

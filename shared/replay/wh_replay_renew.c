@@ -3,6 +3,7 @@
  * id and the holder copied in), recycled through a free list, so the
  * memory is bounded by the most deliveries ever open at once. */
 #include "wh_replay_renew.h"
+#include "wh_replay_settle.h"
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
 #include <apr_strings.h>
@@ -15,6 +16,7 @@
 struct wh_replay_open {
     wh_replay_open *prev, *next;
     wh_replay_store *st;
+    apr_interval_time_t lease;
     char id[WH_REPLAY_NET_ID_MAX + 1];
     char holder[WH_REPLAY_HOLDER_MAX + 1];
 };
@@ -24,11 +26,13 @@ struct wh_replay_renewer {
     apr_thread_mutex_t *mu;
     apr_thread_cond_t *wake;
     apr_thread_t *thread;
-    apr_interval_time_t lease, period;
+    apr_interval_time_t period;
     wh_logger log;
     wh_replay_open *open, *spare;
     unsigned n_open, passes;
     int stopping;
+    int poked;                          /* settle now, whatever is due */
+    wh_replay_settle *settle;           /* NULL: nothing to settle */
 };
 
 static void free_list(wh_replay_open *o)
@@ -68,8 +72,7 @@ static apr_status_t renewer_cleanup(void *data)
     return APR_SUCCESS;
 }
 
-const char *wh_replay_renewer_create(apr_pool_t *p, apr_interval_time_t lease,
-                                     const wh_logger *log,
+const char *wh_replay_renewer_create(apr_pool_t *p, const wh_logger *log,
                                      wh_replay_renewer **out)
 {
     wh_replay_renewer *rn = apr_pcalloc(p, sizeof(*rn));
@@ -80,7 +83,6 @@ const char *wh_replay_renewer_create(apr_pool_t *p, apr_interval_time_t lease,
         || apr_thread_cond_create(&rn->wake, p) != APR_SUCCESS)
         return "cannot create the renewer's lock";
     rn->pool = p;
-    rn->lease = lease;
     if (log)
         rn->log = *log;
     apr_pool_pre_cleanup_register(p, rn, renewer_stop);
@@ -91,13 +93,14 @@ const char *wh_replay_renewer_create(apr_pool_t *p, apr_interval_time_t lease,
 
 wh_replay_open *wh_replay_renewer_add(wh_replay_renewer *rn,
                                       wh_replay_store *st, const char *id,
-                                      const char *holder)
+                                      const char *holder,
+                                      apr_interval_time_t lease)
 {
     apr_size_t il = id ? strlen(id) : 0, hl = holder ? strlen(holder) : 0;
     wh_replay_open *o;
 
     if (!rn || !st || il == 0 || il > WH_REPLAY_NET_ID_MAX || hl == 0
-        || hl > WH_REPLAY_HOLDER_MAX)
+        || hl > WH_REPLAY_HOLDER_MAX || lease <= 0)
         return NULL;
     apr_thread_mutex_lock(rn->mu);
     if ((o = rn->spare) != NULL)
@@ -106,6 +109,7 @@ wh_replay_open *wh_replay_renewer_add(wh_replay_renewer *rn,
     if (o == NULL && (o = malloc(sizeof(*o))) == NULL)
         return NULL;
     o->st = st;
+    o->lease = lease;
     memcpy(o->id, id, il + 1);
     memcpy(o->holder, holder, hl + 1);
     o->prev = NULL;
@@ -140,6 +144,7 @@ void wh_replay_renewer_remove(wh_replay_renewer *rn, wh_replay_open *o)
 /* What a pass renews: a copy of each open claim, taken under the lock. */
 typedef struct {
     wh_replay_store *st;
+    apr_interval_time_t lease;
     const char *id, *holder;
 } claim_copy;
 
@@ -160,6 +165,7 @@ int wh_replay_renewer_pass(wh_replay_renewer *rn, int *lost, int *failed)
     c = apr_palloc(p, sizeof(*c) * (rn->n_open ? rn->n_open : 1));
     for (wh_replay_open *o = rn->open; o && n < rn->n_open; o = o->next) {
         c[n].st = o->st;
+        c[n].lease = o->lease;
         c[n].id = apr_pstrdup(p, o->id);
         c[n].holder = apr_pstrdup(p, o->holder);
         n++;
@@ -170,7 +176,7 @@ int wh_replay_renewer_pass(wh_replay_renewer *rn, int *lost, int *failed)
         const char *err = NULL;
         int rv = c[i].st->ops->renew
                  ? c[i].st->ops->renew(c[i].st, p, c[i].id, c[i].holder,
-                                       rn->lease, &err)
+                                       c[i].lease, &err)
                  : 1;
         if (rv > 0) {
             renewed++;
@@ -213,23 +219,34 @@ int wh_replay_renewer_pass(wh_replay_renewer *rn, int *lost, int *failed)
 static void *APR_THREAD_FUNC renew_thread(apr_thread_t *t, void *data)
 {
     wh_replay_renewer *rn = data;
+    apr_time_t renew_at = apr_time_now() + rn->period;
 
     apr_thread_mutex_lock(rn->mu);
     while (!rn->stopping) {
-        apr_time_t until = apr_time_now() + rn->period;
-        /* spurious wakes: wait out the rest of the period */
-        while (!rn->stopping) {
-            apr_interval_time_t left = until - apr_time_now();
-            if (left <= 0)
-                break;
-            apr_thread_cond_timedwait(rn->wake, rn->mu, left);
+        apr_time_t now = apr_time_now();
+        /* owed outcomes are settled when due, between renewal passes */
+        apr_time_t settle_at = wh_replay_settle_due(rn->settle);
+        apr_time_t until = settle_at && settle_at < renew_at ? settle_at : renew_at;
+        int settle;
+
+        /* spurious wakes: wait out the rest */
+        if (until > now && !rn->poked) {
+            apr_thread_cond_timedwait(rn->wake, rn->mu, until - now);
+            continue;
         }
-        if (rn->stopping)
-            break;
+        settle = rn->poked || (settle_at && settle_at <= now);
+        rn->poked = 0;
         apr_thread_mutex_unlock(rn->mu);
-        (void)wh_replay_renewer_pass(rn, NULL, NULL);
-        apr_thread_mutex_lock(rn->mu);
-        rn->passes++;
+        if (settle)
+            (void)wh_replay_settle_pass(rn->settle, now, NULL);
+        if (renew_at <= now) {
+            (void)wh_replay_renewer_pass(rn, NULL, NULL);
+            renew_at = apr_time_now() + rn->period;
+            apr_thread_mutex_lock(rn->mu);
+            rn->passes++;
+        }
+        else
+            apr_thread_mutex_lock(rn->mu);
     }
     apr_thread_mutex_unlock(rn->mu);
     /* returns rather than apr_thread_exit(): the thread's pool goes with
@@ -263,6 +280,23 @@ const char *wh_replay_renewer_start(wh_replay_renewer *rn,
         return "cannot start the claims' renewal thread";
     }
     return NULL;
+}
+
+void wh_replay_renewer_settle(wh_replay_renewer *rn, wh_replay_settle *s)
+{
+    apr_thread_mutex_lock(rn->mu);
+    rn->settle = s;
+    apr_thread_mutex_unlock(rn->mu);
+}
+
+void wh_replay_renewer_poke(wh_replay_renewer *rn)
+{
+    if (!rn)
+        return;
+    apr_thread_mutex_lock(rn->mu);
+    rn->poked = 1;
+    apr_thread_cond_signal(rn->wake);
+    apr_thread_mutex_unlock(rn->mu);
 }
 
 unsigned wh_replay_renewer_open_count(wh_replay_renewer *rn)

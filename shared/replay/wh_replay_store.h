@@ -53,6 +53,12 @@ typedef struct {
                               the store may answer otherwise, where it
                               knows (a claim's lease that ends sooner, a
                               connection's back-off); 0: it does not */
+    int lost;              /* any answer but FIRST: the claim was sent and
+                              its answer never came (a reply timed out, a
+                              connection broke), so the store may have
+                              made it, or make it when it runs again, for
+                              a delivery that will not happen: the host
+                              has it released (wh_replay_settle.h) */
 } wh_claim_info;
 
 typedef struct wh_replay_store wh_replay_store;
@@ -66,8 +72,10 @@ typedef struct {
     int (*confirm)(wh_replay_store *st, apr_pool_t *p, const char *id,
                    const char *holder, apr_int64_t window_sec,
                    const char **err);
-    /* The delivery failed: holder's claim is removed (a claim another
-     * holder took over, or a confirmed id, stays). 0, or -1 with *err. */
+    /* The delivery failed, or nobody delivers under the claim: holder's
+     * claim is removed (a claim another holder took over, or a confirmed
+     * id, stays). 1 removed, 0 nothing of holder's was there, -1 with
+     * *err. Stores without holders (lmdb) remove the id: 1. */
     int (*forget)(wh_replay_store *st, apr_pool_t *p, const char *id,
                   const char *holder, const char **err);
     /* holder's claim holds lease from now: 1; 0 when it is not holder's

@@ -67,12 +67,19 @@ typedef struct {
     apr_int64_t inbox_batch_wait;      /* microseconds */
     int list_default_limit;
     int list_max_limit;
+    /* Retention, in seconds, 0: kept for ever (docs/inbox.md). Unset, the
+     * quarantine's and the dead letters' are InboxRetention's. */
+    apr_int64_t inbox_retention;
+    apr_int64_t inbox_quarantine_retention;
+    apr_int64_t inbox_dead_retention;
 
     const char *replay_cache;          /* ReplayCache as written */
     const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */
     const char *replay_cache_args;     /* text after "provider:", or NULL */
     apr_int64_t replay_window;         /* seconds; default and minimum
                                           2 * timestamp_tolerance */
+    apr_int64_t replay_lease;          /* seconds a claim nobody renews
+                                          holds */
 
     wh_log_level cgi_log_level;        /* what wirehook.cgi writes to
                                           httpd's error log */

@@ -1,10 +1,9 @@
-/* UTF-8 well-formedness (Unicode 15, table 3-7): shared by the JSON
- * lexer, the schema's length limits and the query-string parser. */
+/* UTF-8 well-formedness (Unicode 15, table 3-7): shared by the one pass
+ * over a body (shared/verify/wh_schema.c), the schema's length limits and
+ * the query-string parser. */
 #include "wh_utf8.h"
 
 #include <limits.h>
-#include <stdint.h>
-#include <string.h>
 
 /* The second-byte ranges are what exclude overlong forms, UTF-16
  * surrogates (ED A0..BF) and code points above U+10FFFF. */
@@ -42,37 +41,15 @@ apr_size_t wh_utf8_seq_len(const unsigned char *u, apr_size_t avail)
 long wh_utf8_length(const char *s, apr_size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
-    apr_size_t i = 0;
+    apr_size_t i = 0, n;
     long count = 0;
 
     if (!s)
         return len ? -1 : 0;
     if (len > (apr_size_t)LONG_MAX)
         return -1;
-    while (i < len) {
-        apr_size_t n;
-        /* Bodies are almost all ASCII: take eight bytes at a time while
-         * none has its high bit set (memcpy: no alignment assumption). */
-        while (len - i >= 8) {
-            uint64_t w;
-            memcpy(&w, u + i, 8);
-            if (w & UINT64_C(0x8080808080808080))
-                break;
-            i += 8;
-            count += 8;
-        }
-        if (i == len)
-            break;
-        if (u[i] < 0x80) { /* the tail of an ASCII string */
-            i++;
-            count++;
-            continue;
-        }
-        n = wh_utf8_seq_len(u + i, len - i);
-        if (n == 0)
+    for (; i < len; i += n, count++)
+        if ((n = wh_utf8_seq_len(u + i, len - i)) == 0)
             return -1;
-        i += n;
-        count++;
-    }
     return count;
 }

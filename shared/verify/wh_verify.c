@@ -1,6 +1,5 @@
 #include "wh_verify.h"
 #include "wh_creds.h"
-#include "wh_json.h"
 #include "wh_schema.h"
 #include "wh_signature.h"
 #include "wh_timestamp.h"
@@ -288,23 +287,22 @@ static int check_signature(wh_verifier *vf, const wh_request *req,
     return 0;
 }
 
+/* Strict JSON and the schema, in one pass over the body; the facts come
+ * with it. */
 static int check_body(const wh_config *cfg, const wh_request *req,
                       wh_verdict *v, apr_pool_t *p)
 {
-    json_object *root = NULL;
     wh_schema_opts opts = { cfg->unknown_status_reject };
-    const char *user = v->facts.user;
-    const char *why = wh_json_parse(p, req->body ? req->body : "", req->body_len, &root);
+    const char *why;
+    int problems = wh_schema_check(p, req->body ? req->body : "", req->body_len,
+                                   &opts, v->details, &v->facts, &why);
 
-    if (why)
+    if (problems == WH_SCHEMA_NOT_JSON)
         return wh_verdict_fail(v, 400, WH_CODE_INVALID_JSON,
                                apr_pstrcat(p, "the body is not valid JSON: ", why, NULL));
-    if (wh_schema_validate(p, root, &opts, v->details, &v->facts) > 0) {
-        v->facts.user = user;
+    if (problems > 0)
         return wh_verdict_fail(v, 400, WH_CODE_SCHEMA_VIOLATION,
                                "the notification does not match the schema");
-    }
-    v->facts.user = user;
     return 0;
 }
 

@@ -7,6 +7,10 @@
 #   wh_post "$WH_URL/v1/wires" "$WH_SAMPLE"; assert_status 200 "good event"
 #   wh_done                       # prints the counts, exits 1 on failure
 #
+# A suite that cannot run on this machine says so with `wh_skip REASON`
+# (the whole suite) or `wh_skip_case REASON` (a part of it): it is counted
+# skipped, never passed, and run.sh lists it with its reason.
+#
 # Function names are a contract (other suites source this file): add new
 # ones, do not rename. Everything lives in one temp dir ($T) that is removed
 # on exit (keep it with WH_KEEP_TMP=1); httpd is always stopped on exit.
@@ -14,7 +18,8 @@
 # Environment honoured:
 #   BUILD          build dir holding wirehook, mod_wirehook.so (default build)
 #   WH_SHARED_DIR  provided material: samples/, vectors/ (default ../shared)
-#   WH_COUNTS_FILE run.sh collects "passed failed" lines here
+#   WH_COUNTS_FILE run.sh collects "passed failed skipped" lines here
+#   WH_SKIPS_FILE  ... and the reasons of skips here, "suite: reason"
 #   WH_MPM         event (default) | worker | prefork
 #   WH_VERBOSE=1   print passing assertions too
 #   WH_KEEP_TMP=1  keep $T for inspection
@@ -33,6 +38,7 @@
 
 WH_PASS=0
 WH_FAIL=0
+WH_SKIPPED=0
 WH_HTTPD_PID=""
 WH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WH_TOP=$(cd "$WH_LIB_DIR/../.." && pwd)
@@ -224,20 +230,64 @@ wh_header() {
     return 0
 }
 
-# wh_done -- end of a test script: print counts, exit 0/1
+# wh_done -- end of a test script: print counts, exit 0/1 (a skip is not
+# a failure: run.sh decides what skips mean, see WH_FAIL_ON_SKIP there)
 wh_done() {
-    printf '%s: %d passed, %d failed\n' "$(basename "$0")" "$WH_PASS" "$WH_FAIL"
+    printf '%s: %d passed, %d failed, %d skipped\n' "$(basename "$0")" \
+        "$WH_PASS" "$WH_FAIL" "$WH_SKIPPED"
+    _wh_write_counts
     [ "$WH_FAIL" -eq 0 ] && exit 0
     exit 1
 }
 
-# wh_skip REASON: the suite cannot run on this machine (before wh_init):
-# said, and counted as one pass.
+# the counts, for run.sh, once (wh_done, or the exit of a suite that died)
+_WH_COUNTED=""
+_wh_write_counts() {
+    [ -z "$_WH_COUNTED" ] && [ -n "${WH_COUNTS_FILE:-}" ] &&
+        printf '%d %d %d %s\n' "$WH_PASS" "$WH_FAIL" "$WH_SKIPPED" "$(basename "$0")" \
+            >>"$WH_COUNTS_FILE"
+    _WH_COUNTED=1
+}
+
+# wh_skip_case REASON: a part of the suite cannot run on this machine (it
+# lacks what REASON names): counted as one skip, never as a pass, and
+# listed with its reason by run.sh.
+wh_skip_case() {
+    WH_SKIPPED=$((WH_SKIPPED + 1))
+    printf '  SKIP %s\n' "$1"
+    [ -n "${WH_SKIPS_FILE:-}" ] && printf '%s: %s\n' "$(basename "$0")" "$1" >>"$WH_SKIPS_FILE"
+    return 0
+}
+
+# wh_skip REASON: the whole suite cannot run on this machine: said,
+# counted as one skip, and the suite ends (exit 0).
 wh_skip() {
     echo "$(basename "$0"): SKIPPED: $1"
-    WH_PASS=1
-    [ -n "${WH_COUNTS_FILE:-}" ] && printf '1 0 %s\n' "$(basename "$0")" >>"$WH_COUNTS_FILE"
+    WH_SKIPPED=$((WH_SKIPPED + 1))
+    [ -n "${WH_SKIPS_FILE:-}" ] && printf '%s: %s\n' "$(basename "$0")" "$1" >>"$WH_SKIPS_FILE"
     wh_done
+}
+
+# wh_unit_suite SUITE: runs one CUnit suite ($WH_BUILD/unit_tests SUITE)
+# with the caller's environment (VAR=value wh_unit_suite SUITE names its
+# server): one pass when it ran and nothing failed, a failure with the
+# tail of its output otherwise, and one skip per test it skipped, with
+# the test's reason.
+wh_unit_suite() {
+    local suite=$1 out line p f k skip
+    out=$("$WH_BUILD/unit_tests" "$suite" 2>&1)
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' <<<"$out" | tail -n 1)
+    echo "   unit suite $suite: ${line:-no counts}"
+    read -r p _ f _ k _ <<<"${line:-0 passed, 1 failed, 0 skipped}"
+    if [ -z "$line" ] || [ "$f" -ne 0 ] || [ $((p + k)) -eq 0 ]; then
+        _wh_bad "unit suite $suite ran, nothing failed" "$(tail -n 30 <<<"$out")"
+    elif [ "$p" -gt 0 ]; then
+        _wh_ok "unit suite $suite passes ($line)"
+    fi
+    while IFS= read -r skip; do
+        wh_skip_case "unit suite ${skip#SKIP }"
+    done < <(grep '^SKIP ' <<<"$out")
+    return 0
 }
 
 # ------------------------------------------------------------- lifecycle ---
@@ -246,9 +296,7 @@ _wh_cleanup() {
     local rc=$? p
     wh_httpd_stop >/dev/null 2>&1
     for p in $WH_BG_PIDS; do kill "$p" 2>/dev/null; done
-    if [ -n "${WH_COUNTS_FILE:-}" ]; then
-        printf '%d %d %s\n' "$WH_PASS" "$WH_FAIL" "$(basename "$0")" >>"$WH_COUNTS_FILE"
-    fi
+    _wh_write_counts
     if [ -n "${T:-}" ] && [ -d "$T" ]; then
         if [ -n "${WH_KEEP_TMP:-}" ] || { [ "$WH_FAIL" -ne 0 ] && [ -n "${WH_KEEP_FAILED:-}" ]; }; then
             echo "kept $T" >&2

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the integration suites (tests/integration/test_*.sh: each standalone,
 # sources lib.sh, exits non-zero on failure), several at once, and prints
-# the summed counts as the last line: "N passed, N failed". Exit 1 when
-# anything failed.
+# the summed counts as the last line: "N passed, N failed, N skipped",
+# after the list of what skipped and why. Exit 1 when anything failed (or,
+# with WH_FAIL_ON_SKIP=1, skipped). A suite that says SKIP more often than
+# it counted skips (lib.sh's wh_skip and wh_skip_case count them) fails.
 #
 #   tests/integration/run.sh                    every suite
 #   tests/integration/run.sh test_module [...]  the suites named (".sh" optional)
@@ -10,12 +12,20 @@
 #
 # Environment:
 #   BUILD, WH_SHARED_DIR   as for lib.sh (default build, ../shared)
-#   WH_JOBS=N              suites at once (default 3; 1 runs them one by one)
+#   WH_JOBS=N              suites at once (default: 2 per CPU and 2 more, at
+#                          most 8: a suite spends most of its time waiting
+#                          on httpd and its servers; 1 runs them one by one)
 #   WH_UNIT=1              also run the CUnit suites ($BUILD/unit_tests) as
-#                          the suite "unit" (they print "N passed, N failed";
-#                          their tests count in the last line)
+#                          the suite "unit" (they print "N passed, N failed,
+#                          N skipped"; their tests count in the last line);
+#                          a unit suite that needs a server is left to the
+#                          integration suite that starts it when that one
+#                          runs too (unit_tests --leave-to), and is reported
+#                          skipped otherwise
 #   WH_FUZZ_REGRESS=1      also run `make fuzz-regress` as the suite
 #                          "fuzz-regress" (each input re-run counts as passed)
+#   WH_FAIL_ON_SKIP=1      a skip fails the run (exit 1): for a machine that
+#                          has everything every suite needs (CI, .ci/run)
 #   WH_TIMES               where the durations are kept between runs (default
 #                          $BUILD/integration-times): the slowest suites of
 #                          the last run start first (a fresh clone uses
@@ -37,7 +47,10 @@ top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
 export BUILD=${BUILD:-build}
 export WH_SHARED_DIR=${WH_SHARED_DIR:-../shared}
-JOBS=${WH_JOBS:-3}
+cpus=$(nproc 2>/dev/null || echo 1)
+default_jobs=$((2 * cpus + 2))
+[ "$default_jobs" -gt 8 ] && default_jobs=8
+JOBS=${WH_JOBS:-$default_jobs}
 case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 # Every suite signs the provided sample and the unit tests read the
 # provided vectors: without them each assertion would fail on its own
@@ -47,7 +60,7 @@ for f in samples/wire-status-complete.json vectors/signatures.json; do
         echo "run.sh: the provided material is not at WH_SHARED_DIR=$WH_SHARED_DIR" \
              "(no $f; relative paths start at $top): set SHARED_DIR=DIR for make," \
              "WH_SHARED_DIR=DIR otherwise" >&2
-        echo "0 passed, 1 failed"
+        echo "0 passed, 1 failed, 0 skipped"
         exit 1
     fi
 done
@@ -108,6 +121,13 @@ for a in "${!ASKED[@]}"; do
     echo "run.sh: no suite $a in tests/integration" >&2
     exit 2
 done
+# the unit suites that need a server are run by the integration suite
+# that starts it: left to it when it runs here too, run once
+if [ -n "$want_unit" ]; then
+    for n in "${NAMES[@]}"; do
+        case "$n" in test_*.sh) CMD[unit]+=" --leave-to $n" ;; esac
+    done
+fi
 [ ${#NAMES[@]} -gt 0 ] || { echo "run.sh: nothing to run" >&2; exit 2; }
 
 # ------------------------------------------------------- scheduling ---
@@ -133,7 +153,8 @@ start_job() {
     START[$n]=$(now)
     # (bash -c execs the one command: an interrupted run's TERM reaches the
     # suite itself, whose EXIT trap stops its httpd and helpers)
-    WH_COUNTS_FILE="$work/$n.counts" bash -c "${CMD[$n]}" >"$work/$n.out" 2>&1 </dev/null &
+    WH_COUNTS_FILE="$work/$n.counts" WH_SKIPS_FILE="$work/$n.skips" \
+        bash -c "${CMD[$n]}" >"$work/$n.out" 2>&1 </dev/null &
     PID[$n]=$!
     running=$((running + 1))
 }
@@ -195,27 +216,41 @@ flush
 wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
 
 # ----------------------------------------------------------- counts ---
+# each suite's "passed failed skipped name" lines, and "suite: reason"
+# for each skip
 counts="$work/all.counts"
+skips="$work/all.skips"
 : >"$counts"
+: >"$skips"
 scripts_failed=0
 for n in "${NAMES[@]}"; do
     f="$work/$n.counts"
     case "$n" in
         unit)
-            line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/$n.out" | tail -n 1)
-            [ -n "$line" ] && echo "$line" | awk -v n="$n" '{ print $1, $3, n }' >"$f" ;;
+            line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/$n.out" | tail -n 1)
+            [ -n "$line" ] && echo "$line" | awk -v n="$n" '{ print $1, $3, $5, n }' >"$f"
+            sed -n 's/^SKIP /unit: /p' "$work/$n.out" >"$work/$n.skips" ;;
         fuzz-regress)
             awk '/inputs re-run/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "inputs") s += $i }
-                 END { print s + 0, 0, "fuzz-regress" }' "$work/$n.out" >"$f" ;;
+                 END { print s + 0, 0, 0, "fuzz-regress" }' "$work/$n.out" >"$f" ;;
     esac
+    # a skip said but not counted would pass unseen: a failure of its own
+    said=$(grep -cE '^ *SKIP(PED)?[ :]|: SKIPPED: ' "$work/$n.out")
+    counted=$([ -f "$f" ] && awk '{ k += $3 } END { print k + 0 }' "$f" || echo 0)
+    if [ "$said" -gt "$counted" ]; then
+        echo "run.sh: $n says SKIP $said times but counted $counted skips" \
+             "(a skip is wh_skip or wh_skip_case, lib.sh)"
+        echo "0 1 0 $n(uncounted skips)" >>"$f"
+    fi
     if [ "${RC[$n]}" -ne 0 ]; then
         scripts_failed=$((scripts_failed + 1))
         # a suite that died without recording a failure still counts one
         if [ ! -s "$f" ] || [ "$(awk '{ f += $2 } END { print f + 0 }' "$f")" = 0 ]; then
-            echo "0 1 $n(exit ${RC[$n]})" >>"$f"
+            echo "0 1 0 $n(exit ${RC[$n]})" >>"$f"
         fi
     fi
     [ -f "$f" ] && cat "$f" >>"$counts"
+    [ -f "$work/$n.skips" ] && cat "$work/$n.skips" >>"$skips"
 done
 
 # the durations, for the next run's order (only when every suite ran)
@@ -229,6 +264,16 @@ for n in "${NAMES[@]}"; do echo "${DUR[$n]} $n${SERIAL[$n]:+ (serial)}"; done |
     sort -k1,1nr | head -n 10 | awk '{ printf "%6d s  %s\n", $1, substr($0, index($0, " ") + 1) }'
 passed=$(awk '{p += $1} END {print p + 0}' "$counts")
 failed=$(awk '{f += $2} END {print f + 0}' "$counts")
-echo "$passed passed, $failed failed"
+skipped=$(awk '{k += $3} END {print k + 0}' "$counts")
+if [ "$skipped" -gt 0 ]; then
+    echo "== skipped ($skipped), and why"
+    sed 's/^/   /' "$skips"
+    [ -n "${WH_FAIL_ON_SKIP:-}" ] && [ "$WH_FAIL_ON_SKIP" != 0 ] &&
+        echo "WH_FAIL_ON_SKIP is set: this machine should run everything, so a skip fails the run"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$scripts_failed" -eq 0 ] || exit 1
+if [ "$skipped" -gt 0 ] && [ -n "${WH_FAIL_ON_SKIP:-}" ] && [ "$WH_FAIL_ON_SKIP" != 0 ]; then
+    exit 1
+fi
 exit 0

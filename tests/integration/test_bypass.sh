@@ -341,7 +341,11 @@ run_routes() {
     # the inbox's URL space taken by mod_proxy and mod_lua
     inbox_never_handed "ProxyPass in a <Location> under the inbox" /inbox/fwd "${c[@]}"
     inbox_never_handed "RewriteRule [P] under the inbox" /inbox/rp/x "${c[@]}"
-    [ -n "$LUA_PATH" ] && inbox_never_handed "LuaMapHandler under the inbox" "$LUA_PATH" "${c[@]}"
+    if [ -n "$LUA_PATH" ]; then
+        inbox_never_handed "LuaMapHandler under the inbox" "$LUA_PATH" "${c[@]}"
+    else
+        wh_skip_case "[$PROTO] LuaMapHandler under the inbox: no mod_lua.so (apache2-bin has it)"
+    fi
     # a protected resource rewritten into the inbox (.htaccess): verified
     # there, stored by the inbox once
     stored=$(sqlite3 "$WH_INBOX_DB" 'SELECT count(*) FROM wh_events')

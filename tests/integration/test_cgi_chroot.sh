@@ -7,8 +7,7 @@
 # duplicate and a forged notification, and lists with offset/limit,
 # exactly as anywhere else.
 #
-# Needs root (chroot, mknod) and CGI_LINK=static; otherwise skipped (and
-# counted as a pass).
+# Needs root (chroot, mknod) and CGI_LINK=static; otherwise skipped.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || wh_skip "chroot and mknod need root"

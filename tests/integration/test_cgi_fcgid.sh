@@ -22,7 +22,7 @@ ib_cgi_install
 SX=1
 SUEXEC=/usr/lib/apache2/suexec
 if [ "$(id -u)" -ne 0 ]; then SX="suEXEC needs httpd started as root"
-elif [ ! -u "$(readlink -f "$SUEXEC" 2>/dev/null)" ]; then SX="no setuid $SUEXEC"
+elif [ ! -u "$(readlink -f "$SUEXEC" 2>/dev/null)" ]; then SX="no setuid $SUEXEC (apt install apache2-suexec-pristine)"
 elif [ ! -f "$WH_MODDIR/mod_suexec.so" ]; then SX="no mod_suexec.so"
 elif ! command -v useradd >/dev/null; then SX="no useradd"
 fi
@@ -239,7 +239,7 @@ assert_true "several processes served the writers" test "$(nlines "$(pids_of 'PO
 
 # ------------------------------------------------------------- suEXEC ---
 if [ "$SX" != 1 ]; then
-    echo "test_cgi_fcgid.sh: the suEXEC half: SKIPPED: $SX"
+    wh_skip_case "the suEXEC half: $SX"
     wh_done
 fi
 X="http://sx.localhost:$WH_PORT/hooks/v1/wires"

@@ -14,8 +14,7 @@
 # The account, its home and its site are removed at exit.
 #
 # Needs root (an account, httpd started as root for User www-data, which
-# is suexec's caller) and the suexec wrapper; without them it is skipped
-# (and counted as a pass).
+# is suexec's caller) and the suexec wrapper; without them it is skipped.
 . "$(dirname "$0")/lib.sh"
 
 SUEXEC=/usr/lib/apache2/suexec

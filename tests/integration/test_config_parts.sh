@@ -9,7 +9,7 @@
 # both exited with "cannot open: Permission denied" for the secret file
 # (and under Restart=on-failure the unit looped).
 #
-# Needs root (to run as www-data); without it, skipped (counted as a pass).
+# Needs root (to run as www-data); without it, skipped.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! id www-data >/dev/null 2>&1; then

@@ -7,7 +7,7 @@
 # /var/lib/apache2) is snapshotted first and must be exactly as found at the
 # end; a trap puts the snapshot back whatever happens.
 #
-# Needs root and dpkg; without them it is skipped (and counted as a pass).
+# Needs root and dpkg; without them it is skipped.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/system_lib.sh"
 

@@ -154,6 +154,10 @@ for md in README.md CONTRIBUTING.md docs/*.md examples/README.md examples/*/READ
     done < <(grep -oE '\]\([^)]+\)' "$md" | sed 's/^](//; s/)$//' | grep -vE '^(https?:|mailto:)')
 done
 assert_eq "" "$broken" "every relative link in the README, CONTRIBUTING, docs/ and examples/ resolves"
+# ... and the folders' READMEs, and every #anchor names a heading
+broken=$("$WH_PYTHON" tests/integration/doc_links.py . README.md CONTRIBUTING.md docs/*.md \
+    examples/README.md examples/*/README.md shared/*/README.md mod_wirehook/README.md cgi/README.md 2>&1)
+assert_eq "" "$broken" "every link, and every link's #anchor, of the docs and the folders' READMEs resolves"
 # the README stays a short page for users (the project's hook warns above 200)
 assert_true "README.md is at most 200 lines" test "$(wc -l <README.md)" -le 200
 assert_contains "$(cat README.md)" "make check" "README.md gives the test command CI runs"
@@ -199,6 +203,12 @@ out=$(WH_SHARED_DIR="$T/no-shared" WH_JOBS=1 tests/integration/run.sh unit 2>&1)
 rc=$?
 assert_eq 1 "$rc" "run.sh without the provided material: exit 1"
 assert_contains "$out" "no samples/wire-status-complete.json" "run.sh names the missing file"
-assert_eq "0 passed, 1 failed" "$(tail -n 1 <<<"$out")" "run.sh without the provided material: one failure, no suite run"
+assert_eq "0 passed, 1 failed, 0 skipped" "$(tail -n 1 <<<"$out")" "run.sh without the provided material: one failure, no suite run"
+
+# Skips: a suite says it skipped only through lib.sh's wh_skip and
+# wh_skip_case, which count it (run.sh fails a suite whose SKIP lines
+# outnumber its counted skips, but only on a machine where it skips)
+said=$(grep -nE '(echo|printf).*SK[I]P' tests/integration/*.sh | grep -vE '^tests/integration/(lib|run)\.sh:')
+assert_eq "" "$said" "no suite prints SKIP itself: wh_skip and wh_skip_case count what they say"
 
 wh_done

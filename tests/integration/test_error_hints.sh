@@ -9,7 +9,7 @@
 #    Authorization, and the CGI logs why;
 #  - a missing htpasswd file: path:line: BasicAuthFile: cannot open ...;
 #  - TimestampTolerance 5m, as the Forward* keys take durations.
-# Needs root for the user switches; without it, skipped (counted a pass).
+# Needs root for the user switches; without it, skipped.
 . "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" -ne 0 ] || ! id www-data >/dev/null 2>&1; then
     wh_skip "checking as www-data needs root"

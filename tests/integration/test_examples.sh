@@ -141,6 +141,8 @@ ex_start_second() {
     local dir=$1 port=$2 mods=$3 i; shift 3
     ex_conf "$dir/httpd.conf" "$port" "$dir" "$mods" "$@"
     EX_CONFS+=("$dir/httpd.conf")
+    # its log says what this start did, as ex_start's does
+    [ -f "$dir/logs/error.log" ] && : >"$dir/logs/error.log"
     "$WH_HTTPD" -f "$dir/httpd.conf" -k start >"$dir/start.out" 2>&1 || { cat "$dir/start.out" >&2; return 1; }
     for i in $(seq 1 100); do
         (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0

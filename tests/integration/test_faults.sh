@@ -33,6 +33,8 @@ wh_write_config "$WH_CONF" "InboxParams $WH_INBOX_DB"
 HAVE_CGI=""
 if [ -x "$WH_BUILD/wirehook.cgi" ]; then
     ib_cgi_install && ib_cgi_location /cgi/inbox && HAVE_CGI=1
+else
+    _wh_bad "the CGI is built" "no $WH_BUILD/wirehook.cgi (make first)"
 fi
 # short read timeouts so slow clients are cut off within seconds
 WH_EXTRA_MODULES="reqtimeout ${WH_EXTRA_MODULES:-}" wh_httpd_conf

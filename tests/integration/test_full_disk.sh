@@ -10,7 +10,7 @@
 # with only a few KiB left, one amount after another (SQLite allocates a
 # new -shm page by writing its last byte, which on 1 KiB blocks leaves the
 # rest of the page without a block).
-# Needs root (mount -o loop); elsewhere it says it skipped.
+# Needs root and a loop device (mount -o loop); elsewhere it is skipped.
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/inbox_lib.sh"
@@ -28,16 +28,14 @@ fd_umount() {
 trap '_rc=$?; wh_httpd_stop >/dev/null 2>&1; fd_umount; (exit $_rc); _wh_cleanup' EXIT
 
 if [ "$(id -u)" -ne 0 ] || ! command -v mkfs.ext4 >/dev/null 2>&1; then
-    echo "test_full_disk: skipped (needs root and mkfs.ext4 for a loop mount)"
-    wh_done
+    wh_skip "a loop mount needs root and mkfs.ext4 (e2fsprogs)"
 fi
 mkdir -p "$MNT"
 # 1 KiB blocks (mkfs's choice for a file system this small), no blocks
 # kept for root: httpd's user and the filler see the same free space
 if ! dd if=/dev/zero of="$IMG" bs=1M count=24 status=none ||
     ! mkfs.ext4 -q -F -m 0 "$IMG" || ! mount -o loop "$IMG" "$MNT"; then
-    echo "test_full_disk: skipped (no loop device)"
-    wh_done
+    wh_skip "no loop device to mount the small file system on"
 fi
 MOUNTED=1
 chmod 1777 "$MNT"

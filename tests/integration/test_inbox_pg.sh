@@ -21,25 +21,18 @@ pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 _wh_ok "PostgreSQL started on 127.0.0.1:$PG_PORT"
 
 # ------------------------------------------- unit cases on the driver ---
-# Every PostgreSQL twin of an inbox suite (unit_tests registers them only
-# when WH_TEST_PG_CONNINFO is set; forward_queue_pg is test_forward_pg's).
+# Every unit suite that names this script as the one that gives it a
+# PostgreSQL (the inbox suites' twins; forward_queue_pg is
+# test_forward_pg's): run.sh's unit run leaves them to it.
 if [ -x "$WH_BUILD/unit_tests" ]; then
     pg_sql "CREATE DATABASE wh_unit OWNER wirehook" postgres >/dev/null
-    unit_conninfo="${PG_CONNINFO/dbname=wirehook/dbname=wh_unit}"
-    suites=$(WH_TEST_PG_CONNINFO="$unit_conninfo" "$WH_BUILD/unit_tests" --list \
-             | grep -E '^inbox[a-z_]*_pg$')
+    suites=$("$WH_BUILD/unit_tests" --suites-for "$(basename "$0")")
     assert_contains "$suites" inbox_order_pg "the PostgreSQL unit suites are found"
     for suite in $suites; do
-        out=$(WH_TEST_PG_CONNINFO="$unit_conninfo" \
-              WH_TEST_PG_STOP="$(declare -f _pg_as _pg_ctl pg_bin pg_stop); PG_DIR=$PG_DIR; pg_stop" \
-              WH_TEST_PG_START="$(declare -f _pg_as _pg_ctl pg_bin pg_resume); PG_DIR=$PG_DIR; pg_resume" \
-              WH_SHARED_DIR="$WH_SHARED" "$WH_BUILD/unit_tests" "$suite" 2>&1)
-        line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
-        echo "   unit suite $suite: $line"
-        case "$line" in
-            *" passed, 0 failed") _wh_ok "unit suite $suite passes on PostgreSQL ($line)" ;;
-            *) _wh_bad "unit suite $suite passes on PostgreSQL" "$(printf '%s\n' "$out" | tail -n 30)" ;;
-        esac
+        WH_TEST_PG_CONNINFO="${PG_CONNINFO/dbname=wirehook/dbname=wh_unit}" \
+        WH_TEST_PG_STOP="$(declare -f _pg_as _pg_ctl pg_bin pg_stop); PG_DIR=$PG_DIR; pg_stop" \
+        WH_TEST_PG_START="$(declare -f _pg_as _pg_ctl pg_bin pg_resume); PG_DIR=$PG_DIR; pg_resume" \
+        WH_SHARED_DIR="$WH_SHARED" wh_unit_suite "$suite"
     done
 else
     _wh_bad "unit_tests built" "no $WH_BUILD/unit_tests (make unit first)"

@@ -139,7 +139,7 @@ command -v promtool >/dev/null && HAVE_PROMTOOL=1
 promtool_check() {
     local what=$1; shift
     if [ -z "$HAVE_PROMTOOL" ]; then
-        echo "  SKIPPED $what: promtool is not installed (prometheus, build/deps-extra.txt)"
+        wh_skip_case "$what: promtool is not installed (prometheus, build/deps-extra.txt)"
         return 0
     fi
     if promtool "$@" >"$T/promtool.out" 2>&1; then _wh_ok "$what"

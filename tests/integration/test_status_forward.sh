@@ -52,7 +52,7 @@ fetch() { curl -sS --max-time 20 "$WH_URL/server-status?auto" >"$T/status.auto";
 mt_fetch() {
     curl -sS --max-time 20 "$WH_URL/wirehook-metrics" >"$T/metrics.txt"
     if ! command -v promtool >/dev/null; then
-        echo "  SKIPPED promtool check metrics: promtool is not installed (prometheus, build/deps-extra.txt)"
+        wh_skip_case "promtool check metrics ($1): promtool is not installed (prometheus, build/deps-extra.txt)"
     elif promtool check metrics <"$T/metrics.txt" >"$T/promtool.out" 2>&1; then
         _wh_ok "promtool check metrics ($1)"
     else
@@ -148,7 +148,7 @@ cp "$T/resp.body" "$T/cgi-metrics.txt"
 if command -v promtool >/dev/null; then
     assert_true "CGI metrics: promtool check metrics passes" promtool check metrics <"$T/cgi-metrics.txt"
 else
-    echo "  SKIPPED promtool check metrics (CGI): promtool is not installed"
+    wh_skip_case "CGI metrics: promtool check metrics: promtool is not installed (prometheus, build/deps-extra.txt)"
 fi
 assert_eq "$(inbox_lines "$T/metrics.txt" | grep -F "config=\"$(fw_conf st)\"")" "$(inbox_lines "$T/cgi-metrics.txt")" \
     "CGI metrics: the inbox's and the forwarder's figures are the module's"

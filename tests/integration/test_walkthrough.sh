@@ -28,7 +28,7 @@
 # It takes test_deb.sh's lock, puts /etc/apache2 and /var/lib/apache2 back
 # as found, purges the packages, and removes /etc/wirehook,
 # /var/lib/wirehook and /tmp/received.db, which must not exist before.
-# Needs root and dpkg; without them it is skipped (and counted as a pass).
+# Needs root and dpkg; without them it is skipped.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/system_lib.sh"
 

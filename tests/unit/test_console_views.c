@@ -618,4 +618,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(inbox_console, cases)
 
-WH_TEST_SUITE_PG(inbox_console_pg, pg_cases)
+WH_TEST_SUITE_PG(inbox_console_pg, pg_cases, "test_inbox_pg.sh")

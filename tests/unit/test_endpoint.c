@@ -240,8 +240,6 @@ static void test_post_store_failure_is_503(void)
     const char *err = NULL;
     int n = 0;
 
-    if (getenv("WH_TEST_FAST"))
-        return;
     wh_inbox_set_lock_wait_ms(f->ib, 0);
     apr_dbd_init(wh_test_pool());
     CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(wh_test_pool(), "sqlite3", &drv), APR_SUCCESS);

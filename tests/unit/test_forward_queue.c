@@ -442,4 +442,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(forward_queue, cases)
 
-WH_TEST_SUITE_PG(forward_queue_pg, pg_cases)
+WH_TEST_SUITE_PG(forward_queue_pg, pg_cases, "test_forward_pg.sh")

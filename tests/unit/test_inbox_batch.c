@@ -332,4 +332,4 @@ static const wh_test_case pg_cases[] = { CASES(IX_PG_ROW) { NULL, NULL } };
 
 WH_TEST_SUITE(inbox_batch, cases)
 
-WH_TEST_SUITE_PG(inbox_batch_pg, pg_cases)
+WH_TEST_SUITE_PG(inbox_batch_pg, pg_cases, "test_inbox_pg.sh")

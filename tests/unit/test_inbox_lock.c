@@ -196,7 +196,8 @@ static void test_page_has_its_block(void)
     CU_ASSERT_EQUAL_FATAL(stat(sparse, &st), 0);
     if (st.st_blocks != 0) {
         unlink(sparse);
-        return;     /* a file system without holes: nothing to show */
+        WH_SKIP("the temp directory's file system has no holes: a new "
+                "lock file cannot be sparse there");
     }
     (void)open_lock(sparse);
     CU_ASSERT_EQUAL_FATAL(stat(sparse, &st), 0);

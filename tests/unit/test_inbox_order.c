@@ -261,4 +261,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(inbox_order, cases)
 
-WH_TEST_SUITE_PG(inbox_order_pg, pg_cases)
+WH_TEST_SUITE_PG(inbox_order_pg, pg_cases, "test_inbox_pg.sh")

@@ -437,4 +437,4 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(inbox_views, cases)
 
-WH_TEST_SUITE_PG(inbox_views_pg, pg_cases)
+WH_TEST_SUITE_PG(inbox_views_pg, pg_cases, "test_inbox_pg.sh")

@@ -1,22 +1,61 @@
 /* Strict JSON parsing: exactly one RFC 8259 value, valid UTF-8, bounded
- * nesting, and the places where json-c's own strict mode is laxer. */
+ * nesting, and the places where json-c's own strict mode is laxer.
+ *
+ * Every body here is parsed twice: by the test oracle's parser (the json-c
+ * tree wirehook used to build, tests/oracle/wh_json_tree.c), whose answers
+ * the assertions name, and by the one pass that replaced it
+ * (wh_schema_check), which must accept and refuse exactly the same bodies,
+ * for the same reason where the reason is wirehook's own words. */
 #include "wh_test.h"
-#include "verify/wh_json.h"
+#include "oracle/wh_json_tree.h"
+#include "verify/wh_schema.h"
 
 #include <apr_strings.h>
 #include <locale.h>
 #include <string.h>
 
+/* Where the oracle's reason is json-c's own wording (its grammar errors,
+ * its end of input), the one pass words the fault itself: it may name
+ * another fault first, or the same one differently. */
+static int json_c_wording(const char *why)
+{
+    return strncmp(why, "invalid JSON at offset", 22) == 0
+           || strncmp(why, "truncated JSON", 14) == 0;
+}
+
+/* The one pass's answer for the same bytes, against the oracle's: NULL
+ * when they agree, or what differs. */
+static const char *one_pass_differs(const char *s, apr_size_t len,
+                                    const char *oracle_why)
+{
+    const char *why = NULL;
+    int n = wh_schema_check(wh_test_pool(), s, len, NULL, NULL, NULL, &why);
+
+    if ((n == WH_SCHEMA_NOT_JSON) != (oracle_why != NULL))
+        return apr_psprintf(wh_test_pool(), "one pass %s, oracle %s",
+                            why ? why : "accepts", oracle_why ? oracle_why : "accepts");
+    if (why && !json_c_wording(oracle_why) && strcmp(why, oracle_why) != 0)
+        return apr_psprintf(wh_test_pool(), "one pass \"%s\", oracle \"%s\"",
+                            why, oracle_why);
+    return NULL;
+}
+
+/* Parses len bytes, which may hold NULs, with the oracle, and checks the
+ * one pass agrees. */
+static const char *parse_n(const char *s, apr_size_t len, json_object **out)
+{
+    const char *why = wh_json_tree_parse(wh_test_pool(), s, len, out);
+    const char *d = one_pass_differs(s, len, why);
+
+    if (d)
+        CU_assertImplementation(CU_FALSE, __LINE__, d, __FILE__, "", CU_TRUE);
+    return why;
+}
+
 /* Parses a NUL-terminated literal (the NUL not included). */
 static const char *parse(const char *s, json_object **out)
 {
-    return wh_json_parse(wh_test_pool(), s, strlen(s), out);
-}
-
-/* Parses len bytes, which may hold NULs. */
-static const char *parse_n(const char *s, apr_size_t len, json_object **out)
-{
-    return wh_json_parse(wh_test_pool(), s, len, out);
+    return parse_n(s, strlen(s), out);
 }
 
 static void expect_error(const char *body, apr_size_t len, const char *want,
@@ -95,8 +134,14 @@ static void test_empty_body(void)
 {
     BAD("", "empty body");
     json_object *o = NULL;
-    CU_ASSERT_STRING_EQUAL(wh_json_parse(wh_test_pool(), NULL, 0, &o),
+    CU_ASSERT_STRING_EQUAL(wh_json_tree_parse(wh_test_pool(), NULL, 0, &o),
                            "empty body");
+    {
+        const char *why = NULL;
+        CU_ASSERT_EQUAL(wh_schema_check(wh_test_pool(), NULL, 0, NULL, NULL, NULL, &why),
+                        WH_SCHEMA_NOT_JSON);
+        ASSERT_STR(why, "empty body");
+    }
 }
 
 static void test_whitespace_only(void)
@@ -464,6 +509,47 @@ static void test_byte_order_mark(void)
     BAD("\xEF\xBB\xBF{}", "byte order mark before the JSON value");
 }
 
+/* Where the oracle passes json-c's words on, the one pass has its own:
+ * the offset of the fault and what was expected there. */
+static void one_pass_says(const char *body, const char *want, int line)
+{
+    const char *why = NULL;
+    int n = wh_schema_check(wh_test_pool(), body, strlen(body), NULL, NULL, NULL, &why);
+    const char *msg = apr_psprintf(wh_test_pool(), "want \"%s\", got \"%s\"", want,
+                                   why ? why : "(accepted)");
+    CU_assertImplementation(n == WH_SCHEMA_NOT_JSON && why && strcmp(why, want) == 0,
+                            (unsigned)line, msg, __FILE__, "", CU_FALSE);
+}
+
+#define ONE_PASS(body, want) one_pass_says((body), (want), __LINE__)
+
+static void test_one_pass_grammar_words(void)
+{
+    const char *trunc = "truncated JSON (the body ends inside the value)";
+    ONE_PASS("{\"a\"", trunc);
+    ONE_PASS("[1,", trunc);
+    ONE_PASS("\"ab\\", trunc);
+    ONE_PASS("\"\\u12", trunc);
+    ONE_PASS("tru", "invalid number or literal at offset 0");
+    ONE_PASS("01", "invalid number or literal at offset 0");
+    ONE_PASS("True", "invalid number or literal at offset 0");
+    ONE_PASS("[+1]", "invalid number or literal at offset 1");
+    ONE_PASS("{\"a\":'x'}", "single-quoted string at offset 5");
+    ONE_PASS("{\"a\":1,}", "invalid JSON at offset 7: unexpected character");
+    ONE_PASS("[1,]", "invalid JSON at offset 3: unexpected character");
+    ONE_PASS("/* c */{}", "invalid JSON at offset 0: unexpected character");
+    ONE_PASS("{a:1}", "invalid JSON at offset 1: quoted object property name expected");
+    ONE_PASS("{\"a\" 1}", "invalid JSON at offset 5: object property name separator "
+                          "':' expected");
+    ONE_PASS("{\"a\":1 \"b\":2}", "invalid JSON at offset 7: object value separator "
+                                 "',' expected");
+    ONE_PASS("[1 2]", "invalid JSON at offset 3: array value separator ',' expected");
+    ONE_PASS("[\"\\x\"]", "invalid JSON at offset 3: invalid string sequence");
+    ONE_PASS("[\"\\u12G4\"]", "invalid JSON at offset 3: invalid string sequence");
+    ONE_PASS("{\"k\xC3\xA9\":\"v\"\xFF}", "invalid JSON at offset 10: object value "
+                                          "separator ',' expected");
+}
+
 static void test_errors_do_not_echo_body(void)
 {
     json_object *o = NULL;
@@ -472,9 +558,12 @@ static void test_errors_do_not_echo_body(void)
         "{\"canary\":\"canary\ttab\"}", "[canary", NULL
     };
     for (int i = 0; bodies[i]; i++) {
-        const char *err = parse(bodies[i], &o);
+        const char *err = parse(bodies[i], &o), *why = NULL;
         CU_ASSERT_PTR_NOT_NULL_FATAL(err);
         CU_ASSERT_PTR_NULL(strstr(err, "canary"));
+        wh_schema_check(wh_test_pool(), bodies[i], strlen(bodies[i]), NULL, NULL, NULL, &why);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+        CU_ASSERT_PTR_NULL(strstr(why, "canary"));
     }
 }
 
@@ -483,7 +572,7 @@ static void test_pool_cleanup_releases(void)
     apr_pool_t *sub;
     json_object *o = NULL;
     apr_pool_create(&sub, wh_test_pool());
-    CU_ASSERT_PTR_NULL_FATAL(wh_json_parse(sub, "{\"a\":[1]}", 9, &o));
+    CU_ASSERT_PTR_NULL_FATAL(wh_json_tree_parse(sub, "{\"a\":[1]}", 9, &o));
     json_object_get(o); /* our own reference */
     apr_pool_destroy(sub);
     /* The pool dropped its reference, so ours is the last one. */
@@ -579,6 +668,7 @@ static const wh_test_case json_cases[] = {
     {"comments and bare names", test_comments_and_bare_names},
     {"duplicate member", test_duplicate_member},
     {"byte order mark", test_byte_order_mark},
+    {"one pass: its own words for grammar faults", test_one_pass_grammar_words},
     {"errors do not echo body", test_errors_do_not_echo_body},
     {"pool cleanup releases", test_pool_cleanup_releases},
     {"samples parse", test_samples_parse},

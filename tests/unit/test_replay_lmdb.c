@@ -1329,9 +1329,10 @@ static void test_records_reserve_disk_past_the_tree(void)
     CU_ASSERT_FATAL(fd >= 0);
     if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
                   (apr_off_t)map - from) != 0) {
-        close(fd);      /* a file system without holes: nothing to show */
+        close(fd);
         fx_done(f);
-        return;
+        WH_SKIP("the temp directory's file system cannot punch holes "
+                "(fallocate)");
     }
     close(fd);
     CU_ASSERT(allocated(f->path) <= from);

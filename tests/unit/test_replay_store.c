@@ -8,6 +8,7 @@
 #include "wh_test.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
+#include "replay/wh_replay_pgsql.h"
 #include "replay/wh_replay_renew.h"
 #include "replay/wh_replay_store.h"
 #include <apr_strings.h>
@@ -55,6 +56,26 @@ static void test_shared_specs(void)
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "shmcb", NULL, &m));
     CU_ASSERT(!m.shared);
     CU_ASSERT(contains(wh_replay_model_make(P(), "dc", "x", &m), "pgsql"));
+}
+
+/* The pgsql store's connection is bounded: connect_timeout is added to a
+ * conninfo without one, in either form libpq takes. */
+static void test_pgsql_connect_timeout(void)
+{
+    apr_interval_time_t t = apr_time_from_sec(3);
+
+    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "host=db dbname=x", t),
+               "host=db dbname=x connect_timeout=3");
+    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "host=db connect_timeout=10", t),
+               "host=db connect_timeout=10");
+    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "postgresql://u@db/x", t),
+               "postgresql://u@db/x?connect_timeout=3");
+    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "postgres://db/x?sslmode=require", t),
+               "postgres://db/x?sslmode=require&connect_timeout=3");
+    /* libpq's least is 2 s */
+    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "dbname=x", apr_time_from_msec(500)),
+               "dbname=x connect_timeout=2");
+    CU_ASSERT_PTR_NULL(wh_replay_pgsql_conninfo(P(), NULL, t));
 }
 
 /* A conninfo's password never reaches a log line. */
@@ -202,12 +223,12 @@ static void test_renewer_passes(void)
 
     apr_pool_create(&p, P());
     apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, p);
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, apr_time_from_sec(120), &lg, &rn));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, &lg, &rn));
     CU_ASSERT_FATAL(rn != NULL);
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 0);
-    o1 = wh_replay_renewer_add(rn, &st, "n1", "h.1");
-    o2 = wh_replay_renewer_add(rn, &st, "n2", "h.2");
-    o3 = wh_replay_renewer_add(rn, &st, "n3", "h.3");
+    o1 = wh_replay_renewer_add(rn, &st, "n1", "h.1", apr_time_from_sec(120));
+    o2 = wh_replay_renewer_add(rn, &st, "n2", "h.2", apr_time_from_sec(120));
+    o3 = wh_replay_renewer_add(rn, &st, "n3", "h.3", apr_time_from_sec(120));
     CU_ASSERT(o1 && o2 && o3);
     CU_ASSERT_EQUAL(wh_replay_renewer_open_count(rn), 3);
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 3);
@@ -218,7 +239,7 @@ static void test_renewer_passes(void)
     CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, &lost, &failed), 2);
     CU_ASSERT_EQUAL(c.renews, 5);
     /* a removed entry is reused, not leaked */
-    o2 = wh_replay_renewer_add(rn, &st, "n4", "h.4");
+    o2 = wh_replay_renewer_add(rn, &st, "n4", "h.4", apr_time_from_sec(120));
     CU_ASSERT_EQUAL(wh_replay_renewer_open_count(rn), 3);
     /* a claim no longer its holder's, still open: lost, and said so */
     c.refuse = 1;
@@ -240,8 +261,40 @@ static void test_renewer_passes(void)
     /* ids and holders too long to copy are not taken */
     memset(long_id, 'x', sizeof(long_id) - 1);
     long_id[sizeof(long_id) - 1] = '\0';
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, long_id, "h"));
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", ""));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, long_id, "h",
+                                             apr_time_from_sec(120)));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", "",
+                                             apr_time_from_sec(120)));
+    /* nor a claim without a lease */
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_add(rn, &st, "n", "h", 0));
+    apr_pool_destroy(p);
+}
+
+/* Each claim is renewed for the lease it was made with (ReplayLease of
+ * its store), whatever the other claims' leases. */
+static void test_renewer_keeps_each_lease(void)
+{
+    apr_pool_t *p;
+    counting c = { NULL, 0, 0, 0, NULL, 0 };
+    wh_replay_store st = { &counting_ops, &c };
+    wh_replay_renewer *rn = NULL;
+    wh_replay_open *o;
+
+    apr_pool_create(&p, P());
+    apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, p);
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, NULL, &rn));
+    CU_ASSERT_FATAL(rn != NULL);
+    o = wh_replay_renewer_add(rn, &st, "n1", "h.1", apr_time_from_sec(10));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(c.last_lease, apr_time_from_sec(10));
+    wh_replay_renewer_remove(rn, o);
+    /* the entry reused for another claim takes that claim's lease */
+    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n2", "h.2",
+                                                 apr_time_from_sec(3600)));
+    CU_ASSERT_EQUAL(wh_replay_renewer_pass(rn, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(c.last_lease, apr_time_from_sec(3600));
+    ASSERT_STR(c.last_holder, "h.2");
     apr_pool_destroy(p);
 }
 
@@ -255,9 +308,10 @@ static void test_renewer_thread(void)
 
     apr_pool_create(&p, P());
     apr_thread_mutex_create(&c.mu, APR_THREAD_MUTEX_DEFAULT, P());
-    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, apr_time_from_sec(3), NULL, &rn));
+    CU_ASSERT_PTR_NULL(wh_replay_renewer_create(p, NULL, &rn));
     CU_ASSERT_FATAL(rn != NULL);
-    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n1", "h.1"));
+    CU_ASSERT_PTR_NOT_NULL(wh_replay_renewer_add(rn, &st, "n1", "h.1",
+                                                 apr_time_from_sec(3)));
     CU_ASSERT_PTR_NULL(wh_replay_renewer_start(rn, apr_time_from_msec(20)));
     /* at least two passes, waited for with a bound */
     for (int i = 0; i < 1000 && renews_of(&c) < 2; i++)
@@ -276,10 +330,12 @@ static void test_renewer_thread(void)
 static const wh_test_case cases[] = {
     { "specs of the shared stores", test_shared_specs },
     { "a conninfo's password is never shown", test_spec_display_hides_passwords },
+    { "pgsql: a connection is bounded by connect_timeout", test_pgsql_connect_timeout },
     { "keys and values as mod_socache wrote them", test_keys_and_values },
     { "holder tokens are unique", test_holders_are_unique },
     { "network file systems are told apart", test_network_file_systems },
     { "renewer: each pass renews every open claim", test_renewer_passes },
+    { "renewer: each claim renewed for its own lease", test_renewer_keeps_each_lease },
     { "renewer: the thread renews until its pool goes", test_renewer_thread },
     { NULL, NULL }
 };

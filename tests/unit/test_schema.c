@@ -1,10 +1,18 @@
 /* Schema validation: every spec rule's pass and fail side, checked as the
  * exact list of (JSON pointer, reason) problems, so a test fails when a
- * rule goes silent or starts reporting somewhere else. */
+ * rule goes silent or starts reporting somewhere else.
+ *
+ * Each case builds a json-c tree and names what the test oracle, the
+ * tree-based validator (tests/oracle/wh_schema_tree.c), must answer for
+ * it. Every validation is then repeated by the one pass that replaced it
+ * (wh_schema_check) over the tree written out as a body, twice: as json-c
+ * writes it and with every object's members in reverse order. Both must
+ * give exactly the oracle's problems, in its order, and its facts. */
 #include "wh_test.h"
+#include "oracle/wh_json_tree.h"
+#include "oracle/wh_schema_tree.h"
 #include "verify/wh_schema.h"
 #include "verify/wh_utf8.h"
-#include "verify/wh_json.h"
 
 #include <apr_strings.h>
 #include <json-c/json_pointer.h>
@@ -102,12 +110,116 @@ static const char *rep(const char *s, int n)
     return out;
 }
 
+static const char *json_text(apr_pool_t *p, json_object *o)
+{
+    return apr_pstrdup(p, json_object_to_json_string_ext(
+                              o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* The tree as a body with every object's members in reverse order. */
+static const char *reversed_text(apr_pool_t *p, json_object *o)
+{
+    const char *out;
+    if (json_object_is_type(o, json_type_array)) {
+        out = "[";
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            out = apr_pstrcat(p, out, i ? "," : "",
+                              reversed_text(p, json_object_array_get_idx(o, i)), NULL);
+        return apr_pstrcat(p, out, "]", NULL);
+    }
+    if (!json_object_is_type(o, json_type_object))
+        return json_text(p, o);
+    out = "}";
+    json_object_object_foreach(o, key, val) {
+        json_object *k = json_object_new_string(key);
+        out = apr_pstrcat(p, json_text(p, k), ":", reversed_text(p, val),
+                          *out == '}' ? "" : ",", out, NULL);
+        json_object_put(k);
+    }
+    return apr_pstrcat(p, "{", out, NULL);
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_facts(const wh_facts *a, const wh_facts *b)
+{
+    return same_text(a->notification_id, b->notification_id)
+           && same_text(a->event_type, b->event_type)
+           && same_text(a->event_time, b->event_time)
+           && same_text(a->payment_id, b->payment_id)
+           && same_text(a->status, b->status) && a->status_known == b->status_known
+           && same_text(a->user, b->user) && a->signed_at == b->signed_at;
+}
+
+static const char *describe(const apr_array_header_t *probs);
+
+/* The one pass over body, with facts as they were before the oracle ran,
+ * against what the oracle answered for the tree. */
+static void one_pass_agrees(const char *body, const wh_schema_opts *opts,
+                            const wh_facts *before, int n,
+                            const apr_array_header_t *probs, const wh_facts *after)
+{
+    apr_pool_t *p = wh_test_pool();
+    apr_array_header_t *mine = apr_array_make(p, 4, sizeof(wh_problem));
+    wh_facts f = *before;
+    json_object *o = NULL;
+    const char *why = NULL;
+    int m = wh_schema_check(p, body, strlen(body), opts, mine, &f, &why);
+    int same = m == n && mine->nelts == probs->nelts && same_facts(&f, after);
+
+    if (m == WH_SCHEMA_NOT_JSON) {
+        /* the tree holds what no body can carry (a NUL, broken UTF-8) */
+        CU_assertImplementation(wh_json_tree_parse(p, body, strlen(body), &o) != NULL,
+                                __LINE__, apr_pstrcat(p, "one pass refuses a body the "
+                                                      "oracle parses: ", why, NULL),
+                                __FILE__, "", CU_FALSE);
+        return;
+    }
+    for (int i = 0; same && i < n; i++) {
+        wh_problem a = APR_ARRAY_IDX(mine, i, wh_problem);
+        wh_problem b = APR_ARRAY_IDX(probs, i, wh_problem);
+        same = strcmp(a.field, b.field) == 0 && strcmp(a.problem, b.problem) == 0;
+    }
+    CU_assertImplementation(same, __LINE__,
+                            apr_psprintf(p, "one pass over %s: %d problem(s) %s, "
+                                         "oracle %d: %s", body, m, describe(mine), n,
+                                         describe(probs)),
+                            __FILE__, "", CU_FALSE);
+}
+
+/* The oracle over the tree (as the test asked: probs and facts may be
+ * NULL, probs may hold earlier problems), and the one pass over the tree
+ * as a body, which must add the same problems and give the same facts. */
+static int validate_with(json_object *root, const wh_schema_opts *opts,
+                         apr_array_header_t *probs, wh_facts *facts)
+{
+    apr_pool_t *p = wh_test_pool();
+    apr_array_header_t *added = apr_array_make(p, 4, sizeof(wh_problem));
+    wh_facts before = {0}, after;
+    const char *text = json_text(p, root), *why;
+    int n, m;
+
+    if (facts)
+        before = *facts;
+    after = before;
+    n = wh_schema_tree_validate(p, root, opts, probs, facts);
+    wh_schema_tree_validate(p, root, opts, added, &after);
+    one_pass_agrees(text, opts, &before, n, added, &after);
+    one_pass_agrees(reversed_text(p, root), opts, &before, n, added, &after);
+    m = wh_schema_check(p, text, strlen(text), opts, NULL, NULL, &why);
+    CU_ASSERT(m == n || m == WH_SCHEMA_NOT_JSON);
+    return n;
+}
+
 static int validate(json_object *root, int reject, apr_array_header_t **probs,
                     wh_facts *facts)
 {
     wh_schema_opts opts = {reject};
     *probs = apr_array_make(wh_test_pool(), 4, sizeof(wh_problem));
-    return wh_schema_validate(wh_test_pool(), root, &opts, *probs, facts);
+    return validate_with(root, &opts, *probs, facts);
 }
 
 static const char *describe(const apr_array_header_t *probs)
@@ -208,7 +320,7 @@ static json_object *sample(const char *name)
                              "/samples/", name, NULL);
     char *body = wh_test_slurp(path, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
-    CU_ASSERT_PTR_NULL_FATAL(wh_json_parse(wh_test_pool(), body, len, &o));
+    CU_ASSERT_PTR_NULL_FATAL(wh_json_tree_parse(wh_test_pool(), body, len, &o));
     return o;
 }
 
@@ -747,7 +859,7 @@ static void test_problems_appended_and_counted(void)
     APR_ARRAY_PUSH(probs, wh_problem) = (wh_problem){"/earlier", "kept"};
     set_at(d, "/eventType", str(""));
     set_at(d, "/data", json_object_new_int(0));
-    CU_ASSERT_EQUAL(wh_schema_validate(wh_test_pool(), d, NULL, probs, &f), 2);
+    CU_ASSERT_EQUAL(validate_with(d, NULL, probs, &f), 2);
     CU_ASSERT_EQUAL_FATAL(probs->nelts, 3);
     CU_ASSERT_STRING_EQUAL(APR_ARRAY_IDX(probs, 0, wh_problem).field,
                            "/earlier");
@@ -833,8 +945,7 @@ static void test_null_facts_and_problems(void)
 {
     json_object *d = base_doc();
     set_at(d, "/eventType", str(""));
-    CU_ASSERT_EQUAL(wh_schema_validate(wh_test_pool(), d, NULL, NULL, NULL),
-                    1);
+    CU_ASSERT_EQUAL(validate_with(d, NULL, NULL, NULL), 1);
 }
 
 /* ---- JSON pointers and UTF-8 -------------------------------------------- */

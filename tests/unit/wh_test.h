@@ -13,24 +13,63 @@ typedef struct {
     CU_TestFunc fn;
 } wh_test_case;
 
-void wh_test_register_suite(const char *name, const wh_test_case *cases);
+/* What a suite needs that a machine does not have by itself: a server,
+ * named by an environment variable. When the variable is unset the
+ * suite's tests are reported skipped with why; `by` is the integration
+ * suite that starts the server and runs the suite with it, which
+ * run.sh's unit run leaves it to (unit_tests --leave-to). */
+typedef struct {
+    const char *env;    /* "WH_TEST_PG_CONNINFO" */
+    const char *what;   /* what it names: "a scratch PostgreSQL database" */
+    const char *by;     /* "test_inbox_pg.sh" */
+} wh_test_need;
+
+/* need: NULL for a suite that runs anywhere. */
+void wh_test_register_suite(const char *name, const wh_test_case *cases,
+                            const wh_test_need *need);
 
 #define WH_TEST_SUITE(sname, cases)                                         \
     static void __attribute__((constructor)) wh_test_reg_##sname(void)      \
     {                                                                       \
-        wh_test_register_suite(#sname, cases);                              \
+        wh_test_register_suite(#sname, cases, NULL);                        \
     }
 
-/* The PostgreSQL twin of a suite, registered only when WH_TEST_PG_CONNINFO
- * names a scratch database (tests/integration starts one), so a machine
- * without PostgreSQL runs everything else. */
-#define WH_TEST_SUITE_PG(sname, cases)                                      \
+/* A suite that runs against a server: need is a wh_test_need. */
+#define WH_TEST_SUITE_NEEDS(sname, cases, need)                             \
     static void __attribute__((constructor)) wh_test_reg_##sname(void)      \
     {                                                                       \
-        const char *ci_ = getenv("WH_TEST_PG_CONNINFO");                    \
-        if (ci_ && *ci_)                                                    \
-            wh_test_register_suite(#sname, cases);                          \
+        wh_test_register_suite(#sname, cases, &(need));                     \
     }
+
+/* A database twin of a suite (the same cases on another engine): it needs
+ * env, a variable naming a scratch database (its connection string),
+ * which the integration suite by_script starts and names. */
+#define WH_TEST_SUITE_DB(sname, cases, env, what, by_script)                \
+    static const wh_test_need wh_test_need_##sname = {env, what, by_script}; \
+    WH_TEST_SUITE_NEEDS(sname, cases, wh_test_need_##sname)
+
+/* The PostgreSQL twin of a suite: WH_TEST_PG_CONNINFO, made by the
+ * integration suite by_script (test_inbox_pg.sh, test_forward_pg.sh). A
+ * twin on another engine is one more line like this one. */
+#define WH_TEST_SUITE_PG(sname, cases, by_script)                           \
+    WH_TEST_SUITE_DB(sname, cases, "WH_TEST_PG_CONNINFO",                   \
+                     "a scratch PostgreSQL database", by_script)
+
+/* The MySQL/MariaDB twin of a suite: WH_TEST_MYSQL_CONNINFO (apr_dbd's
+ * mysql parameters), made by by_script with tests/integration/mariadb.sh. */
+#define WH_TEST_SUITE_MYSQL(sname, cases, by_script)                        \
+    WH_TEST_SUITE_DB(sname, cases, "WH_TEST_MYSQL_CONNINFO",                \
+                     "a scratch MariaDB database", by_script)
+
+/* Ends the running test as skipped, never passed: the machine lacks what
+ * it needs, and reason says what (listed with the counts). A test that
+ * failed an assertion before stays failed. */
+#define WH_SKIP(reason)                                                     \
+    do {                                                                    \
+        wh_test_skip(reason);                                               \
+        return;                                                             \
+    } while (0)
+void wh_test_skip(const char *reason);
 
 /* Every table and sequence the inbox, the forward queue and the console's
  * views create in PostgreSQL: a PostgreSQL suite drops them all before a
@@ -39,7 +78,7 @@ void wh_test_register_suite(const char *name, const wh_test_case *cases);
     "DROP TABLE IF EXISTS wh_events, wh_order, wh_pending, wh_payments,"    \
     " wh_quarantine, wh_counter, wh_meta, wh_auth_cache, wh_delivery,"      \
     " wh_forward_cursor, wh_attempts, wh_attempt_counts, wh_payment_refs,"  \
-    " wh_attempt_minutes, wh_forwarders CASCADE"
+    " wh_attempt_minutes, wh_forwarders, wh_purge CASCADE"
 #define WH_TEST_PG_DROP_SEQUENCES "DROP SEQUENCE IF EXISTS wh_event_ids"
 
 /* A pool that lives for one test: cleared before each test runs. */

@@ -1,4 +1,12 @@
-/* Strict JSON parsing of webhook bodies.
+/* The test oracle's strict JSON parser: what wirehook parsed bodies with
+ * before shared/verify/wh_schema.c checked them in one pass, kept so that
+ * the tests can hold that pass to the same verdicts. Never linked into
+ * wirehook itself. Two things changed when it became the oracle: it takes
+ * a fresh json-c tokener for every parse, and it leaves the thread's
+ * locale to json-c. The thread's kept tokener and the "C" locale object
+ * were performance layers; the kept tokener also carried a pending UTF-16
+ * high surrogate from a failed parse into the next one (json_tokener_reset
+ * leaves it), so a string could decode differently after another body.
  *
  * json-c builds the tree, but its strict mode (0.16) is not RFC 8259:
  * probing showed it accepts single-quoted member names, NaN, Infinity,
@@ -12,19 +20,13 @@
  * its own and would otherwise allow 32 levels of arrays but only 31 of
  * objects.
  *
- * Its loops are table-driven because a byte-at-a-time pass of branches
- * would cost as much per byte as json-c's own parse.
- *
  * Error messages name an offset and a reason, never body content: they go
  * back to the sender and into logs. */
-#include "wh_json.h"
-#include "wh_utf8.h"
+#include "wh_json_tree.h"
+#include "verify/wh_utf8.h"
 
 #include <apr_strings.h>
 #include <limits.h>
-#include <locale.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <string.h>
 
 /* RFC 8259 whitespace only: json-c agrees, but \f and \v must not be
@@ -286,70 +288,15 @@ static const char *tokener_error(apr_pool_t *p, enum json_tokener_error err,
     }
 }
 
-/* json-c allocates a tokener of about 1 KB per parse; with glibc's
- * allocator, taking and returning a block that size on every request
- * consolidates the heap each time.
- * So each thread keeps one tokener and resets it per use; it is freed when
- * the thread exits. */
-static pthread_key_t tokener_key;
-static pthread_once_t parse_state_once = PTHREAD_ONCE_INIT;
-static int tokener_key_ok;
-
-/* json-c reads numbers under the "C" LC_NUMERIC, and to get it, every
- * json_tokener_parse_ex() call duplicates the thread's locale and makes a
- * new one from the copy. When the thread runs in the global locale, as
- * httpd's threads do, glibc's duplocale() takes the process-wide locale
- * lock for writing and allocates, so every worker thread queues on that
- * one lock.
- * A thread already in the "C" locale object costs neither: glibc returns
- * that object from duplocale() and newlocale() and never frees it. So the
- * parse runs with the thread switched to it (uselocale() is a thread-local
- * store) and is switched back after; where that object cannot be had, the
- * parse runs as before. */
-static locale_t c_locale;
-
-static void tokener_free(void *tok)
-{
-    json_tokener_free(tok);
-}
-
-/* The per-process parse state, made once: the tokener key and the "C"
- * locale object. */
-static void parse_state_create(void)
-{
-    tokener_key_ok = pthread_key_create(&tokener_key, tokener_free) == 0;
-    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
-/* A reset tokener; *kept says whether it belongs to the thread (else the
- * caller frees it). One extra level: json-c counts the scalar leaf,
- * lex_check enforces the real container limit. */
-static struct json_tokener *thread_tokener(int *kept)
-{
-    struct json_tokener *tok = NULL;
-
-    pthread_once(&parse_state_once, parse_state_create);
-    *kept = 0;
-    if (tokener_key_ok && (tok = pthread_getspecific(tokener_key)) != NULL) {
-        json_tokener_reset(tok);
-        *kept = 1;
-        return tok;
-    }
-    tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
-    if (tok && tokener_key_ok && pthread_setspecific(tokener_key, tok) == 0)
-        *kept = 1;
-    return tok;
-}
-
 /* Runs json-c over the whole buffer; *end is where the value stopped. */
 static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
                             json_object **out, apr_size_t *end)
 {
     const char *err = NULL;
     enum json_tokener_error jerr;
-    int kept;
-    struct json_tokener *tok = thread_tokener(&kept);
-    locale_t prev_locale = (locale_t)0;
+    /* One extra level: json-c counts the scalar leaf, lex_check enforces
+     * the real container limit. */
+    struct json_tokener *tok = json_tokener_new_ex(WH_JSON_MAX_DEPTH + 1);
 
     if (!tok)
         return "out of memory while parsing";
@@ -359,8 +306,6 @@ static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
      * surrogates) in the pass it makes anyway. */
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT
                                 | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-    if (c_locale) /* set up by thread_tokener()'s pthread_once */
-        prev_locale = uselocale(c_locale);
     *out = json_tokener_parse_ex(tok, buf, (int)len);
     jerr = json_tokener_get_error(tok);
     *end = json_tokener_get_parse_end(tok);
@@ -371,15 +316,12 @@ static const char *tokenize(apr_pool_t *p, const char *buf, apr_size_t len,
         jerr = json_tokener_get_error(tok);
         *end = len;
     }
-    if (prev_locale)
-        uselocale(prev_locale);
     if (jerr != json_tokener_success) {
         json_object_put(*out);
         *out = NULL;
         err = tokener_error(p, jerr, *end);
     }
-    if (!kept)
-        json_tokener_free(tok);
+    json_tokener_free(tok);
     return err;
 }
 
@@ -399,8 +341,8 @@ static const char *check_bytes(apr_pool_t *p, const char *buf, apr_size_t len)
     return NULL;
 }
 
-const char *wh_json_parse(apr_pool_t *p, const char *buf, apr_size_t len,
-                          json_object **out)
+const char *wh_json_tree_parse(apr_pool_t *p, const char *buf, apr_size_t len,
+                               json_object **out)
 {
     json_object *root = NULL;
     apr_size_t end = 0, rest;
