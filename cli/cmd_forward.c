@@ -341,11 +341,12 @@ static void purge_step(fwd *f, apr_pool_t *cp, apr_time_t now)
     }
     if (rv == 0) {
         const wh_purge_counts *n = wh_purge_result(f->purge);
-        if (n->events || n->quarantine || n->auth_cache)
+        if (n->events || n->tombstones || n->quarantine || n->auth_cache)
             logline("info", "purged: events=%" APR_INT64_T_FMT " (dead letters %"
-                    APR_INT64_T_FMT ") quarantine=%" APR_INT64_T_FMT " auth-cache=%"
-                    APR_INT64_T_FMT "; kept for forwarding: %" APR_INT64_T_FMT,
-                    n->events, n->dead_letters, n->quarantine, n->auth_cache, n->kept);
+                    APR_INT64_T_FMT ") tombstones=%" APR_INT64_T_FMT " quarantine=%"
+                    APR_INT64_T_FMT " auth-cache=%" APR_INT64_T_FMT "; kept for "
+                    "forwarding: %" APR_INT64_T_FMT, n->events, n->dead_letters,
+                    n->tombstones, n->quarantine, n->auth_cache, n->kept);
         f->next_purge = now + apr_time_from_msec(f->purge_every_ms);
     } else {
         /* the inbox logged why; this purge is given up, the next comes */

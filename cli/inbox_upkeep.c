@@ -48,10 +48,10 @@ int wh_inbox_cmd_purge(wh_inbox_args *a)
     o.guard = guard;
     rc = wh_inbox_purge(a->ib, a->p, a->cfg, &o, &n);
     printf("%s: events=%" APR_INT64_T_FMT " (dead letters %" APR_INT64_T_FMT
-           ") quarantine=%" APR_INT64_T_FMT " auth-cache=%" APR_INT64_T_FMT
-           "; kept for wirehook forward: %" APR_INT64_T_FMT "\n",
-           a->dry_run ? "would purge" : "purged", n.events, n.dead_letters,
-           n.quarantine, n.auth_cache, n.kept);
+           ") tombstones=%" APR_INT64_T_FMT " quarantine=%" APR_INT64_T_FMT
+           " auth-cache=%" APR_INT64_T_FMT "; kept for wirehook forward: %"
+           APR_INT64_T_FMT "\n", a->dry_run ? "would purge" : "purged", n.events,
+           n.dead_letters, n.tombstones, n.quarantine, n.auth_cache, n.kept);
     if (n.behind)
         printf("older events wait for wirehook forward to take them in (is it "
                "running on this inbox?)\n");

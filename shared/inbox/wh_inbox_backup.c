@@ -4,6 +4,7 @@
 #include "wh_inbox_backup.h"
 #include "wh_db_conn.h"
 #include "wh_inbox_files.h"
+#include "wh_inbox_sql.h"
 #include "wh_sqlite_api.h"
 #include <apr_strings.h>
 #include <errno.h>
@@ -110,7 +111,8 @@ static int copy(wh_inbox *ib, apr_pool_t *p, void *baton)
         j->err = apr_psprintf(p, "checking the copy: %s", j->err);
     if (!j->err && strcmp(v, "ok") != 0)
         j->err = apr_psprintf(p, "the copy fails PRAGMA integrity_check: %s", v);
-    if (!j->err && !exec_value(p, api, dst, "SELECT count(*) FROM wh_events", v))
+    if (!j->err && !exec_value(p, api, dst, "SELECT count(*) FROM wh_events WHERE "
+                                      WH_SQL_NOT_TOMBSTONE("id"), v))
         j->info->events = apr_atoi64(v);
     if (api->close(dst) != SQLITE_OK && !j->err)
         j->err = "closing the copy failed";

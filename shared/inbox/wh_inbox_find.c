@@ -11,6 +11,7 @@
  * wh_payment_refs' own (WH_REF_*). Each part is an index seek. */
 static const wh_inbox_stmt st_find = {
     "SELECT -2, id, payment_id FROM wh_events WHERE notification_id = %s"
+    " AND " WH_SQL_NOT_TOMBSTONE("id")
     " UNION ALL SELECT -1, 0, payment_id FROM wh_payments WHERE payment_id = %s"
     " UNION ALL SELECT kind, 0, payment_id FROM wh_payment_refs WHERE ref = %s"
     " LIMIT %d", NULL };

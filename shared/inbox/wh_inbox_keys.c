@@ -44,6 +44,10 @@ const wh_key wh_inbox_keys[] = {
                         WH_US_S, WH_US_S, 0, WH_RETENTION_MAX_S, NULL,
                         "dead letters are kept this long after they died, "
                         "at least InboxRetention (unset: InboxRetention; 0: kept)"),
+    WH_KEY_DURATION_ROW("InboxTombstoneRetention", inbox_tombstone_retention,
+                        WH_US_S, WH_US_S, 0, WH_RETENTION_MAX_S, NULL,
+                        "a purged event's notificationId is still known this "
+                        "long after it arrived (unset or 0: for ever)"),
     WH_KEY_INT_ROW("ListDefaultLimit", list_default_limit, 1, 10000, "25",
                    "list page size when none is asked"),
     WH_KEY_INT_ROW("ListMaxLimit", list_max_limit, 1, 10000, "100",

@@ -1,6 +1,7 @@
 /* The purge (wh_inbox_purge.h): a walk over the listing from its start,
- * one transaction per batch, then the quarantine the same way, the
- * expired auth-cache entries, the space, and the record.
+ * one transaction per batch, then the tombstones past their retention,
+ * the quarantine the same way, the expired auth-cache entries, the space,
+ * and the record.
  *
  * Events are taken in listing order, which is arrival order but for
  * events committed in the same moments; the walk stops at the first one
@@ -37,9 +38,25 @@ static const wh_inbox_stmt st_first_after = {
 static const wh_inbox_stmt st_del_order = {
     "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS ")",
     "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_PG ")" };
+/* An event becomes its tombstone: the row stays, so its notificationId
+ * stays in the unique index that tells a duplicate (a store of the same
+ * id meanwhile, on PostgreSQL, waits for this transaction and then finds
+ * it); what it said goes. It moves to its key negated (wh_inbox_sql.h):
+ * on SQLite that takes it out of its page, which gives the page back
+ * (shrinking a row in place would leave each page nearly empty). */
+#define WH_PURGE_TOMBSTONE                                                    \
+    "UPDATE wh_events SET id = -id, body = '', event_type = NULL,"            \
+    " event_time = NULL, payment_id = NULL, status = NULL,"                   \
+    " event_instant = NULL WHERE id > 0 AND id IN ("
 static const wh_inbox_stmt st_del_events = {
-    "DELETE FROM wh_events WHERE id IN (" WH_PURGE_IDS ")",
-    "DELETE FROM wh_events WHERE id IN (" WH_PURGE_IDS_PG ")" };
+    WH_PURGE_TOMBSTONE WH_PURGE_IDS ")",
+    WH_PURGE_TOMBSTONE WH_PURGE_IDS_PG ")" };
+/* Tombstones, oldest first: -1, -2, ... */
+static const wh_inbox_stmt st_t_walk = {
+    "SELECT id, received_at FROM wh_events WHERE id < %lld"
+    " ORDER BY id DESC LIMIT %d", NULL };
+static const wh_inbox_stmt st_t_del = {
+    "DELETE FROM wh_events WHERE id < %lld AND id >= %lld", NULL };
 static const wh_inbox_stmt st_q_walk = {
     "SELECT id, received_at FROM wh_quarantine WHERE id > %lld"
     " ORDER BY id LIMIT %d", NULL };
@@ -60,6 +77,7 @@ static const wh_inbox_stmt st_last_purge = {
 
 typedef enum {
     PHASE_EVENTS = 0,
+    PHASE_TOMBSTONES,
     PHASE_QUARANTINE,
     PHASE_AUTH,
     PHASE_SPACE,
@@ -74,6 +92,8 @@ struct wh_purge {
     phase at;
     apr_time_t started;
     apr_time_t event_cut;        /* events received before it go; 0: none */
+    apr_time_t tombstone_cut;    /* tombstones of events received before it
+                                    go; 0: none */
     apr_time_t quarantine_cut;
     apr_time_t dead_cut;         /* dead letters that died before it go */
     apr_int64_t after;           /* the walk's place: position or id */
@@ -223,6 +243,39 @@ static int events_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
     return finish(pg);
 }
 
+/* --------------------------------------------------------- tombstones --- */
+
+/* Tombstones of events that arrived before the cut go, oldest first,
+ * as the quarantine's rows do. */
+static int tombstones_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    wh_purge *pg = baton;
+    int batch = pg->o.batch, gone = 0, rv;
+    apr_int64_t from = pg->after, to = pg->after;
+    const void *args[2] = { &pg->after, &batch };
+    wh_inbox_rows rows;
+
+    if ((rv = wh_inbox_db_select(ib, p, &st_t_walk, args, batch, &rows)) != 0)
+        return wh_inbox_db_fail(ib, p, "reading the oldest tombstones", rv);
+    pg->part_done = rows.nrows < batch;
+    for (int i = 0; i < rows.nrows; i++) {
+        if (wh_cell_num(WH_ROW_CELL(&rows, i, 1)) >= pg->tombstone_cut) {
+            pg->part_done = 1;
+            break;
+        }
+        to = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
+    }
+    if (to == from)
+        return WH_TXN_ROLLBACK;
+    args[0] = &from;
+    args[1] = &to;
+    if ((rv = wh_inbox_db_exec(ib, p, &st_t_del, &gone, args)) != 0)
+        return wh_inbox_db_fail(ib, p, "purging tombstones", rv);
+    pg->after = to;
+    pg->n.tombstones += gone;
+    return finish(pg);
+}
+
 /* --------------------------------------------------------- quarantine --- */
 
 static int quarantine_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
@@ -348,6 +401,9 @@ wh_purge *wh_purge_begin(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
         pg->o.now = apr_time_now();
     pg->started = apr_time_now();
     pg->event_cut = cut_of(pg->o.now, cfg->inbox_retention);
+    /* no event goes: no tombstone was left */
+    pg->tombstone_cut = pg->event_cut
+                        ? cut_of(pg->o.now, cfg->inbox_tombstone_retention) : 0;
     pg->quarantine_cut = cut_of(pg->o.now, cfg->inbox_quarantine_retention);
     /* a dead letter is an event: it goes with the events, never before */
     pg->dead_cut = pg->event_cut ? cut_of(pg->o.now, cfg->inbox_dead_retention) : 0;
@@ -361,6 +417,8 @@ static phase next_phase(const wh_purge *pg, phase at)
 {
     for (;;) {
         at++;
+        if (at == PHASE_TOMBSTONES && !pg->tombstone_cut)
+            continue;
         if (at == PHASE_QUARANTINE && !pg->quarantine_cut)
             continue;
         if (at == PHASE_SPACE && (pg->o.dry_run
@@ -379,6 +437,7 @@ int wh_purge_step(wh_purge *pg, apr_pool_t *p)
         wh_inbox_fn fn;
     } parts[] = {
         [PHASE_EVENTS] = { "purging events", events_txn },
+        [PHASE_TOMBSTONES] = { "purging tombstones", tombstones_txn },
         [PHASE_QUARANTINE] = { "purging the quarantine", quarantine_txn },
         [PHASE_AUTH] = { "purging the auth cache", auth_txn },
         [PHASE_SPACE] = { "giving back free pages", space_txn },
@@ -446,7 +505,7 @@ int wh_purge_configured(const wh_config *cfg)
 
 const char *wh_inbox_retention_note(apr_pool_t *p, const wh_config *cfg)
 {
-    const char *q, *d;
+    const char *q, *d, *t;
 
     if (!cfg || !cfg->inbox_params)
         return NULL;
@@ -459,11 +518,15 @@ const char *wh_inbox_retention_note(apr_pool_t *p, const wh_config *cfg)
     d = cfg->inbox_dead_retention
         ? wh_format_duration_us(p, apr_time_from_sec(cfg->inbox_dead_retention))
         : "for ever";
-    return apr_psprintf(p, "retention: events %s, dead letters %s, quarantine %s; "
+    t = cfg->inbox_tombstone_retention
+        ? wh_format_duration_us(p, apr_time_from_sec(cfg->inbox_tombstone_retention))
+        : "for ever";
+    return apr_psprintf(p, "retention: events %s, dead letters %s, quarantine %s, "
+                        "a purged event's notificationId (its tombstone) %s; "
                         "purged by wirehook forward and `wirehook inbox purge`",
                         cfg->inbox_retention
                         ? wh_format_duration_us(p, apr_time_from_sec(cfg->inbox_retention))
-                        : "for ever", d, q);
+                        : "for ever", d, q, t);
 }
 
 int wh_inbox_last_purge(wh_inbox *ib, apr_pool_t *p, wh_inbox_purge_record *out)

@@ -2,17 +2,22 @@
 #define WH_INBOX_PURGE_H
 /* Retention (docs/inbox.md, "Retention"): what is older than the
  * configuration keeps (InboxRetention, InboxQuarantineRetention,
- * InboxDeadLetterRetention) is deleted in small transactions, so that
- * stores go on meanwhile; SQLite's space is given back; the last purge is
- * recorded in the inbox (wh_purge).
+ * InboxDeadLetterRetention, InboxTombstoneRetention) is deleted in small
+ * transactions, so that stores go on meanwhile; SQLite's space is given
+ * back; the last purge is recorded in the inbox (wh_purge).
  *
  * What goes, each part in its own transactions:
  *   events     received before now - InboxRetention, oldest first, and
  *              never the newest (arrival keys and listing positions
  *              continue from it); with their listing position and, through
  *              the guard below, their rows in the forward queue. Each
- *              payment's current state (wh_payments) stays: it is kept by
- *              the store transaction and needs none of its events.
+ *              leaves its tombstone (wh_inbox_sql.h): the notificationId
+ *              and arrival time alone, so that a copy arriving later is
+ *              still a duplicate. Each payment's current state
+ *              (wh_payments) stays: it is kept by the store transaction
+ *              and needs none of its events.
+ *   tombstones of events received before now - InboxTombstoneRetention
+ *              (unset: none goes).
  *   quarantine received before now - InboxQuarantineRetention.
  *   auth cache entries that have expired (the table, and the -auth file
  *   beside an SQLite inbox), at every purge. */
@@ -51,8 +56,10 @@ typedef struct {
 } wh_purge_guard;
 
 typedef struct {
-    apr_int64_t events;          /* events purged, dead letters included */
+    apr_int64_t events;          /* events purged (each now a tombstone),
+                                    dead letters included */
     apr_int64_t dead_letters;    /* of them, dead letters */
+    apr_int64_t tombstones;      /* tombstones purged */
     apr_int64_t quarantine;      /* quarantined bodies purged */
     apr_int64_t auth_cache;      /* expired auth-cache entries */
     apr_int64_t kept;            /* old enough, kept for the forwarder: not

@@ -335,6 +335,14 @@ typedef struct {
 #define WH_REF_IMAD 2
 #define WH_REF_OMAD 3
 
+/* A purged event's tombstone (wh_inbox_purge.c): its wh_events row moved
+ * to the arrival key negated, holding the notificationId and the arrival
+ * time alone (the body empty, the facts NULL). Tombstones sort apart from
+ * events, and the next arrival key (the largest + 1) is not theirs. A
+ * reader of wh_events that does not come through wh_order or the forward
+ * queue (a tombstone has no row in either) leaves them out with this. */
+#define WH_SQL_NOT_TOMBSTONE(id_col) id_col " > 0"
+
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies

@@ -4,6 +4,7 @@
 #include "wh_event_rows.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
+#include "wh_inbox_sql.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -44,12 +45,14 @@ static const wh_inbox_stmt st_event = {
     "SELECT coalesce(o.seq, 0), e.id, e.notification_id, e.event_type,"
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
-    " WHERE e.id = %lld", NULL };
+    " WHERE e.id = %lld"
+    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL };
 static const wh_inbox_stmt st_event_nid = {
     "SELECT coalesce(o.seq, 0), e.id, e.notification_id, e.event_type,"
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
-    " WHERE e.notification_id = %s", NULL };
+    " WHERE e.notification_id = %s"
+    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL };
 static const wh_inbox_stmt st_listed = {
     "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
 /* The arrival time at each position of a JSON array of positions: from

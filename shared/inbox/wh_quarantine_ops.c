@@ -280,7 +280,9 @@ static int mark(wh_inbox *ib, apr_pool_t *p, void *baton)
 
     if ((rv = wh_inbox_db_value(ib, p, &st_event_of, a1, &v)) != 0)
         return wh_inbox_db_fail(ib, p, "finding the released event", rv);
-    if ((m->event_id = wh_cell_num(v)) <= 0)
+    /* a tombstone (wh_inbox_sql.h): the purged event it stands for */
+    m->event_id = wh_cell_num(v) < 0 ? -wh_cell_num(v) : wh_cell_num(v);
+    if (m->event_id <= 0)
         return wh_inbox_db_fail(ib, p, "finding the released event", -1);
     if ((rv = wh_inbox_db_exec(ib, p, &st_mark, &m->marked, a2)) != 0)
         return wh_inbox_db_fail(ib, p, "marking the quarantine row released", rv);

@@ -418,33 +418,51 @@ static int shorter(apr_int64_t a, apr_int64_t b)
     return a != 0 && (b == 0 || a < b);
 }
 
-/* Retention (docs/inbox.md, "Retention"): the inbox's duplicates are
- * decided by the events it still holds, so an event must outlive the
- * promise replay protection makes (ReplayWindow), with TimestampTolerance
- * more for the clocks of the servers that stored it and of the one that
- * purges. A dead letter is an event too: it stays at least as long. */
+/* A retention that decides whether the inbox still knows a
+ * notificationId, against the promise replay protection makes
+ * (ReplayWindow), with TimestampTolerance more for the clocks of the
+ * servers that stored it and of the one that purges. */
+static void check_floor(apr_pool_t *p, const wh_config *cfg, const char *key,
+                        const char *zero, apr_int64_t value, apr_array_header_t *errs)
+{
+    apr_int64_t floor = cfg->replay_window + cfg->timestamp_tolerance;
+
+    if (value && value < floor)
+        push(errs, apr_psprintf(p, "%s%s (%s) must be 0 (%s) or at least "
+                                "ReplayWindow + TimestampTolerance (%s): a "
+                                "notificationId forgotten sooner could be "
+                                "stored and forwarded twice",
+                                where(p, cfg, lower_name(p, key)), key,
+                                wh_format_duration_us(p, value * WH_US_S), zero,
+                                wh_format_duration_us(p, floor * WH_US_S)));
+}
+
+/* Retention (docs/inbox.md, "Retention"; docs/spec-decisions.md): the
+ * inbox tells a duplicate by the notificationIds it holds, an event's or
+ * the tombstone a purged event leaves, so neither may go before the
+ * replay promise ends. A dead letter is an event: it stays at least as
+ * long; a tombstone shorter-lived than the events would never be kept. */
 static void check_retention(apr_pool_t *p, wh_config *cfg,
                             apr_array_header_t *errs)
 {
-    apr_int64_t floor = cfg->replay_window + cfg->timestamp_tolerance;
 
     if (!was_set(cfg, "inboxquarantineretention"))
         cfg->inbox_quarantine_retention = cfg->inbox_retention;
     if (!was_set(cfg, "inboxdeadletterretention"))
         cfg->inbox_dead_retention = cfg->inbox_retention;
-    if (cfg->inbox_retention && cfg->inbox_retention < floor)
-        push(errs, apr_psprintf(p, "%sInboxRetention (%s) must be 0 (keep every "
-                                "event) or at least ReplayWindow + "
-                                "TimestampTolerance (%s): a notificationId "
-                                "purged sooner could be stored and forwarded "
-                                "twice", where(p, cfg, "inboxretention"),
-                                wh_format_duration_us(p, cfg->inbox_retention * WH_US_S),
-                                wh_format_duration_us(p, floor * WH_US_S)));
+    check_floor(p, cfg, "InboxRetention", "keep every event", cfg->inbox_retention, errs);
+    check_floor(p, cfg, "InboxTombstoneRetention", "keep every id",
+                cfg->inbox_tombstone_retention, errs);
     if (shorter(cfg->inbox_dead_retention, cfg->inbox_retention))
         push(errs, apr_psprintf(p, "%sInboxDeadLetterRetention must not be "
                                 "shorter than InboxRetention (0: for ever): a "
                                 "dead letter is an event, kept at least as long",
                                 where(p, cfg, "inboxdeadletterretention")));
+    if (shorter(cfg->inbox_tombstone_retention, cfg->inbox_retention))
+        push(errs, apr_psprintf(p, "%sInboxTombstoneRetention must not be "
+                                "shorter than InboxRetention (0: for ever): "
+                                "a tombstone is left when its event is purged",
+                                where(p, cfg, "inboxtombstoneretention")));
 }
 
 /* ReplayCache pgsql without a conninfo keeps its ids in the inbox's own

@@ -68,10 +68,12 @@ typedef struct {
     int list_default_limit;
     int list_max_limit;
     /* Retention, in seconds, 0: kept for ever (docs/inbox.md). Unset, the
-     * quarantine's and the dead letters' are InboxRetention's. */
+     * quarantine's and the dead letters' are InboxRetention's; the
+     * tombstones' (a purged event's notificationId) are kept for ever. */
     apr_int64_t inbox_retention;
     apr_int64_t inbox_quarantine_retention;
     apr_int64_t inbox_dead_retention;
+    apr_int64_t inbox_tombstone_retention;
 
     const char *replay_cache;          /* ReplayCache as written */
     const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */

@@ -185,7 +185,7 @@ static void test_keys_table(void)
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
                           "InboxGroup", "InboxBatchMax", "InboxBatchWait",
                           "InboxRetention", "InboxQuarantineRetention",
-                          "InboxDeadLetterRetention",
+                          "InboxDeadLetterRetention", "InboxTombstoneRetention",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
                           "ReplayWindow", "ReplayLease", "CGILogLevel", "ForwardUrl",
                           "ForwardSecretFile",
@@ -685,7 +685,8 @@ static void test_list_limit_bounds(void)
 static void test_retention_bounds(void)
 {
     static const char *const keys[] = { "InboxRetention", "InboxQuarantineRetention",
-                                        "InboxDeadLetterRetention" };
+                                        "InboxDeadLetterRetention",
+                                        "InboxTombstoneRetention" };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         /* a century, in seconds: the largest */
         check_int_key(keys[i], "0", "3153600000", "-1", "3153600001");
@@ -696,6 +697,8 @@ static void test_retention_bounds(void)
     CU_ASSERT_EQUAL(set_ok("InboxQuarantineRetention", "2h")->inbox_quarantine_retention,
                     7200);
     CU_ASSERT_EQUAL(set_ok("InboxDeadLetterRetention", "30")->inbox_dead_retention, 30);
+    CU_ASSERT_EQUAL(set_ok("InboxTombstoneRetention", "1825d")->inbox_tombstone_retention,
+                    5 * 365 * 86400);
 }
 
 /* Retention against the replay promise, and the dead letters' against the
@@ -742,6 +745,28 @@ static void test_retention_rules(void)
                             &c, NULL), "InboxDeadLetterRetention"));
     CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxDeadLetterRetention 365d\n"
                                         "InboxRetention 90d\n", NULL), &c, NULL));
+    /* a tombstone: kept for ever unless said, never shorter than the
+     * replay promise nor than the events it outlives */
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 90d\n", NULL), &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_tombstone_retention, 0);
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 900\n"
+                                        "InboxTombstoneRetention 900\n", NULL), &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_tombstone_retention, 900);
+    err = load(apr_pstrcat(P(), req, "InboxTombstoneRetention 899\n"
+                           "InboxRetention 900\n", NULL), &c, &path);
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " InboxTombstoneRetention (899s)"
+                                        " must be 0 (keep every id) or at least"
+                                        " ReplayWindow + TimestampTolerance (15m)", NULL)));
+    err = load(apr_pstrcat(P(), req, "InboxRetention 90d\n"
+                           "InboxTombstoneRetention 30d\n", NULL), &c, &path);
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 4), " InboxTombstoneRetention must"
+                                        " not be shorter than InboxRetention", NULL)));
+    CU_ASSERT(contains(load(apr_pstrcat(P(), req, "InboxTombstoneRetention 365d\n", NULL),
+                            &c, NULL), "InboxTombstoneRetention"));
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 90d\n"
+                                        "InboxTombstoneRetention 0\n", NULL), &c, NULL));
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 90d\n"
+                                        "InboxTombstoneRetention 730d\n", NULL), &c, NULL));
 }
 
 static void test_replay_window_bounds(void)

@@ -1,9 +1,10 @@
 /* Retention (wh_inbox_purge.c, forward/wh_forward_purge.c): what a purge
  * deletes and what it must keep: the newest event, every event the
  * forwarder has not finished, dead letters within their retention, each
- * payment's current state; the listing's offsets after it; dry runs; the
- * record of the last purge; the space; and the SQLite backup and vacuum
- * (wh_inbox_backup.c). Suite "inbox_purge" runs on SQLite files,
+ * payment's current state, a tombstone for each purged notificationId
+ * (a copy arriving later is a duplicate) until its own retention; the
+ * listing's offsets after it; dry runs; the record of the last purge; the
+ * space; and the SQLite backup and vacuum (wh_inbox_backup.c). Suite "inbox_purge" runs on SQLite files,
  * "inbox_purge_pg" the same rules on the PostgreSQL database
  * WH_TEST_PG_CONNINFO names (test_inbox_pg.sh). Times are given: events
  * are stored "at" a time and the purge is run "at" another. */
@@ -12,7 +13,10 @@
 #include "forward/wh_forward_purge.h"
 #include "forward/wh_forward_queue.h"
 #include "inbox/wh_inbox_backup.h"
+#include "inbox/wh_inbox_find.h"
 #include "inbox/wh_inbox_purge.h"
+#include "inbox/wh_inbox_views.h"
+#include "inbox/wh_quarantine_ops.h"
 #include "inbox/wh_payments.h"
 #include "verify/wh_verdict.h"
 
@@ -77,6 +81,11 @@ static const char *count(fx *f, const char *table)
     return ix_query(f, apr_pstrcat(wh_test_pool(), "SELECT count(*) FROM ", table, NULL));
 }
 
+/* wh_events holds events and the tombstones of purged ones (their keys
+ * negated, wh_inbox_sql.h). */
+#define EVENTS "wh_events WHERE id > 0"
+#define TOMBSTONES "wh_events WHERE id < 0"
+
 /* ---- events ---------------------------------------------------------- */
 
 /* Events older than the retention go, the others stay; offsets keep their
@@ -97,8 +106,14 @@ static void test_older_events_go(void)
     CU_ASSERT_EQUAL(n.dead_letters, 0);
     CU_ASSERT_EQUAL(n.kept, 0);
     CU_ASSERT_EQUAL(n.behind, 0);
-    ASSERT_STR(count(f, "wh_events"), "5");
+    ASSERT_STR(count(f, EVENTS), "5");
     ASSERT_STR(count(f, "wh_order"), "5");
+    /* what stays of the five purged: the notificationId and arrival */
+    ASSERT_STR(count(f, TOMBSTONES), "5");
+    ASSERT_STR(count(f, TOMBSTONES " AND body = '' AND payment_id IS NULL AND status IS"
+                        " NULL AND event_type IS NULL AND event_time IS NULL"), "5");
+    ASSERT_STR(ix_query(f, "SELECT notification_id FROM wh_events WHERE id = (SELECT max(id)"
+                           " FROM wh_events WHERE id < 0)"), ix_nid(1));
 
     /* the first page starts at the first event kept; the next offset is
      * the last position read, so the pages meet */
@@ -140,7 +155,7 @@ static void test_newest_stays(void)
         CU_ASSERT_EQUAL(store_at(f, i, "A", "Review", NULL, T0 + SEC(i), &seq), WH_INBOX_STORED);
     n = purge_at(f, T0 + SEC(100 * DAY));
     CU_ASSERT_EQUAL(n.events, 2);
-    ASSERT_STR(ix_query(f, "SELECT notification_id FROM wh_events"), ix_nid(3));
+    ASSERT_STR(ix_query(f, "SELECT notification_id FROM " EVENTS), ix_nid(3));
     n = purge_at(f, T0 + SEC(100 * DAY));
     CU_ASSERT_EQUAL(n.events, 0);
     CU_ASSERT_EQUAL(store_at(f, 4, "A", "Complete", NULL, T0 + SEC(100 * DAY), &seq),
@@ -149,7 +164,7 @@ static void test_newest_stays(void)
     /* and the one that was newest goes once it is no longer */
     n = purge_at(f, T0 + SEC(100 * DAY));
     CU_ASSERT_EQUAL(n.events, 1);
-    ASSERT_STR(ix_query(f, "SELECT notification_id FROM wh_events"), ix_nid(4));
+    ASSERT_STR(ix_query(f, "SELECT notification_id FROM " EVENTS), ix_nid(4));
 }
 
 /* A payment's current state is kept with none of its events: status,
@@ -271,8 +286,8 @@ static void test_forwarder_keeps_its_events(void)
     CU_ASSERT_EQUAL(n.dead_letters, 0);
     CU_ASSERT_EQUAL(n.kept, 3);                   /* 2 ready, 3 dead, 4 retrying */
     CU_ASSERT(n.behind);                          /* 6 not taken in (7: the newest) */
-    ASSERT_STR(ix_query(f, apr_psprintf(wh_test_pool(), "SELECT count(*) FROM wh_events"
-                                         " WHERE notification_id IN ('%s', '%s')",
+    ASSERT_STR(ix_query(f, apr_psprintf(wh_test_pool(), "SELECT count(*) FROM " EVENTS
+                                         " AND notification_id IN ('%s', '%s')",
                                          ix_nid(1), ix_nid(5))), "0");
     ASSERT_STR(count(f, "wh_delivery"), "3");
     ASSERT_STR(count(f, "wh_attempts"), "2");     /* 3's and 4's */
@@ -368,7 +383,7 @@ static void test_dry_run_and_batches(void)
     CU_ASSERT_EQUAL(dry.events, 7);
     CU_ASSERT_EQUAL(dry.quarantine, 1);
     CU_ASSERT(dry.transactions >= 4);
-    ASSERT_STR(count(f, "wh_events"), "9");
+    ASSERT_STR(count(f, EVENTS), "9");
     ASSERT_STR(count(f, "wh_quarantine"), "1");
     CU_ASSERT_EQUAL(wh_inbox_last_purge(f->ib, wh_test_pool(), &r), 0);
 
@@ -376,7 +391,7 @@ static void test_dry_run_and_batches(void)
     CU_ASSERT_EQUAL(real.events, dry.events);
     CU_ASSERT_EQUAL(real.quarantine, dry.quarantine);
     CU_ASSERT(real.transactions >= 4);
-    ASSERT_STR(count(f, "wh_events"), "2");
+    ASSERT_STR(count(f, EVENTS), "2");
     CU_ASSERT_EQUAL_FATAL(wh_inbox_last_purge(f->ib, wh_test_pool(), &r), 1);
     CU_ASSERT_EQUAL(r.events, 7);
     CU_ASSERT_EQUAL(r.quarantine, 1);
@@ -424,6 +439,108 @@ static void test_keeps_everything_by_default(void)
     ASSERT_STR(count(f, "wh_quarantine"), "1");
 }
 
+/* A purged event's notificationId arriving again is a duplicate: stored
+ * and forwarded once. Its tombstone shows nowhere: not listed, not found,
+ * no event to view. A quarantined copy released later is a duplicate
+ * too. */
+static void test_tombstone_is_a_duplicate(void)
+{
+    fx *f = make();
+    apr_array_header_t *hits;
+    wh_event_row ev;
+    apr_int64_t seq = 0;
+    int more;
+    page pg;
+
+    for (int i = 1; i <= 3; i++)
+        CU_ASSERT_EQUAL(store_at(f, i, "A", "Review", NULL, T0 + SEC(i), &seq), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(purge_at(f, T0 + SEC(2 * DAY)).events, 2);
+    /* the bank sends 1 again, a year on */
+    CU_ASSERT_EQUAL(store_at(f, 1, "A", "Review", NULL, T0 + SEC(365 * DAY), &seq),
+                    WH_INBOX_DUPLICATE);
+    CU_ASSERT_EQUAL(store_at(f, 2, "A", "Complete", NULL, T0 + SEC(365 * DAY), &seq),
+                    WH_INBOX_DUPLICATE);
+    ASSERT_STR(count(f, EVENTS), "1");
+    ASSERT_STR(count(f, "wh_order"), "1");
+    pg = ix_parse_page(ix_list(f, 0, 10, NULL, NULL));
+    CU_ASSERT_EQUAL_FATAL(pg.n, 1);
+    ASSERT_STR(pg.ids[0], ix_nid(3));
+    CU_ASSERT_EQUAL(wh_inbox_event_by_nid(f->ib, wh_test_pool(), ix_nid(1), &ev), 0);
+    CU_ASSERT_EQUAL(wh_inbox_event(f->ib, wh_test_pool(), 1, &ev), 0);
+    CU_ASSERT_EQUAL(wh_inbox_event(f->ib, wh_test_pool(), -1, &ev), 0);
+    CU_ASSERT_EQUAL(wh_inbox_find(f->ib, wh_test_pool(), ix_nid(1), &hits, &more), 0);
+    CU_ASSERT_EQUAL(hits->nelts, 0);
+    CU_ASSERT_EQUAL(wh_inbox_find(f->ib, wh_test_pool(), ix_nid(2), &hits, &more), 0);
+    CU_ASSERT_EQUAL(hits->nelts, 0);
+}
+
+/* The bank's sample stored, purged, then a copy of it held in quarantine
+ * released: a duplicate of the event it was, nothing stored twice. */
+static void test_tombstone_release(void)
+{
+    fx *f = make();
+    const char *b = wh_test_slurp(apr_pstrcat(wh_test_pool(), wh_test_shared_dir(),
+                                              "/samples/wire-status-complete.json", NULL),
+                                  NULL);
+    apr_int64_t released = 0;
+    wh_verdict v;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    wh_quarantine_check(wh_test_pool(), f->cfg, b, strlen(b), &v);
+    CU_ASSERT_FATAL(v.ok);
+    CU_ASSERT_EQUAL(wh_inbox_store(f->ib, wh_test_pool(), &v.facts, b, strlen(b), T0, NULL),
+                    WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(store_at(f, 1, "A", "Review", NULL, T0 + SEC(1), NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(purge_at(f, T0 + SEC(2 * DAY)).events, 1);
+    wh_verdict_init(&v, wh_test_pool());
+    wh_verdict_fail(&v, 400, WH_CODE_INVALID_JSON, "held");
+    v.authentic = 1;
+    CU_ASSERT_EQUAL(wh_inbox_quarantine(f->ib, wh_test_pool(), &v, b, strlen(b), T0 + SEC(2)),
+                    WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(wh_quarantine_release(f->ib, wh_test_pool(), f->cfg, 1,
+                                          T0 + SEC(2 * DAY), &v, &released),
+                    WH_RELEASE_DUPLICATE);
+    CU_ASSERT_EQUAL(released, 1);                 /* the purged event's arrival key */
+    ASSERT_STR(count(f, EVENTS), "1");
+    ASSERT_STR(count(f, TOMBSTONES), "1");
+}
+
+/* Tombstones go once their own retention has passed since the event
+ * arrived, oldest first, in batches; the id is then a new notification. */
+static void test_tombstones_expire(void)
+{
+    fx *f = make();
+    wh_purge_counts n;
+
+    f->cfg->inbox_tombstone_retention = 3 * DAY;
+    for (int i = 1; i <= 6; i++)
+        CU_ASSERT_EQUAL(store_at(f, i, "A", "Review", NULL, T0 + SEC(i), NULL), WH_INBOX_STORED);
+    CU_ASSERT_EQUAL(store_at(f, 7, "A", "Review", NULL, T0 + SEC(2 * DAY), NULL),
+                    WH_INBOX_STORED);
+    n = purge_at(f, T0 + SEC(2 * DAY));
+    CU_ASSERT_EQUAL(n.events, 6);
+    CU_ASSERT_EQUAL(n.tombstones, 0);
+    ASSERT_STR(count(f, TOMBSTONES), "6");
+    /* 1..4 arrived more than three days before; a dry run counts them */
+    n = purge_with(f, T0 + SEC(3 * DAY + 4) + 1, 1, 3);
+    CU_ASSERT_EQUAL(n.tombstones, 4);
+    ASSERT_STR(count(f, TOMBSTONES), "6");
+    n = purge_with(f, T0 + SEC(3 * DAY + 4) + 1, 0, 3);
+    CU_ASSERT_EQUAL(n.tombstones, 4);
+    CU_ASSERT_EQUAL(n.events, 0);
+    ASSERT_STR(count(f, TOMBSTONES), "2");
+    CU_ASSERT_EQUAL(store_at(f, 5, "A", "Review", NULL, T0 + SEC(3 * DAY + 5), NULL),
+                    WH_INBOX_DUPLICATE);
+    CU_ASSERT_EQUAL(store_at(f, 1, "A", "Review", NULL, T0 + SEC(3 * DAY + 5), NULL),
+                    WH_INBOX_STORED);
+    /* unset: kept for ever (7 goes now, 1 is the newest) */
+    f->cfg->inbox_tombstone_retention = 0;
+    n = purge_at(f, T0 + SEC(1000 * DAY));
+    CU_ASSERT_EQUAL(n.events, 1);
+    CU_ASSERT_EQUAL(n.tombstones, 0);
+    ASSERT_STR(count(f, TOMBSTONES), "3");
+}
+
 #define CASES(X)                                                              \
     X(older_events_go, "events older than InboxRetention go; offsets hold")   \
     X(newest_stays, "the newest event stays; numbering goes on")              \
@@ -433,7 +550,10 @@ static void test_keeps_everything_by_default(void)
     X(quarantine_and_auth_cache, "quarantine by its retention; expired auth") \
     X(dry_run_and_batches, "a dry run counts what the purge deletes")         \
     X(steps, "a purge runs one transaction per step")                         \
-    X(keeps_everything_by_default, "unset: everything is kept")
+    X(keeps_everything_by_default, "unset: everything is kept")               \
+    X(tombstone_is_a_duplicate, "a purged notificationId is a duplicate")     \
+    X(tombstone_release, "a quarantined copy of a purged event: duplicate")   \
+    X(tombstones_expire, "tombstones go after InboxTombstoneRetention")
 
 CASES(IX_SQ_WRAP)
 CASES(IX_PG_WRAP)
@@ -502,7 +622,7 @@ static void sq_vacuum_turns_auto_vacuum_on(void)
     CU_ASSERT_EQUAL(v.auto_vacuum_before, 0);
     CU_ASSERT(v.pages_after < v.pages_before / 2);
     ASSERT_STR(ix_query(f, "PRAGMA auto_vacuum"), "2");
-    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_events"), "1");
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM " EVENTS), "1");
 }
 
 /* The copy: a file of its own, 0600, whole, listing what the inbox
