@@ -3,10 +3,12 @@
 # the retention keeps and refuses one shorter than the replay promise; a
 # purge while the bank sends deletes only the events older than
 # InboxRetention that the forwarder has finished, every notification is
-# answered 200 and listed once, and the listing's offsets go on; the
-# forwarder purges by itself; a backup made while the bank sends is
-# restored into a new directory, passes PRAGMA integrity_check and lists
-# what the inbox listed. The purge of a million events is `make bench`'s.
+# answered 200 and listed once, and the listing's offsets go on; a purged
+# notificationId sent again is a duplicate (its tombstone), never stored
+# or forwarded twice; the metrics show the last purge; the forwarder
+# purges by itself; a backup made while the bank sends is restored into a
+# new directory, passes PRAGMA integrity_check and lists what the inbox
+# listed. The purge of a million events is `make bench`'s.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || wh_skip "sqlite3 (build/deps.sh --test) is not installed"
 wh_init
@@ -28,6 +30,7 @@ assert_contains "$out" "InboxRetention is not set: every event" "configtest: uns
 out=$("$WIREHOOK" configtest "$C" 2>&1)
 assert_contains "$out" "retention: events 12s, dead letters 12s, quarantine 12s" \
     "configtest: what the retention keeps"
+assert_contains "$out" "notificationId (its tombstone) for ever" "  and that purged notificationIds stay known"
 wh_write_config "$T/etc/short.conf" "InboxParams $T/data/short.db" "TimestampTolerance 4" \
     "InboxRetention 11s"
 out=$("$WIREHOOK" configtest "$T/etc/short.conf" 2>&1)
@@ -35,6 +38,11 @@ assert_eq 1 "$?" "configtest: a retention shorter than the replay promise is ref
 assert_contains "$out" "at least ReplayWindow + TimestampTolerance (12s)" "  and the message names the floor"
 out=$("$WIREHOOK" inbox --config "$T/etc/short.conf" purge 2>&1)
 assert_eq 1 "$?" "  and so does every program that loads it"
+wh_write_config "$T/etc/short.conf" "InboxParams $T/data/short.db" "TimestampTolerance 4" \
+    "InboxRetention 12s" "InboxTombstoneRetention 11s"
+out=$("$WIREHOOK" configtest "$T/etc/short.conf" 2>&1)
+assert_eq 1 "$?" "configtest: tombstones kept shorter than the replay promise are refused"
+assert_contains "$out" "InboxTombstoneRetention (11s) must be 0" "  and the message names the key"
 
 # as the unit runs them: the inbox's owner
 as_owner() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=www-data --regid=www-data --init-groups -- "$@"; else "$@"; fi; }
@@ -44,6 +52,7 @@ RDIR="$T/restored"
 RCONF="$T/etc/restored.conf"
 wh_write_config "$RCONF" "InboxParams $RDIR/inbox.db"
 ib_cgi_location /restored "SetEnv WIREHOOK_CONFIG $RCONF"
+wh_httpd_extra "$(<"$WH_TOP/examples/prometheus/apache.conf")"
 wh_httpd_conf
 wh_httpd_start || exit 1
 fw_app_start keep || { _wh_bad "the application starts"; wh_done; }
@@ -86,8 +95,12 @@ send_start
 assert_true "the bank sends" more 20
 out=$(as_owner "$WIREHOOK" inbox --config "$C" purge --dry-run)
 assert_contains "$out" "would purge: events=6 (dead letters 0)" "--dry-run: the six forwarded would go"
-assert_eq 8 "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE notification_id IN ($(printf "'%s'," $old $held | sed 's/,$//'))")" \
+assert_eq 8 "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE id > 0 AND notification_id IN ($(printf "'%s'," $old $held | sed 's/,$//'))")" \
     "  and nothing went"
+wh_curl "$WH_URL/wirehook-metrics"
+assert_not_contains "$WH_BODY" "wirehook_inbox_last_purge_timestamp_seconds{config=\"$C\"}" \
+    "metrics: no last purge before the first"
+t_purge=$(date +%s)
 out=$(as_owner "$WIREHOOK" inbox --config "$C" purge)
 assert_eq 0 "$?" "purge while the bank sends"
 assert_contains "$out" "purged: events=6 (dead letters 0)" "  the six forwarded events go"
@@ -96,8 +109,19 @@ assert_contains "$out" "last purge: " "  the purge is recorded"
 assert_not_contains "$out" "none yet" "  (not none)"
 assert_true "the bank goes on sending" more 20
 send_stop
-assert_eq 0 "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE notification_id IN ($(printf "'%s'," $old | sed 's/,$//'))")" \
+assert_eq 0 "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE id > 0 AND notification_id IN ($(printf "'%s'," $old | sed 's/,$//'))")" \
     "the purged events are gone"
+assert_eq 6 "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE id < 0 AND body = '' AND payment_id IS NULL AND notification_id IN ($(printf "'%s'," $old | sed 's/,$//'))")" \
+    "  each leaves its tombstone: the notificationId, no body, no facts"
+# the bank sends a purged one again, signed afresh
+first=${old%%[[:space:]]*}
+wh_post "$URL" "$(wh_body Complete "$first")"
+assert_status 200 "a purged notificationId sent again is answered 200"
+assert_json_code duplicate "  duplicate: its tombstone holds the id, nothing is stored twice"
+wh_curl "$WH_URL/wirehook-metrics"
+last=$(grep -F "wirehook_inbox_last_purge_timestamp_seconds{config=\"$C\"} " "$T/resp.body" | cut -d' ' -f2)
+assert_true "metrics: the last purge's time ($last), at or after it began ($t_purge)" \
+    test "${last:-0}" -ge "$t_purge"
 assert_eq 0 "$(grep -vc '^200 ' "$S/answers")" "every notification was answered 200 ($(answers) sent)"
 "$WIREHOOK" pull "$URL" --user "$WH_USER:$WH_PASSWD" --limit 7 >"$T/listed.ndjson" 2>"$T/pull.err"
 assert_eq 0 "$?" "the inbox lists, page by page"
@@ -113,7 +137,7 @@ assert_eq "7" "$(wh_json_get "$WH_BODY" 'd["pagination"]["offset"]')" \
 fw_start keep --interval 0 --purge-interval 1s
 all=$(( $(grep -c . "$D/sent") + $(answers) ))
 assert_true "the forwarder forwards the rest" fw_wait_forwarded keep "$all" 60
-gone() { [ "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE notification_id IN ($(printf "'%s'," $held | sed 's/,$//'))")" = 0 ]; }
+gone() { [ "$(sqlite3 "$DB" "SELECT count(*) FROM wh_events WHERE id > 0 AND notification_id IN ($(printf "'%s'," $held | sed 's/,$//'))")" = 0 ]; }
 for _ in $(seq 1 $(( (KEEP + 30) * 2 ))); do gone && break; sleep 0.5; done
 assert_true "once forwarded and old, the held two are purged by the forwarder itself" gone
 assert_contains "$(cat "$D/fwd.err")" "purged: events=" "  and it logs what it purged"
