@@ -492,7 +492,7 @@ section_inbox() {
     local big="$T/data/big.db" total=$((INBOX_RECORDS + 100)) t0
     "$BENCH_DIR/bench_inbox" create --db "$big" || return 1
     t0=$(date +%s.%N)
-    # One transaction in the inbox's own schema (v4): arrival keys unique,
+    # One transaction in the inbox's own schema (v5): arrival keys unique,
     # listing positions (wh_order) gap-free, as wh_inbox_store() leaves them.
     sqlite3 "$big" >/dev/null <<EOF || { log "bulk load failed"; return 1; }
 PRAGMA synchronous = OFF;

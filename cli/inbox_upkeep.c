@@ -8,8 +8,6 @@
 #include <apr_strings.h>
 #include <stdio.h>
 
-#define PAGE_BYTES 4096.0
-
 static const char *mib(apr_pool_t *p, double bytes)
 {
     return apr_psprintf(p, "%.1f MiB", bytes / (1024.0 * 1024.0));
@@ -57,11 +55,11 @@ int wh_inbox_cmd_purge(wh_inbox_args *a)
                "running on this inbox?)\n");
     if (n.pages_freed)
         printf("space: %" APR_INT64_T_FMT " pages (%s) given back\n", n.pages_freed,
-               mib(a->p, (double)n.pages_freed * PAGE_BYTES));
+               mib(a->p, (double)n.pages_freed * (double)n.page_size));
     if (n.pages_free && n.auto_vacuum != 2)
         printf("space: %" APR_INT64_T_FMT " free pages (%s) stay in the file for new "
                "events; `wirehook inbox vacuum` gives them back\n", n.pages_free,
-               mib(a->p, (double)n.pages_free * PAGE_BYTES));
+               mib(a->p, (double)n.pages_free * (double)n.page_size));
     print_last(a);
     if (rc != 0) {
         fprintf(stderr, "wirehook inbox: the inbox database failed during the purge "
@@ -81,8 +79,8 @@ int wh_inbox_cmd_vacuum(wh_inbox_args *a)
         return 1;
     }
     printf("vacuumed: %" APR_INT64_T_FMT " pages (%s) -> %" APR_INT64_T_FMT
-           " pages (%s)%s\n", v.pages_before, mib(a->p, (double)v.pages_before * PAGE_BYTES),
-           v.pages_after, mib(a->p, (double)v.pages_after * PAGE_BYTES),
+           " pages (%s)%s\n", v.pages_before, mib(a->p, (double)v.pages_before * (double)v.page_size),
+           v.pages_after, mib(a->p, (double)v.pages_after * (double)v.page_size),
            v.auto_vacuum_before != 2 ? "; purges give space back from now on" : "");
     return 0;
 }

@@ -229,7 +229,8 @@ static int rewrite(wh_inbox *ib, apr_pool_t *p, void *baton)
         j->err = "the inbox's writers did not let go of it (try again)";
         return 0;
     }
-    if ((rv = pragma_num(ib, p, "PRAGMA page_count", &j->info->pages_before)) != 0
+    if ((rv = pragma_num(ib, p, "PRAGMA page_size", &j->info->page_size)) != 0
+        || (rv = pragma_num(ib, p, "PRAGMA page_count", &j->info->pages_before)) != 0
         || (rv = pragma_num(ib, p, "PRAGMA auto_vacuum", &mode)) != 0
         || (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA auto_vacuum = INCREMENTAL",
                                        NULL)) != 0

@@ -25,6 +25,7 @@ const char *wh_inbox_backup(wh_inbox *ib, apr_pool_t *p, const wh_config *cfg,
 typedef struct {
     apr_int64_t pages_before;    /* the file's pages before */
     apr_int64_t pages_after;
+    apr_int64_t page_size;       /* bytes per page */
     int auto_vacuum_before;      /* PRAGMA auto_vacuum before: 0 none,
                                     2 incremental */
 } wh_inbox_vacuum_info;

@@ -346,13 +346,15 @@ static void auth_file(wh_purge *pg, apr_pool_t *p)
 static int space_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     wh_purge *pg = baton;
-    const char *mode = NULL, *before = NULL, *after = NULL;
+    const char *mode = NULL, *before = NULL, *after = NULL, *size = NULL;
     int rv;
 
     if ((rv = wh_inbox_db_sql_value(ib, p, "PRAGMA auto_vacuum", &mode)) != 0
+        || (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA page_size", &size)) != 0
         || (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA freelist_count", &before)) != 0)
         return wh_inbox_db_fail(ib, p, "reading the free pages", rv);
     pg->n.auto_vacuum = (int)wh_cell_num(mode);
+    pg->n.page_size = wh_cell_num(size);
     pg->n.pages_free = wh_cell_num(before);
     if (pg->n.auto_vacuum != 2 || pg->n.pages_free == 0) {
         pg->part_done = 1;

@@ -25,9 +25,9 @@
 
 /* Events per transaction: small enough that a store waiting for the write
  * lock waits one transaction (bench/method.md, "Purge"). */
-#define WH_PURGE_BATCH 500
-/* SQLite pages given back per transaction (4 KiB each). */
-#define WH_PURGE_VACUUM_PAGES 512
+#define WH_PURGE_BATCH 100
+/* SQLite pages given back per transaction. */
+#define WH_PURGE_VACUUM_PAGES 128
 
 /* What the forward queue, which lives above the inbox, says about events:
  * it fills this in, the purge calls it inside each transaction (mutex
@@ -74,6 +74,7 @@ typedef struct {
                                     before auto_vacuum: `wirehook inbox
                                     vacuum` gives them back) */
     int auto_vacuum;             /* SQLite: PRAGMA auto_vacuum (0, 1, 2) */
+    apr_int64_t page_size;       /* SQLite: bytes per page */
     apr_int64_t transactions;
 } wh_purge_counts;
 
