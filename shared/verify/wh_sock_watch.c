@@ -26,6 +26,8 @@ struct wh_sock_watch {
     int nslots;
     apr_thread_t *thread;
     pid_t thread_pid;                  /* the process that started it */
+    apr_time_t wake_at;                /* when the thread wakes by itself,
+                                          0: not before it is woken */
     int stopping;
 };
 
@@ -50,6 +52,7 @@ static void *APR_THREAD_FUNC watch_thread(apr_thread_t *t, void *data)
             else if (next == 0 || s->deadline < next)
                 next = s->deadline;
         }
+        w->wake_at = next;
         if (next == 0)
             apr_thread_cond_wait(w->wake, w->mu);
         else
@@ -91,6 +94,7 @@ static int thread_started(wh_sock_watch *w)
     if (w->thread) {
         /* forked since: the parent's thread and watches are not ours */
         w->thread = NULL;
+        w->wake_at = 0;
         for (int i = 0; i < w->nslots; i++)
             w->slots[i].fd = -1;
     }
@@ -137,10 +141,15 @@ int wh_sock_watch_begin(wh_sock_watch *w, int fd, apr_interval_time_t timeout)
             if (w->slots[i].fd < 0)
                 slot = i;
     if (slot >= 0) {
+        apr_time_t deadline = apr_time_now() + timeout;
         w->slots[slot].fd = fd;
         w->slots[slot].cut = 0;
-        w->slots[slot].deadline = apr_time_now() + timeout;
-        apr_thread_cond_signal(w->wake);
+        w->slots[slot].deadline = deadline;
+        /* woken only when it would sleep past this deadline: a watch
+         * begun per unit of work costs no wake-up while an earlier one
+         * is due */
+        if (w->wake_at == 0 || deadline < w->wake_at)
+            apr_thread_cond_signal(w->wake);
     }
     apr_thread_mutex_unlock(w->mu);
     return slot;
