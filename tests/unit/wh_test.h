@@ -55,6 +55,12 @@ void wh_test_register_suite(const char *name, const wh_test_case *cases,
     WH_TEST_SUITE_DB(sname, cases, "WH_TEST_PG_CONNINFO",                   \
                      "a scratch PostgreSQL database", by_script)
 
+/* The MySQL/MariaDB twin of a suite: WH_TEST_MYSQL_CONNINFO (apr_dbd's
+ * mysql parameters), made by by_script with tests/integration/mariadb.sh. */
+#define WH_TEST_SUITE_MYSQL(sname, cases, by_script)                        \
+    WH_TEST_SUITE_DB(sname, cases, "WH_TEST_MYSQL_CONNINFO",                \
+                     "a scratch MariaDB database", by_script)
+
 /* Ends the running test as skipped, never passed: the machine lacks what
  * it needs, and reason says what (listed with the counts). A test that
  * failed an assertion before stays failed. */
@@ -71,7 +77,8 @@ void wh_test_skip(const char *reason);
 #define WH_TEST_PG_DROP_TABLES                                              \
     "DROP TABLE IF EXISTS wh_events, wh_order, wh_pending, wh_payments,"    \
     " wh_quarantine, wh_counter, wh_meta, wh_auth_cache, wh_delivery,"      \
-    " wh_forward_cursor, wh_attempts, wh_attempt_counts CASCADE"
+    " wh_forward_cursor, wh_attempts, wh_attempt_counts, wh_payment_refs,"  \
+    " wh_attempt_minutes, wh_forwarders, wh_purge CASCADE"
 #define WH_TEST_PG_DROP_SEQUENCES "DROP SEQUENCE IF EXISTS wh_event_ids"
 
 /* A pool that lives for one test: cleared before each test runs. */
