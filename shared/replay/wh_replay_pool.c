@@ -1,8 +1,8 @@
 /* The shared stores' connections (see wh_replay_pool.h). */
 #include "wh_replay_pool.h"
+#include "verify/wh_sock_watch.h"
 #include <apr_reslist.h>
 #include <apr_strings.h>
-#include "verify/wh_sock_watch.h"
 #include <apr_thread_mutex.h>
 #include <string.h>
 
