@@ -11,7 +11,9 @@
 # application; discards a quarantined body. A page for a foreign Host is
 # refused (DNS rebinding); behind an httpd TLS proxy (ConsoleOrigin) the
 # cookie is __Host- and Secure and an action is not refused as
-# cross-origin; a reader's page views leave no authz error in the log. A
+# cross-origin; a reader's page views leave no authz error in the log, and
+# every page checks the password once (a counting FastCGI authenticator),
+# never again to decide its buttons. A
 # POST without the token, with another target's, from another origin is
 # refused and changes nothing; a notice cannot be made from a URL; the
 # bank's credentials read nothing; an unauthenticated console location
@@ -21,7 +23,7 @@
 # console-shots copies them into docs/console/).
 . "$(dirname "$0")/lib.sh"
 wh_init
-WH_EXTRA_MODULES="auth_basic authn_core authn_file authz_user ssl proxy proxy_http"
+WH_EXTRA_MODULES="auth_basic authn_core authn_file authz_user authnz_fcgi ssl proxy proxy_http"
 . "$WH_LIB_DIR/forward_lib.sh"
 
 SHOTS="$WH_BUILD/console-shots"
@@ -44,6 +46,10 @@ PCONF="$T/etc/proxied.conf"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
     -subj /CN=console.test -addext "subjectAltName=DNS:console.test" \
     -keyout "$T/etc/tls.key" -out "$T/etc/tls.pem" >/dev/null 2>&1
+# The same console once more, its passwords checked by a FastCGI
+# authenticator that counts every check (app/fcgi_authn.py).
+AUTHN_PORT=$(wh_free_port)
+CHECKS="$T/password-checks"
 CONSOLE_AUTH="    AuthType Basic
     AuthName \"wirehook console\"
     AuthBasicProvider file
@@ -55,6 +61,18 @@ wh_httpd_extra "<Location /wirehook>
 $CONSOLE_AUTH
 </Location>
 <Location /wirehook/actions>
+    Require user op1
+</Location>
+AuthnzFcgiDefineProvider authn counted fcgi://127.0.0.1:$AUTHN_PORT/
+<Location /counted>
+    SetHandler wirehook-console
+    WirehookConfig $CONF
+    AuthType Basic
+    AuthName \"wirehook console\"
+    AuthBasicProvider counted
+    Require user reader1 op1
+</Location>
+<Location /counted/actions>
     Require user op1
 </Location>
 Listen 127.0.0.1:$BACK_PORT
@@ -275,6 +293,33 @@ assert_header Set-Cookie "__Host-wirehook-console=" "behind it the cookie is __H
 assert_header Set-Cookie "Path=/; Secure; HttpOnly" "and Secure"
 wh_curl "${O[@]}" -H "Host: 127.0.0.2:$BACK_PORT" "http://127.0.0.1:$BACK_PORT/tlsconsole/"
 assert_status 403 "the backend refuses a Host that is neither its name nor ConsoleOrigin's"
+
+# ---- one password check a page ------------------------------------------------------
+# Whether a page shows the action buttons is httpd's authz for /actions,
+# evaluated for the user the page authenticated: never a second password
+# check (bcrypt at cost 12 is hundreds of ms), never an authz failure
+# logged for a reader (fail2ban's apache-auth filter counts those).
+python3 "$WH_APP_SRC/fcgi_authn.py" "$AUTHN_PORT" "$CHECKS" reader1:reader-pass op1:op-pass \
+    2>"$T/fcgi_authn.err" &
+WH_BG_PIDS="$WH_BG_PIDS $!"
+authz_before=$(grep -c "authorization failure" "$T/logs/error.log")
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    wh_curl "${R[@]}" "$WH_URL/counted/" && [ "$WH_STATUS" = 200 ] && break
+    sleep 0.2                   # until the authenticator listens
+done
+assert_status 200 "a reader's page through a counting authenticator"
+: >"$CHECKS"
+for p in / /events /dead /payments /quarantine; do
+    wh_curl "${R[@]}" "$WH_URL/counted$p"
+    assert_not_contains "$WH_BODY" 'form class="act"' "the reader's $p: no action button"
+done
+assert_eq 5 "$(grep -c '^reader1 .* ok$' "$CHECKS")" "five pages, five password checks: none for the buttons"
+: >"$CHECKS"
+wh_curl "${O[@]}" "$WH_URL/counted/dead"
+assert_contains "$WH_BODY" 'form class="act"' "the operator's page shows the buttons"
+assert_eq "op1 /counted/dead ok" "$(cat "$CHECKS")" "after one password check"
+assert_eq "$authz_before" "$(grep -c "authorization failure" "$T/logs/error.log")" \
+    "the reader's page views logged no authorization failure"
 
 # ---- the browser: the reader, then the operator, one Chromium -------------------
 # (Debian's chromium and chromium-driver, build/deps-extra.txt: without them
