@@ -19,7 +19,7 @@
 # bank's credentials read nothing; an unauthenticated console location
 # fails configtest (one marked public passes); the CGI's console with its
 # own readers and operators files logs an action with its operator at the
-# default CGILogLevel. Screenshots land in $BUILD/console-shots (make
+# default CGILogLevel, and with ConsoleOrigin refuses a rebound name. Screenshots land in $BUILD/console-shots (make
 # console-shots copies them into docs/console/).
 . "$(dirname "$0")/lib.sh"
 wh_init
@@ -107,7 +107,8 @@ ScriptAlias /cgi/wirehook.cgi $WH_BUILD/wirehook.cgi
     SetEnv WIREHOOK_CONFIG $T/etc/cgi.conf
 </Location>"
 wh_write_config "$T/etc/cgi.conf" "InboxParams $T/data/cgi.db" \
-    "ConsoleReaders $T/etc/cgi-readers" "ConsoleOperators $T/etc/cgi-operators"
+    "ConsoleReaders $T/etc/cgi-readers" "ConsoleOperators $T/etc/cgi-operators" \
+    "ConsoleOrigin http://console.cgi.test:$WH_PORT"
 wh_make_htpasswd "$T/etc/cgi-readers" creader creader-pass -B
 wh_make_htpasswd "$T/etc/cgi-operators" cop cop-pass -B
 chmod 644 "$T/etc/cgi-readers" "$T/etc/cgi-operators" "$WH_HTPASSWD" "$WH_SECRETS"
@@ -439,6 +440,14 @@ wh_curl -u creader:creader-pass "$CGI/console/quarantine"
 assert_not_contains "$WH_BODY" 'form class="act"' "a CGI reader is shown no action"
 wh_curl -u cop:cop-pass "$CGI/console/events"
 assert_status 200 "a CGI operator reads too"
+# httpd's default UseCanonicalName Off makes SERVER_NAME the Host itself:
+# with ConsoleOrigin, the CGI's names are its host and the address
+wh_curl -u creader:creader-pass -H "Host: rebound.example:$WH_PORT" "$CGI/console/events"
+assert_status 403 "the CGI's console refuses a rebound name (ConsoleOrigin)"
+assert_contains "$(grep 'wirehook.cgi' "$T/logs/error.log")" "refused a request for host rebound.example" \
+    "and logs it"
+wh_curl -u creader:creader-pass -H "Host: console.cgi.test:$WH_PORT" "$CGI/console/events"
+assert_status 200 "and answers under ConsoleOrigin's host"
 wh_curl -u "$WH_USER:$WH_PASSWD" "$CGI/console/"
 assert_status 401 "the bank is no reader of the CGI's console"
 wh_curl -u "$WH_USER:$WH_PASSWD" "$CGI"
@@ -451,7 +460,8 @@ ack=$(python3 -c '
 import re, sys
 m = re.search(r"actions/acknowledge\"><input type=\"hidden\" name=\"token\" value=\"([^\"]+)\"><input type=\"hidden\" name=\"id\" value=\"(\d+)\"", sys.stdin.read())
 print("id=%s&token=%s" % (m.group(2), m.group(1)) if m else "")' <<<"$WH_BODY")
-wh_curl -u cop:cop-pass -b "$T/cgijar" -X POST -H "Origin: $WH_URL" -d "$ack&back=list" "$CGI/console/actions/acknowledge"
+wh_curl -u cop:cop-pass -b "$T/cgijar" -X POST -H "Origin: http://console.cgi.test:$WH_PORT" \
+    -d "$ack&back=list" "$CGI/console/actions/acknowledge"
 assert_status 303 "a CGI operator acknowledges a quarantined body"
 assert_contains "$(grep 'wirehook.cgi.*notice: console: user cop acknowledged' "$T/logs/error.log")" "quarantined notification" \
     "the CGI logs the action with its operator at the default CGILogLevel"
