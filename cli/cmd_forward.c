@@ -313,6 +313,35 @@ static int cycle(fwd *f, apr_pool_t *cp, int lease_max, wh_fq_cycle_result *out)
     return 0;
 }
 
+/* After a failed cycle, before the next: the leases of a cycle whose
+ * commit was made but never answered are released (wh_fq_release_unknown),
+ * so their events go now rather than when the leases end. 0 or -1. */
+static int release_unknown(fwd *f, apr_pool_t *cp)
+{
+    apr_array_header_t *held = apr_array_make(cp, f->nslots + f->outcomes->nelts + 1,
+                                              sizeof(wh_fq_held));
+    int n = 0;
+
+    for (int i = 0; i < f->nslots; i++)
+        if (f->slots[i].used) {
+            wh_fq_held *h = apr_array_push(held);
+            h->event_id = f->slots[i].event_id;
+            h->attempt = f->slots[i].attempt;
+        }
+    for (int i = 0; i < f->outcomes->nelts; i++) {
+        const wh_fq_outcome *o = &APR_ARRAY_IDX(f->outcomes, i, wh_fq_outcome);
+        wh_fq_held *h = apr_array_push(held);
+        h->event_id = o->event_id;
+        h->attempt = o->attempt;
+    }
+    if (wh_fq_release_unknown(f->fq, cp, held, apr_time_now(), &n) != 0)
+        return -1;
+    if (n)
+        logline("info", "%d event(s) leased by a cycle whose answer was lost: "
+                "forwarded now, not when their leases end", n);
+    return 0;
+}
+
 /* One transaction of the purge when one is due: a purge runs beside the
  * forwarding, a step at a time, each step followed by a pause as long as
  * it took, so stores and cycles wait at most one step. */
@@ -361,7 +390,7 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
     apr_time_t next_due = 0, next_peek = 0, db_retry_at = 0, db_down_since = 0;
     apr_time_t next_status = apr_time_now() + apr_time_from_msec(interval_ms);
     apr_time_t started = apr_time_now();
-    int more = 1, new_events = 1, stop_tries = 0, db_down = 0;
+    int more = 1, new_events = 1, stop_tries = 0, db_down = 0, unknown = 0;
     const int conc = f->nslots;
 
     apr_time_t next_alive = 0;
@@ -396,7 +425,9 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
             wh_fq_cycle_result c;
             memset(&c, 0, sizeof(c));
             apr_pool_clear(cp);
-            if (cycle(f, cp, lease ? free_n : 0, &c) != 0) {
+            if ((unknown && release_unknown(f, cp) != 0) ||
+                cycle(f, cp, lease ? free_n : 0, &c) != 0) {
+                unknown = 1;
                 if (!db_down) {
                     logline("error", "the inbox database failed; retrying every %d ms "
                             "(requests in flight go on)", FWD_DB_RETRY_MS);
@@ -418,6 +449,7 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
                 if (db_down)
                     logline("info", "the inbox database is back");
                 db_down = 0;
+                unknown = 0;
                 if (lease) {
                     more = c.leases->nelts == free_n;
                     new_events = c.backlog;

@@ -25,6 +25,7 @@ static const wh_inbox_stmt st_lease = { WH_FQ_SQL_LEASE, WH_FQ_SQL_LEASE_PG };
 static const wh_inbox_stmt st_lease_one_pg = { WH_FQ_SQL_LEASE_ONE_PG, NULL };
 static const wh_inbox_stmt st_forwarded = { WH_FQ_SQL_FORWARDED, WH_FQ_SQL_FORWARDED_PG };
 static const wh_inbox_stmt st_retry = { WH_FQ_SQL_RETRY, NULL };
+static const wh_inbox_stmt st_release = { WH_FQ_SQL_RELEASE, WH_FQ_SQL_RELEASE_PG };
 static const wh_inbox_stmt st_dead = { WH_FQ_SQL_DEAD, NULL };
 static const wh_inbox_stmt st_promote = { WH_FQ_SQL_PROMOTE, WH_FQ_SQL_PROMOTE_PG };
 static const wh_inbox_stmt st_next_due = { WH_FQ_SQL_NEXT_DUE, NULL };
@@ -387,11 +388,12 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
     apr_int64_t last;
     int rv;
 
-    /* Not durable on PostgreSQL: what a crash may roll back here is a
-     * lease (the event is leased again) or an outcome (it is forwarded
-     * again), never an event. */
-    if (is_pg(ib) && (rv = wh_inbox_db_sql(ib, "SET LOCAL synchronous_commit = off")) != 0)
-        return wh_inbox_db_fail(ib, p, "SET LOCAL synchronous_commit", rv);
+    /* Durable on PostgreSQL (the session's synchronous_commit = on): a
+     * lease or an outcome that a crash of the database server rolled back
+     * would send its event again, while this forwarder, still running,
+     * knows it was sent. (SQLite's NORMAL, below, loses commits only
+     * with the machine, which takes the forwarder's own requests in
+     * flight with it.) */
     /* The cursor row first: its lock orders ingest and outcomes (which
      * decide who is ready) across forwarders. */
     if ((rv = wh_inbox_db_select(ib, p, &st_cursor, NULL, 1, &cur)) != 0 || !cur.nrows)
@@ -450,6 +452,45 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
      * them: the next peek or cycle sees them pending again. */
     if (c.pending && wh_inbox_sequence(q->ib, p) == 0)
         out->backlog = 1;
+    return 0;
+}
+
+typedef struct {
+    wh_fq *q;
+    const char *held;            /* [[event_id, attempt], ...] */
+    apr_int64_t now;
+    int n;
+} release_ctx;
+
+static int release_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    release_ctx *c = baton;
+    const void *args[3] = { &c->now, c->q->owner, c->held };
+    int rv = wh_inbox_db_exec(ib, p, &st_release, &c->n, args);
+
+    return rv ? wh_inbox_db_fail(ib, p, "releasing unknown leases", rv) : WH_TXN_COMMIT;
+}
+
+int wh_fq_release_unknown(wh_fq *q, apr_pool_t *p, const apr_array_header_t *held,
+                          apr_time_t now, int *n)
+{
+    release_ctx c = { q, NULL, now, 0 };
+    char *w;
+
+    *n = 0;
+    w = apr_palloc(p, (apr_size_t)(held ? held->nelts : 0) * 34 + 3);
+    c.held = w;
+    *w++ = '[';
+    for (int i = 0; held && i < held->nelts; i++) {
+        const wh_fq_held *h = &APR_ARRAY_IDX(held, i, wh_fq_held);
+        w += apr_snprintf(w, 35, "%s[%" APR_INT64_T_FMT ",%d]", i ? "," : "",
+                          h->event_id, h->attempt);
+    }
+    *w++ = ']';
+    *w = '\0';
+    if (wh_inbox_db_txn(q->ib, p, "releasing unknown leases", release_txn, &c) != WH_DB_OK)
+        return -1;
+    *n = c.n;
     return 0;
 }
 

@@ -86,6 +86,22 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
                 const apr_array_header_t *outcomes, int lease_max,
                 apr_int64_t lease_ms, apr_time_t now, wh_fq_cycle_result *out);
 
+/* An attempt the forwarder holds: in flight, or its outcome not yet
+ * written. */
+typedef struct {
+    apr_int64_t event_id;
+    int attempt;
+} wh_fq_held;
+
+/* After a cycle failed: that cycle's commit may have been made though its
+ * answer never came (a stalled server shut out, a restart under it), and
+ * the events it leased would wait for their leases to end, sent by
+ * nobody. Every lease of this forwarder but the attempts in held (of
+ * wh_fq_held) is released: due now, with its attempt not counted (its
+ * request never started). *n: how many. 0 or -1. */
+int wh_fq_release_unknown(wh_fq *q, apr_pool_t *p, const apr_array_header_t *held,
+                          apr_time_t now, int *n);
+
 /* The forwarder's sign of life for the console (wh_forwarders): at its
  * start and every WH_FQ_ALIVE_EVERY while it runs, whether it has work
  * or not; stopping: it stops cleanly now. 0 or -1. */

@@ -258,6 +258,18 @@
 #define WH_FQ_SQL_FORWARDED WH_FQ_MARK_FORWARDED(WH_FQ_PAIRS)
 #define WH_FQ_SQL_FORWARDED_PG WH_FQ_MARK_FORWARDED(WH_FQ_PAIRS_PG)
 
+/* Leases of this forwarder but the attempts it holds (pairs): due now,
+ * the lease's attempt not counted, since its request never started. The
+ * only leases a running forwarder does not know of are those of a cycle
+ * whose commit was made but never answered (docs/forwarding.md). */
+#define WH_FQ_RELEASE(pairs)                                                  \
+    "UPDATE wh_delivery SET attempts = attempts - 1, next_at = %lld,"         \
+    " lease_owner = NULL"                                                     \
+    " WHERE state = 1 AND lease_owner = %s"                                   \
+    " AND (event_id, attempts) NOT IN (" pairs ")"
+#define WH_FQ_SQL_RELEASE WH_FQ_RELEASE(WH_FQ_PAIRS)
+#define WH_FQ_SQL_RELEASE_PG WH_FQ_RELEASE(WH_FQ_PAIRS_PG)
+
 /* A failed attempt that will be retried: due again at next_at. */
 #define WH_FQ_SQL_RETRY                                                       \
     "UPDATE wh_delivery SET next_at = %lld, lease_owner = NULL,"              \

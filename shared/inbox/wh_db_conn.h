@@ -19,6 +19,11 @@ typedef struct {
 /* The inbox's current connection, or NULL (mutex held). */
 wh_db_conn *wh_inbox_db_conn(wh_inbox *ib);
 
+/* Called before each statement (mutex held): on PostgreSQL the wait for
+ * its answer is bounded, the connection's socket shut down when a silent
+ * server (stopped, frozen, cut off) lets it pass (wh_inbox_conn.c). */
+void wh_inbox_db_awaiting(wh_inbox *ib);
+
 /* A driver message on one bounded line (libpq's messages span lines). */
 const char *wh_inbox_one_line(apr_pool_t *p, const char *m);
 

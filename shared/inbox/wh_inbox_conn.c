@@ -14,6 +14,7 @@
 #include "wh_inbox_writers.h"
 #include "wh_sqlite_api.h"
 #include "wh_sqlite_wal.h"
+#include "verify/wh_sock_watch.h"
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
 #include <string.h>
@@ -57,6 +58,13 @@ struct wh_inbox {
     int broken;                  /* last use failed: reconnect first */
     apr_time_t retry_at;         /* no new connection before this */
     apr_time_t busy_deadline;    /* SQLite: the busy handler gives up then */
+    /* PostgreSQL: the watch on a silent server (wh_inbox_db_awaiting) */
+    wh_sock_watch *watch;
+    int watch_slot;              /* -1: nothing watched */
+    int watch_fd;
+    int unwatched;               /* this use's statements wait unbounded */
+    int silent;                  /* this use's socket was shut down */
+    apr_interval_time_t silence; /* the wait that makes a server silent */
     /* The failure a unit of work recorded (wh_inbox_db_fail). */
     const char *fail_what;
     const char *fail_msg;
@@ -73,8 +81,42 @@ static apr_status_t conn_cleanup(void *data)
     return APR_SUCCESS;
 }
 
+/* The watch ends (before its socket is closed, and with every use);
+ * a socket shut down meanwhile makes the use silent. */
+static void watch_end(wh_inbox *ib)
+{
+    if (ib->watch_slot >= 0 && wh_sock_watch_end(ib->watch, ib->watch_slot))
+        ib->silent = 1;
+    ib->watch_slot = -1;
+}
+
+/* A use of the connection begins, or ends: what was watched is let go. */
+static void use_begin(wh_inbox *ib)
+{
+    ib->silent = 0;
+}
+
+static void use_end(wh_inbox *ib)
+{
+    watch_end(ib);
+    ib->unwatched = 0;
+}
+
+/* A use that found its server silent: the connection is gone, and for the
+ * retry interval every use fails at once rather than wait in turn (a new
+ * connection to a silent server waits out connect_timeout). 1 when so. */
+static int after_silence(wh_inbox *ib)
+{
+    if (!ib->silent)
+        return 0;
+    ib->broken = 1;
+    ib->retry_at = apr_time_now() + ib->set.retry_interval;
+    return 1;
+}
+
 static void disconnect(wh_inbox *ib)
 {
+    watch_end(ib);
     if (ib->conn)
         apr_pool_destroy(ib->conn->pool);   /* runs conn_cleanup */
     ib->conn = NULL;
@@ -191,16 +233,20 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
         /* The server's defaults are not ours to trust: durability before
          * the 200, bounded lock waits, and row locks that behave as the
          * store sequence expects (not SERIALIZABLE, which would abort). */
+        int stmt_ms = ib->set.lock_wait_ms > WH_INBOX_STATEMENT_TIMEOUT_MS
+                      ? ib->set.lock_wait_ms : WH_INBOX_STATEMENT_TIMEOUT_MS;
         const char *set[] = {
             apr_psprintf(p, "SET lock_timeout = %d", ib->set.lock_wait_ms > 0
                                                      ? ib->set.lock_wait_ms : 1),
-            apr_psprintf(p, "SET statement_timeout = %d",
-                         WH_INBOX_STATEMENT_TIMEOUT_MS),
+            apr_psprintf(p, "SET statement_timeout = %d", stmt_ms),
             "SET synchronous_commit = on",
             "SET default_transaction_isolation = 'read committed'",
             "SET client_encoding = 'UTF8'",
             ib->set.readonly ? "SET default_transaction_read_only = on" : "SELECT 1",
         };
+        /* a server that runs ends a statement before wirehook stops
+         * waiting for its answer */
+        ib->silence = apr_time_from_msec(stmt_ms + WH_INBOX_SILENCE_MARGIN_MS);
         for (apr_size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
             if ((rv = wh_inbox_db_sql(ib, set[i])) != 0) {
                 *why = apr_psprintf(p, "session setup: %s", wh_inbox_db_error(ib, p, rv));
@@ -257,6 +303,7 @@ static wh_conn_status connect_once(wh_inbox *ib, apr_pool_t *p, const char **why
      * CGI request going from its read-only connection to a writing one). */
     ib->broken = 1;
     ib->sync.deferred = 0;
+    watch_end(ib);               /* the old socket is not watched any more */
     if (!(ib->conn = new_conn(ib))) {
         cs = WH_CONN_DOWN;
         goto out;
@@ -309,6 +356,9 @@ fail:
         *why_out = why;
     disconnect(ib);
 out:
+    /* the set-up's watch ends; a migration's unbounded wait too */
+    watch_end(ib);
+    ib->unwatched = 0;
     if (old)
         apr_pool_destroy(old->pool);   /* runs conn_cleanup */
     return cs;
@@ -337,12 +387,51 @@ static int ensure_conn(wh_inbox *ib, apr_pool_t *p)
         if (ib->set.engine == WH_INBOX_SQLITE3 ||
             wh_inbox_db_sql_value(ib, p, WH_SQL_PING, NULL) == 0)
             return 0;
+        watch_end(ib);
+        if (after_silence(ib)) {
+            wh_logf(&ib->set.log, WH_LOG_ERROR, "inbox: the %s database gave no answer "
+                    "within %" APR_TIME_T_FMT " s; the connection is closed, a new one "
+                    "tried in %" APR_TIME_T_FMT " ms", ib->set.driver_name,
+                    apr_time_sec(ib->silence), apr_time_as_msec(ib->set.retry_interval));
+            return -1;
+        }
         wh_logf(&ib->set.log, WH_LOG_WARN, "inbox: %s connection lost, reconnecting",
                 ib->set.driver_name);
     }
     if (ib->retry_at && apr_time_now() < ib->retry_at)
         return -1;
     return wh_inbox_db_connect(ib, p, NULL) == WH_CONN_OK ? 0 : -1;
+}
+
+/* ------------------------------------------------ a silent server --- */
+
+/* libpq waits for an answer as long as the server is silent, and neither
+ * its own settings nor the server's end that wait when the server's
+ * process is stopped or its machine frozen (verify/wh_sock_watch.h): a
+ * statement whose answer has not come within ib->silence has its socket
+ * shut down, and fails as on a broken connection. The statement timeout
+ * is shorter, so a server that runs always answers first. */
+void wh_inbox_db_awaiting(wh_inbox *ib)
+{
+    int fd;
+
+    if (!ib->watch || ib->unwatched || !ib->conn || !ib->conn->handle)
+        return;
+    fd = wh_sock_watch_pq_socket(ib->set.driver, ib->conn->handle);
+    if (ib->watch_slot >= 0 && fd == ib->watch_fd) {
+        if (wh_sock_watch_renew(ib->watch, ib->watch_slot, ib->silence))
+            ib->silent = 1;
+        return;
+    }
+    watch_end(ib);               /* a connection opened since */
+    ib->watch_slot = wh_sock_watch_begin(ib->watch, fd, ib->silence);
+    ib->watch_fd = fd;
+}
+
+void wh_inbox_db_unwatched(wh_inbox *ib)
+{
+    watch_end(ib);
+    ib->unwatched = 1;
 }
 
 /* ------------------------------------------------------ units of work --- */
@@ -363,6 +452,17 @@ static wh_db_outcome failed(wh_inbox *ib, apr_pool_t *p, const char *what, int r
     const char *msg = ib->fail_msg ? ib->fail_msg : wh_inbox_db_error(ib, p, rv);
     if (ib->fail_what)
         what = ib->fail_what;
+    watch_end(ib);
+    if (after_silence(ib)) {
+        /* nothing to roll back on a socket shut down: the server ends the
+         * transaction when it finds the connection gone */
+        wh_logf(&ib->set.log, WH_LOG_ERROR, "inbox: %s failed on the %s database: no "
+                "answer within %" APR_TIME_T_FMT " s (stopped, frozen or cut off?); "
+                "the connection is closed, a new one tried in %" APR_TIME_T_FMT " ms",
+                what, ib->set.driver_name, apr_time_sec(ib->silence),
+                apr_time_as_msec(ib->set.retry_interval));
+        return WH_DB_UNAVAILABLE;
+    }
     if (in_txn)
         rollback(ib);
     ib->broken = 1;
@@ -397,11 +497,16 @@ static wh_db_outcome txn_once(wh_inbox *ib, apr_pool_t *p, const char *what,
 
     *retry = 0;
     ib->fail_what = ib->fail_msg = NULL;
-    if (ib->set.readonly || wh_inbox_db_sync_failed(ib) || ensure_conn(ib, p) != 0)
+    use_begin(ib);
+    if (ib->set.readonly || wh_inbox_db_sync_failed(ib) || ensure_conn(ib, p) != 0) {
+        use_end(ib);
         return WH_DB_UNAVAILABLE;
+    }
     start_busy_clock(ib);
-    if (wh_inbox_db_writer_lock(ib, p) != 0)
+    if (wh_inbox_db_writer_lock(ib, p) != 0) {
+        use_end(ib);
         return WH_DB_UNAVAILABLE;   /* logged; the connection is fine */
+    }
     if ((rv = wh_inbox_db_sql(ib, begin_sql(ib))) != 0) {
         out = failed(ib, p, apr_pstrcat(p, "BEGIN (", what, ")", NULL), rv, 0);
     } else if ((rv = fn(ib, p, baton)) == WH_TXN_ROLLBACK) {
@@ -419,6 +524,11 @@ static wh_db_outcome txn_once(wh_inbox *ib, apr_pool_t *p, const char *what,
     } else {
         out = WH_DB_OK;
     }
+    /* answered just as the socket was shut down: done, on a connection
+     * that is gone (a failure was the silence's: failed()) */
+    use_end(ib);
+    if (ib->silent)
+        ib->broken = 1;
     /* A quiet rollback too: what fn read (the stored copy of a duplicate)
      * may be another writer's commit still waiting for its sync. */
     if ((out == WH_DB_OK || out == WH_DB_ROLLED_BACK) && wh_walsync_due(&ib->sync))
@@ -457,6 +567,7 @@ wh_db_outcome wh_inbox_db_read(wh_inbox *ib, apr_pool_t *p, const char *what,
     for (int attempt = 0; attempt < 2; attempt++) {
         ib->fail_what = ib->fail_msg = NULL;
         out = WH_DB_OK;
+        use_begin(ib);
         if (ensure_conn(ib, p) != 0) {
             out = WH_DB_UNAVAILABLE;
             break;
@@ -471,6 +582,9 @@ wh_db_outcome wh_inbox_db_read(wh_inbox *ib, apr_pool_t *p, const char *what,
         out = failed(ib, p, what, rv, 0);
         break;
     }
+    use_end(ib);
+    if (ib->silent)
+        ib->broken = 1;
     apr_thread_mutex_unlock(ib->mutex);
     return out;
 }
@@ -489,6 +603,8 @@ const char *wh_inbox_db_create(apr_pool_t *p, const wh_inbox_settings *s,
     *out = NULL;
     ib->set = *s;
     ib->ensure_schema = ensure_schema;
+    ib->watch_slot = -1;
+    ib->silence = apr_time_from_msec(WH_INBOX_STATEMENT_TIMEOUT_MS + WH_INBOX_SILENCE_MARGIN_MS);
     if ((rv = apr_thread_mutex_create(&ib->mutex, APR_THREAD_MUTEX_DEFAULT, p))
         != APR_SUCCESS)
         return apr_psprintf(p, "inbox mutex: %s", apr_strerror(rv, buf, sizeof(buf)));
@@ -505,6 +621,9 @@ const char *wh_inbox_db_create(apr_pool_t *p, const wh_inbox_settings *s,
     apr_allocator_max_free_set(alloc, 1024 * 1024);
     if ((err = wh_walsync_init(&ib->sync, ib->root)) != NULL)
         return err;
+    /* one connection, one socket at a time */
+    if (s->engine == WH_INBOX_PGSQL && (err = wh_sock_watch_create(ib->root, 1, &ib->watch)) != NULL)
+        return apr_pstrcat(p, "inbox: ", err, NULL);
     *out = ib;
     return NULL;
 }
@@ -533,6 +652,7 @@ void wh_inbox_allow_writes(wh_inbox *ib, apr_pool_t *p)
             /* PostgreSQL: the same session goes on (no second login) */
             ib->broken = 1;
         }
+        use_end(ib);
     }
     apr_thread_mutex_unlock(ib->mutex);
 }

@@ -185,6 +185,11 @@ int wh_inbox_counter_next(wh_inbox *ib, apr_pool_t *p, int which, apr_int64_t *o
 int wh_inbox_db_writer_lock(wh_inbox *ib, apr_pool_t *p);
 void wh_inbox_db_writer_unlock(wh_inbox *ib);
 
+/* PostgreSQL: the statements of this use of the connection, from now on,
+ * wait for their answers as long as they take (a schema upgrade, which
+ * lifts its statement timeout too); the next use is bounded again. */
+void wh_inbox_db_unwatched(wh_inbox *ib);
+
 /* ---- connection lifetime (wh_inbox_conn.c), for wh_inbox_exit.c ------ */
 
 /* Mutex held by the caller through wh_inbox_db_lock/unlock. */

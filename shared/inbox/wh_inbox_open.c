@@ -5,6 +5,7 @@
 #include "wh_inbox_conn.h"
 #include "wh_inbox_files.h"
 #include "verify/wh_account.h"
+#include "verify/wh_sock_watch.h"
 #include "wh_inbox_sql.h"
 #include <apr_strings.h>
 #include <string.h>
@@ -23,6 +24,10 @@ static const char *settings(apr_pool_t *p, const wh_config *cfg, const wh_logger
     if (log)
         s->log = *log;
     s->params = cfg->inbox_params;
+    /* a new connection to a silent server is bounded too */
+    if (cfg->inbox_driver == WH_INBOX_PGSQL)
+        s->params = wh_sock_watch_pq_conninfo(p, s->params,
+                                              apr_time_from_sec(WH_INBOX_CONNECT_TIMEOUT_S));
     s->engine = cfg->inbox_driver == WH_INBOX_PGSQL ? WH_INBOX_PGSQL : WH_INBOX_SQLITE3;
     s->driver_name = cfg->inbox_driver_name ? cfg->inbox_driver_name
                      : s->engine == WH_INBOX_SQLITE3 ? "sqlite3" : "pgsql";

@@ -174,6 +174,12 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
          * transaction; creating is idempotent (IF NOT EXISTS) anyway */
         if (rv == 0 && version > 0)
             rv = read_version(ib, p, &version);
+        /* a migration of a large inbox may take longer than any statement
+         * of the running inbox: it runs, once, as long as it needs */
+        if (rv == 0 && pg && version > 0 && version < WH_INBOX_SCHEMA_VERSION) {
+            wh_inbox_db_unwatched(ib);
+            rv = wh_inbox_db_sql(ib, "SET LOCAL statement_timeout = 0");
+        }
         if (rv == 0 && version < WH_INBOX_SCHEMA_VERSION)
             rv = upgrade(ib, p, version);
         if (rv == 0)

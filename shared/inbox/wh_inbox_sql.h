@@ -53,8 +53,18 @@
  * the re-reading dominate (bench/method.md). */
 #define WH_INBOX_EXIT_WAL_MAX (512 * 1024)
 
-/* Longest a single PostgreSQL statement may run (statement_timeout). */
-#define WH_INBOX_STATEMENT_TIMEOUT_MS 15000
+/* Longest a single PostgreSQL statement may run (statement_timeout), or
+ * the write lock's wait when that is longer: what the inbox and the
+ * forwarder run is short but for its lock waits. A schema upgrade lifts
+ * it for its own transaction (wh_inbox_schema.c). */
+#define WH_INBOX_STATEMENT_TIMEOUT_MS 5000
+/* PostgreSQL: a statement whose answer has not come this long after the
+ * statement timeout has a silent server (stopped, frozen, cut off), and
+ * its connection is shut down (wh_inbox_db_awaiting). */
+#define WH_INBOX_SILENCE_MARGIN_MS 2000
+/* PostgreSQL: libpq's connect_timeout, in seconds, for an InboxParams
+ * without one: a connection to a silent server is bounded too. */
+#define WH_INBOX_CONNECT_TIMEOUT_S 3
 
 /* The schema, statement by statement (apr_dbd_query runs one at a time on
  * PostgreSQL's simple protocol just as well, but one per call keeps error

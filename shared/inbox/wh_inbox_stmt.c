@@ -45,6 +45,7 @@ int wh_inbox_db_sql(wh_inbox *ib, const char *sql)
     const wh_db_conn *c = wh_inbox_db_conn(ib);
     int nrows = 0;
 
+    wh_inbox_db_awaiting(ib);
     return apr_dbd_query(c->driver, c->handle, &nrows, sql);
 }
 
@@ -54,8 +55,10 @@ int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
     const wh_db_conn *c = wh_inbox_db_conn(ib);
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
-    int rv = apr_dbd_select(c->driver, p, c->handle, &res, sql, 1);
+    int rv;
 
+    wh_inbox_db_awaiting(ib);
+    rv = apr_dbd_select(c->driver, p, c->handle, &res, sql, 1);
     if (value)
         *value = NULL;
     if (rv != 0)
@@ -110,6 +113,7 @@ int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     apr_dbd_prepared_t *ps;
     int rv = prepared(c, st, &ps), n = 0;
 
+    wh_inbox_db_awaiting(ib);
     if (rv == 0)
         rv = apr_dbd_pbquery(c->driver, p, c->handle, &n, ps, args);
     if (nrows)
@@ -132,6 +136,7 @@ int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
         return rv;
     /* Random access: the driver fetches every row at once, so the
      * connection is free again when this returns. */
+    wh_inbox_db_awaiting(ib);
     if ((rv = apr_dbd_pbselect(c->driver, p, c->handle, &res, ps, 1, args)) != 0)
         return rv;
     out->ncols = apr_dbd_num_cols(c->driver, res);

@@ -2,10 +2,9 @@
 #include "wh_replay_pgsql.h"
 #include "wh_replay.h"
 #include "wh_replay_pool.h"
+#include "verify/wh_sock_watch.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,29 +249,15 @@ fail:
 
 /* ---- connections ----------------------------------------------------- */
 
-/* libpq's PQsocket, from the library apr_dbd's pgsql driver loaded (as
- * inbox/wh_sqlite_api.c finds SQLite's): the pool watches the socket,
- * since libpq waits for a reply as long as the server is silent. NULL:
- * not found, nothing watched (the server's own timeouts still hold while
- * it runs). */
-typedef int (*pq_socket_fn)(const void *conn);
-static pq_socket_fn pq_socket;
-static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
-
-static void pq_lookup(void)
-{
-    pq_socket = (pq_socket_fn)dlsym(RTLD_DEFAULT, "PQsocket");
-}
-
+/* The pool watches the socket (verify/wh_sock_watch.h): libpq waits for
+ * a reply as long as the server is silent. -1: nothing watched (the
+ * server's own timeouts still hold while it runs). */
 static int conn_socket(void *params, void *res)
 {
     pg_store *ps = params;
     pg_conn *c = res;
-    const void *native;
 
-    pthread_once(&pq_once, pq_lookup);
-    native = pq_socket ? apr_dbd_native_handle(ps->drv, c->h) : NULL;
-    return native ? pq_socket(native) : -1;
+    return wh_sock_watch_pq_socket(ps->drv, c->h);
 }
 
 static apr_status_t conn_open(void *params, void **res, char *why_out,
@@ -566,22 +551,6 @@ static const wh_replay_store_ops pg_ops = {
     pg_init
 };
 
-const char *wh_replay_pgsql_conninfo(apr_pool_t *p, const char *conninfo,
-                                     apr_interval_time_t timeout)
-{
-    apr_int64_t secs = apr_time_sec(timeout);
-
-    if (conninfo == NULL || strstr(conninfo, "connect_timeout") != NULL)
-        return conninfo;
-    if (secs < 2)
-        secs = 2;                      /* libpq's least */
-    if (strncmp(conninfo, "postgresql://", 13) == 0
-        || strncmp(conninfo, "postgres://", 11) == 0)
-        return apr_psprintf(p, "%s%sconnect_timeout=%" APR_INT64_T_FMT, conninfo,
-                            strchr(conninfo, '?') ? "&" : "?", secs);
-    return apr_psprintf(p, "%s connect_timeout=%" APR_INT64_T_FMT, conninfo, secs);
-}
-
 const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
                                  int max_conns, apr_interval_time_t timeout,
                                  wh_replay_store **out)
@@ -596,7 +565,7 @@ const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
     if (!conninfo || !*conninfo)
         return "pgsql: no conninfo (ReplayCache pgsql uses the inbox's: "
                "InboxDriver pgsql and InboxParams)";
-    ps->conninfo = wh_replay_pgsql_conninfo(p, apr_pstrdup(p, conninfo), timeout);
+    ps->conninfo = wh_sock_watch_pq_conninfo(p, apr_pstrdup(p, conninfo), timeout);
     ps->stmt_ms = (int)(apr_time_as_msec(timeout) * 2 / 3);
     if (ps->stmt_ms < 500)
         ps->stmt_ms = 500;

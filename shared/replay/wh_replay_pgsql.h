@@ -30,12 +30,6 @@
 /* The schema version this wirehook writes. */
 #define WH_REPLAY_PG_SCHEMA_VERSION 1
 
-/* The conninfo a store connects with: libpq's connect_timeout (the
- * timeout's seconds, at least libpq's 2) added when conninfo has none,
- * so a connection to a silent server is bounded too. In p. */
-const char *wh_replay_pgsql_conninfo(apr_pool_t *p, const char *conninfo,
-                                     apr_interval_time_t timeout);
-
 /* conninfo: libpq's. NULL or the error (never the conninfo). */
 const char *wh_replay_pgsql_open(apr_pool_t *p, const char *conninfo,
                                  int max_conns, apr_interval_time_t timeout,

@@ -1,24 +1,13 @@
 /* The shared stores' connections (see wh_replay_pool.h). */
 #include "wh_replay_pool.h"
+#include "verify/wh_sock_watch.h"
 #include <apr_reslist.h>
 #include <apr_strings.h>
-#include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
-#include <apr_thread_proc.h>
-#include <pthread.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/socket.h>
 
 /* Room for why a connection could not be opened. */
 #define WH_POOL_WHY_MAX 200
-
-/* A socket watched while an operation (or an opening) runs on it. */
-typedef struct {
-    int fd;                            /* -1: free */
-    apr_time_t deadline;
-    int cut;                           /* shut down at its deadline */
-} watch_slot;
 
 struct wh_replay_pool {
     const wh_replay_pool_ops *ops;
@@ -33,14 +22,8 @@ struct wh_replay_pool {
                                           open are tried */
     apr_status_t last_rv;
     char why[WH_POOL_WHY_MAX];         /* the last failed attempt's */
-    /* the watch (ops->socket): the slots and the thread, under mu */
-    apr_pool_t *pool;
     apr_interval_time_t timeout;
-    watch_slot *slots;
-    int nslots;
-    apr_thread_cond_t *watch_wake;
-    apr_thread_t *watcher;
-    int stopping;
+    wh_sock_watch *watch;              /* ops->socket's, or NULL */
 };
 
 /* The reslist's constructor: the store opens a connection, unless the
@@ -87,109 +70,14 @@ static apr_status_t conn_free(void *res, void *params, apr_pool_t *pool)
 
 /* ---- the watch -------------------------------------------------------- */
 
-/* The watcher: sleeps until the earliest deadline of a watched socket,
- * and shuts down a socket whose deadline passed. It holds the lock while
- * it does, and a watch ends under the lock, so a socket is never shut
- * down once its operation is over (and before it is closed). */
-static void *APR_THREAD_FUNC watch_thread(apr_thread_t *t, void *data)
-{
-    wh_replay_pool *pl = data;
-
-    apr_thread_mutex_lock(pl->mu);
-    while (!pl->stopping) {
-        apr_time_t now = apr_time_now(), next = 0;
-
-        for (int i = 0; i < pl->nslots; i++) {
-            watch_slot *w = &pl->slots[i];
-            if (w->fd < 0 || w->cut)
-                continue;
-            if (w->deadline <= now) {
-                (void)shutdown(w->fd, SHUT_RDWR);
-                w->cut = 1;
-            }
-            else if (next == 0 || w->deadline < next)
-                next = w->deadline;
-        }
-        if (next == 0)
-            apr_thread_cond_wait(pl->watch_wake, pl->mu);
-        else
-            apr_thread_cond_timedwait(pl->watch_wake, pl->mu, next - now);
-    }
-    apr_thread_mutex_unlock(pl->mu);
-    (void)t;
-    return NULL;
-}
-
-/* A pre-cleanup: the watcher stops before the pool's memory goes. */
-static apr_status_t watch_stop(void *data)
-{
-    wh_replay_pool *pl = data;
-    apr_status_t ignored;
-
-    if (pl->watcher) {
-        apr_thread_mutex_lock(pl->mu);
-        pl->stopping = 1;
-        apr_thread_cond_signal(pl->watch_wake);
-        apr_thread_mutex_unlock(pl->mu);
-        apr_thread_join(&ignored, pl->watcher);
-        pl->watcher = NULL;
-    }
-    return APR_SUCCESS;
-}
-
-/* Under mu: the watcher, started on first use (after any fork), born
- * with every signal blocked (they are the process's main thread's). */
-static int watcher_started(wh_replay_pool *pl)
-{
-    apr_threadattr_t *attr = NULL;
-    sigset_t all, old;
-    apr_status_t rv = APR_EGENERAL;
-
-    if (pl->watcher)
-        return 1;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    if (apr_threadattr_create(&attr, pl->pool) == APR_SUCCESS)
-        rv = apr_thread_create(&pl->watcher, attr, watch_thread, pl, pl->pool);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rv != APR_SUCCESS)
-        pl->watcher = NULL;
-    return pl->watcher != NULL;
-}
-
 int wh_replay_pool_watch(wh_replay_pool *pl, int fd)
 {
-    int slot = -1;
-
-    if (fd < 0 || pl->slots == NULL)
-        return -1;
-    apr_thread_mutex_lock(pl->mu);
-    if (!pl->stopping && watcher_started(pl))
-        for (int i = 0; i < pl->nslots && slot < 0; i++)
-            if (pl->slots[i].fd < 0)
-                slot = i;
-    if (slot >= 0) {
-        pl->slots[slot].fd = fd;
-        pl->slots[slot].cut = 0;
-        pl->slots[slot].deadline = apr_time_now() + pl->timeout;
-        apr_thread_cond_signal(pl->watch_wake);
-    }
-    apr_thread_mutex_unlock(pl->mu);
-    return slot;
+    return wh_sock_watch_begin(pl->watch, fd, pl->timeout);
 }
 
 int wh_replay_pool_unwatch(wh_replay_pool *pl, int slot)
 {
-    int cut;
-
-    if (slot < 0 || slot >= pl->nslots)
-        return 0;
-    apr_thread_mutex_lock(pl->mu);
-    cut = pl->slots[slot].cut;
-    pl->slots[slot].fd = -1;
-    pl->slots[slot].cut = 0;
-    apr_thread_mutex_unlock(pl->mu);
-    return cut;
+    return wh_sock_watch_end(pl->watch, slot);
 }
 
 /* ---- the pool -------------------------------------------------------- */
@@ -201,28 +89,21 @@ const char *wh_replay_pool_create(apr_pool_t *p, const wh_replay_pool_ops *ops,
                                   wh_replay_pool **out)
 {
     wh_replay_pool *pl = apr_pcalloc(p, sizeof(*pl));
+    const char *err;
 
     *out = NULL;
     pl->ops = ops;
     pl->params = params;
     pl->unreachable = apr_pstrdup(p, unreachable);
     pl->retry = retry;
-    pl->pool = p;
     pl->timeout = timeout;
     if (max < 1)
         max = 1;
     if (apr_thread_mutex_create(&pl->mu, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
         return "cannot create a mutex";
-    if (ops->socket) {
-        /* each connection in an operation, and as many being opened */
-        pl->nslots = 2 * max;
-        pl->slots = apr_palloc(p, sizeof(*pl->slots) * (apr_size_t)pl->nslots);
-        for (int i = 0; i < pl->nslots; i++)
-            pl->slots[i].fd = -1;
-        if (apr_thread_cond_create(&pl->watch_wake, p) != APR_SUCCESS)
-            return "cannot create a condition";
-        apr_pool_pre_cleanup_register(p, pl, watch_stop);
-    }
+    /* each connection in an operation, and as many being opened */
+    if (ops->socket && (err = wh_sock_watch_create(p, 2 * max, &pl->watch)) != NULL)
+        return err;
     if (apr_reslist_create(&pl->conns, 0, max, max, apr_time_from_sec(60),
                            conn_make, conn_free, pl, p) != APR_SUCCESS)
         return "cannot create the connection pool";

@@ -21,10 +21,10 @@
  *
  * A store whose client cannot bound its wait for a reply (libpq waits for
  * as long as the server is silent) gives the pool its connections'
- * sockets: a thread of the pool shuts down the socket of an operation
- * that outlives the timeout, and the operation fails as on a broken
- * connection, so a stalled server is a 503 after the timeout, not a
- * request that never ends. */
+ * sockets: the pool's watch (verify/wh_sock_watch.h) shuts down the
+ * socket of an operation that outlives the timeout, and the operation
+ * fails as on a broken connection, so a stalled server is a 503 after the
+ * timeout, not a request that never ends. */
 #include "wh_replay_store.h"
 
 /* How long after a failed attempt to open a connection the next is made. */

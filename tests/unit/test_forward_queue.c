@@ -411,6 +411,58 @@ static void test_attempt_totals(void)
     CU_ASSERT_EQUAL(wh_fq_attempt_totals(reader, p, &t), 0);
 }
 
+/* A cycle committed though its answer was lost leaves leases the
+ * forwarder does not know of: released (due now, their attempt not
+ * counted), while what it holds (in flight, an outcome not yet written)
+ * and another forwarder's leases stay. */
+static void test_unknown_leases_released(void)
+{
+    qfx *f = make();
+    apr_pool_t *p = wh_test_pool();
+    apr_int64_t a1 = store(f, "A"), b1 = store(f, "B"), c1 = store(f, "C");
+    apr_int64_t d1 = store(f, "D");
+    wh_fq *other = NULL;
+    wh_fq_cycle_result c = cycle(f, NULL, 3, T0), c2;
+    apr_array_header_t *held = apr_array_make(p, 2, sizeof(wh_fq_held));
+    apr_array_header_t *o = outcomes();
+    wh_fq_held *h;
+    int n = -1;
+
+    CU_ASSERT_EQUAL_FATAL(c.leases->nelts, 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, a1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, b1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lease_of(&c, c1));
+    /* another forwarder leases the fourth */
+    CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(p, f->ib, f->cfg, "other", &other));
+    CU_ASSERT_EQUAL(wh_fq_cycle(other, p, NULL, 1, LEASE_MS, T0, &c2), 0);
+    CU_ASSERT_EQUAL_FATAL(c2.leases->nelts, 1);
+    CU_ASSERT_EQUAL(APR_ARRAY_IDX(c2.leases, 0, wh_fq_lease).ev.id, d1);
+    /* this one knows of a1 (in flight) and b1 (its outcome to write) */
+    h = apr_array_push(held);
+    h->event_id = a1;
+    h->attempt = lease_of(&c, a1)->ev.attempt;
+    h = apr_array_push(held);
+    h->event_id = b1;
+    h->attempt = lease_of(&c, b1)->ev.attempt;
+    CU_ASSERT_EQUAL(wh_fq_release_unknown(f->d, p, held, T0 + SEC(1), &n), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    /* c1 is due at once, as its first attempt; nothing else is */
+    c2 = cycle(f, NULL, 10, T0 + SEC(1));
+    CU_ASSERT_EQUAL_FATAL(c2.leases->nelts, 1);
+    CU_ASSERT_EQUAL(lease_of(&c2, c1) ? lease_of(&c2, c1)->ev.attempt : -1, 1);
+    /* the outcomes of what it held are still its own */
+    outcome(o, lease_of(&c, a1), WH_FQ_FORWARDED, 0);
+    outcome(o, lease_of(&c, b1), WH_FQ_FORWARDED, 0);
+    c = cycle(f, o, 0, T0 + SEC(2));
+    CU_ASSERT_EQUAL(c.recorded, 2);
+    CU_ASSERT_EQUAL(c.lost, 0);
+    /* nothing held: nothing but its own leases released */
+    CU_ASSERT_EQUAL(wh_fq_release_unknown(f->d, p, NULL, T0 + SEC(3), &n), 0);
+    CU_ASSERT_EQUAL(n, 1);                       /* c1's second lease */
+    CU_ASSERT_EQUAL(wh_fq_release_unknown(other, p, NULL, T0 + SEC(3), &n), 0);
+    CU_ASSERT_EQUAL(n, 1);                       /* d1, the other's */
+}
+
 /* Each case twice: on SQLite, and on PostgreSQL. */
 #define QUEUE_CASES(X)                                                        \
     X("leases the head of each payment only", test_heads_only)                \
@@ -421,7 +473,8 @@ static void test_attempt_totals(void)
     X("dead letters: list, show, retry", test_dead_letters)                   \
     X("retry --all keeps each payment's order", test_retry_all_keeps_order)   \
     X("ingest in batches; peek sees new events", test_batches_and_peek)      \
-    X("attempts are counted by outcome", test_attempt_totals)
+    X("attempts are counted by outcome", test_attempt_totals)                 \
+    X("leases a lost answer left are released", test_unknown_leases_released)
 
 #define ON_ENGINE(name, fn)                                                   \
     static void fn##_sqlite(void) { use_pg = 0; fn(); }                       \

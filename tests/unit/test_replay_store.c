@@ -58,26 +58,6 @@ static void test_shared_specs(void)
     CU_ASSERT(contains(wh_replay_model_make(P(), "dc", "x", &m), "pgsql"));
 }
 
-/* The pgsql store's connection is bounded: connect_timeout is added to a
- * conninfo without one, in either form libpq takes. */
-static void test_pgsql_connect_timeout(void)
-{
-    apr_interval_time_t t = apr_time_from_sec(3);
-
-    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "host=db dbname=x", t),
-               "host=db dbname=x connect_timeout=3");
-    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "host=db connect_timeout=10", t),
-               "host=db connect_timeout=10");
-    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "postgresql://u@db/x", t),
-               "postgresql://u@db/x?connect_timeout=3");
-    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "postgres://db/x?sslmode=require", t),
-               "postgres://db/x?sslmode=require&connect_timeout=3");
-    /* libpq's least is 2 s */
-    ASSERT_STR(wh_replay_pgsql_conninfo(P(), "dbname=x", apr_time_from_msec(500)),
-               "dbname=x connect_timeout=2");
-    CU_ASSERT_PTR_NULL(wh_replay_pgsql_conninfo(P(), NULL, t));
-}
-
 /* A conninfo's password never reaches a log line. */
 static void test_spec_display_hides_passwords(void)
 {
@@ -330,7 +310,6 @@ static void test_renewer_thread(void)
 static const wh_test_case cases[] = {
     { "specs of the shared stores", test_shared_specs },
     { "a conninfo's password is never shown", test_spec_display_hides_passwords },
-    { "pgsql: a connection is bounded by connect_timeout", test_pgsql_connect_timeout },
     { "keys and values as mod_socache wrote them", test_keys_and_values },
     { "holder tokens are unique", test_holders_are_unique },
     { "network file systems are told apart", test_network_file_systems },
