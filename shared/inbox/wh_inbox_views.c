@@ -245,7 +245,7 @@ static int arrivals(wh_inbox *ib, apr_pool_t *p, void *baton)
         qsort(got, (size_t)r.nrows, sizeof(*got), by_seq);
         for (int i = 0; i < b->n; i++) {
             apr_int64_t mid, at = APR_INT64_MAX;
-            probed key;
+            probed key = { 0, 0 };
             const probed *hit;
             if (b->hi[i] - b->lo[i] <= 1)
                 continue;
