@@ -151,6 +151,9 @@ mkdir -p "$T/backups"; chmod 700 "$T/backups"
 [ "$(id -u)" -eq 0 ] && chown www-data:www-data "$T/backups"
 out=$(as_owner "$WIREHOOK" inbox --config "$C" backup "$T/backups/inbox.db" 2>&1)
 assert_eq 0 "$?" "backup, as the inbox's owner"
+# the answers of this sending only: the first sending's events were
+# forwarded and are old enough to have been purged since
+: >"$S/answers"
 send_start
 assert_true "the bank sends" more 20
 before=$(answers)
