@@ -43,10 +43,12 @@ const char *wh_cgi_console_user(apr_pool_t *p, const wh_cgi_io *io,
 }
 
 /* Whether Host names this server as httpd told the CGI: SERVER_NAME
- * (ServerName under UseCanonicalName On; the Host itself under httpd's
- * default Off, when only ConsoleOrigin tells more) or its address; no
- * Host at all names nothing another site could rebind. */
-static int host_known(apr_pool_t *p, const wh_cgi_io *io)
+ * (ServerName under UseCanonicalName On) or its address; no Host at all
+ * names nothing another site could rebind. Under httpd's default
+ * UseCanonicalName Off SERVER_NAME is the Host itself, which a rebound
+ * name would pass: with ConsoleOrigin set, its host (the core checks it)
+ * and the address are the only names. */
+static int host_known(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg)
 {
     const char *host = wh_cgi_env(io, "HTTP_HOST"), *name = wh_cgi_env(io, "SERVER_NAME");
     const char *addr = wh_cgi_env(io, "SERVER_ADDR"), *colon;
@@ -54,6 +56,8 @@ static int host_known(apr_pool_t *p, const wh_cgi_io *io)
 
     if (!host)
         return 1;
+    if (cfg->console_origin)
+        name = NULL;
     /* the name without its port ("[::1]:8080", "example.com:8080") */
     colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
     n = colon ? (apr_size_t)(colon - host) + (host[0] == '[') : strlen(host);
@@ -121,7 +125,7 @@ int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
         req.scheme = wh_cgi_env(io, "HTTPS") && strcasecmp(wh_cgi_env(io, "HTTPS"), "on") == 0
                      ? "https" : "http";
     req.host_header = wh_cgi_env(io, "HTTP_HOST");
-    req.host_known = host_known(p, io);
+    req.host_known = host_known(p, io, cfg);
     req.origin = wh_cgi_env(io, "HTTP_ORIGIN");
     req.fetch_site = wh_cgi_env(io, "HTTP_SEC_FETCH_SITE");
     req.cookie = wh_cgi_env(io, "HTTP_COOKIE");

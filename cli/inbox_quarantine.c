@@ -156,6 +156,10 @@ static int release(wh_inbox_args *a)
                     pr->problem ? wh_cli_text(a->p, pr->problem) : "?");
         }
         return 1;
+    case WH_RELEASE_DISCARDED:
+        fprintf(stderr, "wirehook inbox: quarantined notification %s was discarded: its body "
+                "is gone, nothing to release\n", a->id);
+        return 1;
     case WH_RELEASE_NOT_FOUND:
         fprintf(stderr, "wirehook inbox: no quarantined notification %s\n", a->id);
         return 1;

@@ -65,7 +65,8 @@ static const char css[] =
     "border-radius:6px;padding:10px 12px}\n"
     "figure.chart figcaption{font-weight:600;margin-bottom:4px}\n"
     "figure.chart svg{width:100%;height:auto;display:block}\n"
-    "svg .bar{fill:var(--accent)}\nsvg .hit{fill:transparent}\n"
+    /* no more specific than .s0-.s7 below, which colour each series */
+    ".bar{fill:var(--accent)}\nsvg .hit{fill:transparent}\n"
     "svg .hit:hover{fill:rgba(20,26,38,.08)}\nsvg .tick{stroke:var(--dim)}\n"
     "svg .now{font-weight:600}\n"
     ".s0{fill:var(--accent);background:var(--accent)}\n"
@@ -101,7 +102,7 @@ static const char css[] =
     "select{font:inherit;padding:4px 6px;border:1px solid #c9ced6;border-radius:4px}\n"
     "a.bulk{font-weight:600;color:var(--bad)}\nh3{font-size:14px;margin:14px 0 6px}\n"
     ".st{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;"
-    "background:#eef1f5;color:var(--dim)}\n"
+    "white-space:nowrap;background:#eef1f5;color:var(--dim)}\n"
     ".st-ok{background:#e3f5ea;color:var(--ok)}\n.st-dead{background:#fde8e6;color:var(--bad)}\n"
     ".st-open{background:#fff3dc;color:var(--warn)}\n"
     "ul.problems{margin:0;padding-left:20px}\n"

@@ -91,9 +91,14 @@
  * from this index alone: a dead letter's row is rarely near the next); attempts by outcome per minute (wh_attempt_minutes, added to by
  * the cycle that writes the attempts, rows older than
  * WH_FQ_MINUTES_KEPT dropped by it); and each forwarder's liveness
- * (wh_forwarders: its start, its last sign of life, its clean stop). */
+ * (wh_forwarders: its start, its last sign of life, its clean stop).
+ * The events waiting for their next attempt are counted from an index of
+ * their own (WH_FQ_SQL_STATS): the state index alone reads every ready
+ * row to see its attempts and lease. */
 #define WH_FQ_SQL_VIEWS_SCHEMA                                                \
     "CREATE INDEX IF NOT EXISTS wh_delivery_state ON wh_delivery (state, seq)", \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_retrying ON wh_delivery (state)"  \
+    " WHERE state = 1 AND attempts > 0 AND lease_owner IS NULL",              \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead_payment"                     \
     " ON wh_delivery (payment_id) WHERE state = 4",                           \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead_filter ON wh_delivery"       \

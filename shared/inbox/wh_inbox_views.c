@@ -7,6 +7,7 @@
 #include "wh_inbox_sql.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WH_EV_COLS "SELECT " WH_EVENT_ROW_COLS
@@ -210,6 +211,17 @@ static const char *probes(apr_pool_t *p, const bisect *b)
     return k ? s : NULL;
 }
 
+/* A probed position and its arrival time. */
+typedef struct {
+    apr_int64_t seq, at;
+} probed;
+
+static int by_seq(const void *a, const void *b)
+{
+    const probed *x = a, *y = b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 static int arrivals(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     bisect *b = baton;
@@ -223,20 +235,30 @@ static int arrivals(wh_inbox *ib, apr_pool_t *p, void *baton)
     for (int round = 0; round < 64 && (ids = probes(tmp, b)) != NULL; round++) {
         const void *args[1] = { ids };
         wh_inbox_rows r;
+        probed *got;
         if ((rv = wh_inbox_db_select(ib, tmp, &st_probe, args, b->n, &r)) != 0)
             break;
+        /* the rows parsed once and sorted, each instant's position
+         * looked up in them: not every row parsed for every instant */
+        got = apr_palloc(tmp, sizeof(*got) * (apr_size_t)(r.nrows + 1));
+        for (int k = 0; k < r.nrows; k++) {
+            got[k].seq = wh_cell_num(WH_ROW_CELL(&r, k, 0));
+            got[k].at = wh_cell_num(WH_ROW_CELL(&r, k, 1));
+        }
+        qsort(got, (size_t)r.nrows, sizeof(*got), by_seq);
         for (int i = 0; i < b->n; i++) {
             apr_int64_t mid, at = APR_INT64_MAX;
+            probed key = { 0, 0 };
+            const probed *hit;
             if (b->hi[i] - b->lo[i] <= 1)
                 continue;
             mid = b->lo[i] + (b->hi[i] - b->lo[i]) / 2;
+            key.seq = mid;
             /* a position that is not there (the listing has no gaps, so
              * only past its end) counts as later than everything */
-            for (int k = 0; k < r.nrows; k++)
-                if (wh_cell_num(WH_ROW_CELL(&r, k, 0)) == mid) {
-                    at = wh_cell_num(WH_ROW_CELL(&r, k, 1));
-                    break;
-                }
+            hit = r.nrows ? bsearch(&key, got, (size_t)r.nrows, sizeof(*got), by_seq) : NULL;
+            if (hit)
+                at = hit->at;
             if (at < b->times[i])
                 b->lo[i] = mid;
             else

@@ -17,6 +17,7 @@ fws_setup() {
     fw_scenario maxed "ForwardMaxAttempts 3"
     fw_scenario outage
     fw_scenario crash "ForwardTimeout 1s"
+    fw_scenario bulk "ForwardMaxAttempts 1"
 }
 
 # ------------------------------------------------------------- basic ---
@@ -155,6 +156,97 @@ fws_poison() {
     assert_contains "$FW_OUT" "0 dead letters" "$L poison: retry --all with none is fine"
 }
 
+# ------------------------------------- dead letters and quarantine in bulk ---
+# What the console's bulk actions do, from a shell (wirehook inbox): the
+# dead letters a filter picks counted, listed and retried together; the
+# quarantine's bodies discarded and acknowledged with who did it.
+fws_bulk() {
+    local L=$1 b1 b1b b2 b3 future past
+    fw_app_start bulk || return 1
+    fw_ctl bulk '{"rules":[{"payment":"B1","answer":503},{"payment":"B2","answer":503},
+                          {"payment":"B3","answer":400}]}'
+    fw_send bulk B1:Review B2:Review B1:Complete B3:Review OK:Review
+    b1=$(fw_sent_id bulk 1); b2=$(fw_sent_id bulk 2); b1b=$(fw_sent_id bulk 3); b3=$(fw_sent_id bulk 4)
+    fw_drain bulk
+    assert_contains "$FW_OUT" "delivered=1 retries=0 dead=4" "$L bulk: four dead letters, three of a 503"
+    fw_inbox bulk dead count
+    assert_eq "0 4" "$FW_RC $FW_OUT" "$L bulk: dead count, no filter"
+    fw_inbox bulk dead count --http 503
+    assert_eq "3" "$FW_OUT" "$L bulk: dead count --http 503"
+    fw_inbox bulk dead count --http none
+    assert_eq "0" "$FW_OUT" "$L bulk: dead count --http none (every one had an answer)"
+    fw_inbox bulk dead count --reason "rejected by the application"
+    assert_eq "1" "$FW_OUT" "$L bulk: dead count --reason"
+    fw_inbox bulk dead count --payment B1
+    assert_eq "2" "$FW_OUT" "$L bulk: dead count --payment"
+    fw_inbox bulk dead count --payment B1 --http 400
+    assert_eq "0" "$FW_OUT" "$L bulk: filters combine"
+    future=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+    past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
+    fw_inbox bulk dead count --from "$future"
+    assert_eq "0" "$FW_OUT" "$L bulk: dead count --from a later time"
+    fw_inbox bulk dead count --from "$past" --to "$future"
+    assert_eq "4" "$FW_OUT" "$L bulk: dead count --from --to around them"
+    fw_inbox bulk dead count --http 999
+    assert_eq 2 "$FW_RC" "$L bulk: --http out of range is a usage error"
+    assert_contains "$FW_ERR" "--http: a status from 100 to 599, or none" "$L bulk: and says so"
+    fw_inbox bulk dead count --from yesterday
+    assert_eq 2 "$FW_RC" "$L bulk: --from not RFC 3339 is a usage error"
+    fw_inbox bulk dead list --http 503
+    assert_eq 0 "$FW_RC" "$L bulk: dead list with a filter"
+    assert_eq 4 "$(grep -c . <<<"$FW_OUT")" "$L bulk: lists the three (and its header)"
+    assert_not_contains "$FW_OUT" "$b3" "$L bulk: and not the 400"
+    assert_true "$L bulk: the newest first" python3 -c '
+import sys
+ids = [l.split()[1] for l in sys.stdin.read().splitlines()[1:]]
+sys.exit(0 if ids == sys.argv[1:] else 1)' "$b1b" "$b2" "$b1" <<<"$FW_OUT"
+    fw_inbox bulk dead retry --http 503 --all
+    assert_eq 2 "$FW_RC" "$L bulk: a filter and --all together is a usage error"
+    # the application is back: all of a 503 retried in one go, the 400 stays
+    fw_ctl bulk '{"rules":[{"payment":"B3","answer":400}]}'
+    fw_inbox bulk dead retry --http 503
+    assert_eq "0" "$FW_RC" "$L bulk: dead retry --http 503 exits 0"
+    assert_contains "$FW_OUT" "3 dead letters back in the forward queue" "$L bulk: and says how many"
+    fw_drain bulk
+    assert_contains "$FW_OUT" "delivered=3 retries=0 dead=0" "$L bulk: the three are forwarded"
+    assert_eq "503 200 503 200" "$(fw_attempts bulk "$b1") $(fw_attempts bulk "$b1b")" "$L bulk: both of B1's events, each once more"
+    assert_true "$L bulk: a payment's retried in listing order" python3 -c '
+import sys
+ids = [l.split()[1] for l in open(sys.argv[1]) if l.split()[5] == "200"]
+sys.exit(0 if ids.index(sys.argv[2]) < ids.index(sys.argv[3]) else 1)' \
+        "$(fw_dir bulk)/app/requests.log" "$b1" "$b1b"
+    fw_inbox bulk dead count
+    assert_eq "1" "$FW_OUT" "$L bulk: the 400 is still dead"
+    fw_inbox bulk dead list
+    assert_contains "$FW_OUT" "$b3" "$L bulk: ... and listed"
+
+    # the quarantine: two authentic bodies that are not JSON
+    printf '{"notificationId": "x", <b>' >"$(fw_dir bulk)/bad.json"
+    wh_post "$WH_URL/fw/bulk" "$(fw_dir bulk)/bad.json"
+    assert_status 400 "$L bulk: an authentic bad body is quarantined"
+    wh_post "$WH_URL/fw/bulk" "$(fw_dir bulk)/bad.json"
+    fw_inbox bulk quarantine discard 1 --by alice
+    assert_eq "0" "$FW_RC" "$L bulk: quarantine discard exits 0"
+    assert_contains "$FW_OUT" "quarantined notification 1 discarded by alice" "$L bulk: and says who"
+    fw_inbox bulk quarantine acknowledge 2 --by bob
+    assert_contains "$FW_OUT" "quarantined notification 2 acknowledged by bob" "$L bulk: quarantine acknowledge"
+    fw_inbox bulk quarantine list
+    assert_contains "$FW_OUT" "no: discarded by alice" "$L bulk: the list says who discarded"
+    assert_contains "$FW_OUT" "no: acknowledged by bob" "$L bulk: and who acknowledged"
+    fw_inbox bulk quarantine show 1
+    assert_contains "$FW_OUT" "body (0 bytes)" "$L bulk: a discarded body's bytes are gone"
+    fw_inbox bulk quarantine discard 1
+    assert_eq 1 "$FW_RC" "$L bulk: a body no longer held is not discarded twice"
+    assert_contains "$FW_ERR" "is no longer held" "$L bulk: and says why"
+    fw_inbox bulk quarantine release 1
+    assert_eq 1 "$FW_RC" "$L bulk: a discarded body cannot be released"
+    assert_contains "$FW_ERR" "was discarded" "$L bulk: and says why"
+    fw_inbox bulk quarantine discard 2 --by carol
+    assert_eq 0 "$FW_RC" "$L bulk: an acknowledged body may still be discarded"
+    fw_inbox bulk quarantine acknowledge 99
+    assert_eq 1 "$FW_RC" "$L bulk: an unknown id exits 1"
+}
+
 # ------------------------------------------------ ForwardMaxAttempts ---
 fws_maxed() {
     local L=$1 m
@@ -249,5 +341,6 @@ fws_run() {
     fws_poison "$L"
     fws_maxed "$L"
     fws_crash "$L"
+    fws_bulk "$L"
     fws_outage_finish "$L"
 }

@@ -4,7 +4,10 @@
 # which checks the forwarder's signature and answers as told: a request
 # with headers and signature, 500 twice then 200, Retry-After, a poison
 # event among others (dead letters: list, show, retry), ForwardMaxAttempts,
-# an outage (WH_FWD_OUTAGE seconds, 60 with WH_SOAK=1), kill -9 under load.
+# an outage (WH_FWD_OUTAGE seconds, 60 with WH_SOAK=1), kill -9 under load,
+# dead letters counted, listed and retried by a filter and quarantined
+# bodies discarded and acknowledged from the shell (the console's bulk
+# actions).
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/forward_lib.sh"

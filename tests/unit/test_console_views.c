@@ -563,11 +563,15 @@ static void test_plans(void)
         "SELECT payment_id, count(*) FROM wh_delivery INDEXED BY wh_delivery_dead_payment"
         " WHERE state = 4 AND payment_id IN (SELECT value FROM json_each('[\"a\"]'))"
         " GROUP BY payment_id",
+        /* the overview's count of events waiting for their next attempt
+         * (WH_FQ_SQL_STATS): their own index, no ready row read */
+        "SELECT count(*) FROM wh_delivery WHERE state = 1 AND attempts > 0"
+        " AND lease_owner IS NULL",
     };
     /* and the index each one is for */
     const char *uses[] = { "wh_order_status_ci", "wh_payment_refs", "wh_payments_recent",
                            "wh_payments_status_recent", "wh_delivery_state", "USING INDEX",
-                           "wh_delivery_dead_payment" };
+                           "wh_delivery_dead_payment", "wh_delivery_retrying" };
     (void)d;
     for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
         const apr_dbd_driver_t *drv;

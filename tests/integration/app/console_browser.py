@@ -17,7 +17,8 @@ every step, in order:
   any page step may say "shot": FILE (a screenshot in SHOTS-DIR, "-": none)
 Prints one JSON object: "pages": per name the title, the HTTP status, the
 browser log's SEVERE entries, the action buttons shown, the rows, the
-text, the URL; "probes": per name window.__pwned, an alert open, the
+text, the URL, the charts' bars and those not coloured as their
+legend says; "probes": per name window.__pwned, an alert open, the
 remittance shown as text, img elements. Every wait is a bounded poll for
 a condition, never a fixed sleep."""
 import base64
@@ -107,7 +108,15 @@ class Driver:
                 if e.get("level") == "SEVERE"]
 
     def shot(self, path):
-        png = self.s("GET", "/screenshot")["value"]
+        # the page's content, not the window's empty rest (smaller files)
+        w, h = self.js("var b = 0; Array.prototype.forEach.call(document.body.children,"
+                       " function (c) { b = Math.max(b, c.getBoundingClientRect().bottom"
+                       " + window.scrollY); });"
+                       " return [document.documentElement.clientWidth,"
+                       " Math.min(Math.max(Math.ceil(b) + 8, 200), 1600)]")
+        png = self.cdp("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}})["value"]["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(png))
 
@@ -134,6 +143,18 @@ def page_info(d):
         "url": d.js("return location.href"),
         "notice": d.js("var n = document.querySelector('.notice');"
                        " return n ? n.innerText : ''"),
+        # every chart's bars against its legend: [bars, bars whose fill is
+        # not their series' swatch colour]
+        "bars": d.js("var n = 0, bad = 0;"
+                     " document.querySelectorAll('figure.chart').forEach(function (f) {"
+                     "  f.querySelectorAll('rect.bar').forEach(function (r) {"
+                     "   var s = Array.prototype.filter.call(r.classList,"
+                     "    function (c) { return /^s[0-9]$/.test(c); })[0];"
+                     "   var sw = s && f.querySelector('.sw.' + s);"
+                     "   n++;"
+                     "   if (sw && getComputedStyle(r).fill !=="
+                     "       getComputedStyle(sw).backgroundColor) bad++; }); });"
+                     " return [n, bad]"),
     }
 
 
