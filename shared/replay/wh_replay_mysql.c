@@ -293,19 +293,41 @@ typedef int (*my_socket_fn)(void *mysql);
 static my_socket_fn my_socket;
 static pthread_once_t my_once = PTHREAD_ONCE_INIT;
 
+/* Once, in the thread that loads the driver: the client library is
+ * initialised before any thread of ours connects (the MySQL client's rule
+ * for threaded programs: what its first connection would otherwise set up
+ * is then the thread's, and lost with it). */
 static void my_lookup(void)
 {
+    typedef int (*init_fn)(int argc, char **argv, char **groups);
+    init_fn init = (init_fn)dlsym(RTLD_DEFAULT, "mysql_server_init");
+
+    if (init)
+        (void)init(0, NULL, NULL);
     my_socket = (my_socket_fn)dlsym(RTLD_DEFAULT, "mysql_get_socket");
+}
+
+const char *wh_replay_mysql_driver(apr_pool_t *p, const apr_dbd_driver_t **drv)
+{
+    apr_status_t rv;
+    char buf[120];
+
+    /* apr_dbd_init guards itself against repeated calls */
+    if ((rv = apr_dbd_init(p)) != APR_SUCCESS
+        || (rv = apr_dbd_get_driver(p, "mysql", drv)) != APR_SUCCESS)
+        return apr_psprintf(p, "mysql: apr_dbd's mysql driver: %s (Debian: "
+                            "libaprutil1-dbd-mysql)",
+                            apr_strerror(rv, buf, sizeof(buf)));
+    pthread_once(&my_once, my_lookup);
+    return NULL;
 }
 
 static int conn_socket(void *params, void *res)
 {
     my_store *ms = params;
     my_conn *c = res;
-    void *native;
+    void *native = my_socket ? apr_dbd_native_handle(ms->drv, c->h) : NULL;
 
-    pthread_once(&my_once, my_lookup);
-    native = my_socket ? apr_dbd_native_handle(ms->drv, c->h) : NULL;
     return native ? my_socket(native) : -1;
 }
 
@@ -665,8 +687,6 @@ const char *wh_replay_mysql_open(apr_pool_t *p, const char *params,
 {
     my_store *ms = apr_pcalloc(p, sizeof(*ms));
     wh_replay_store *st = apr_pcalloc(p, sizeof(*st));
-    apr_status_t rv;
-    char buf[120];
     const char *err;
 
     *out = NULL;
@@ -678,12 +698,8 @@ const char *wh_replay_mysql_open(apr_pool_t *p, const char *params,
     ms->stmt_ms = (int)(apr_time_as_msec(timeout) * 2 / 3);
     if (ms->stmt_ms < 1000)
         ms->stmt_ms = 1000;            /* a lock wait's least (whole s) */
-    /* apr_dbd_init guards itself against repeated calls */
-    if ((rv = apr_dbd_init(p)) != APR_SUCCESS
-        || (rv = apr_dbd_get_driver(p, "mysql", &ms->drv)) != APR_SUCCESS)
-        return apr_psprintf(p, "mysql: apr_dbd's mysql driver: %s (Debian: "
-                            "libaprutil1-dbd-mysql)",
-                            apr_strerror(rv, buf, sizeof(buf)));
+    if ((err = wh_replay_mysql_driver(p, &ms->drv)) != NULL)
+        return err;
     if ((err = wh_dbd_opener_create(p, &ms->opener)) != NULL)
         return apr_pstrcat(p, "mysql: ", err, NULL);
     if ((err = wh_replay_pool_create(p, &conn_ops, ms, "mysql: no connection to "

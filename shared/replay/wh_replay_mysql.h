@@ -37,6 +37,7 @@
  * whose server falls silent has its socket shut down by the pool
  * (wh_replay_pool.h), as libpq's is. Connections as wh_replay_redis.h. */
 #include "wh_replay_store.h"
+#include <apr_dbd.h>
 
 /* The schema version this wirehook writes. */
 #define WH_REPLAY_MYSQL_SCHEMA_VERSION 1
@@ -47,6 +48,10 @@
  * CLIENT_FOUND_ROWS, since a claim reads the rows a statement changed).
  * In p. */
 const char *wh_replay_mysql_params(apr_pool_t *p, const char *params);
+
+/* apr_dbd's mysql driver, with the client library initialised (once, in
+ * the calling thread: before any thread connects). NULL, or why not. */
+const char *wh_replay_mysql_driver(apr_pool_t *p, const apr_dbd_driver_t **drv);
 
 /* params: apr_dbd's mysql parameters (host, port, user, pass, dbname,
  * sock). NULL or the error (never the parameters). */

@@ -9,6 +9,7 @@
  * driver (libaprutil1-dbd-mysql), not a server. */
 #include "wh_test.h"
 #include "replay/wh_replay_dbd_open.h"
+#include "replay/wh_replay_mysql.h"
 #include <apr_strings.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -48,8 +49,7 @@ static void test_open_within_deadline(void)
     apr_time_t t0;
     int port = 0, fd;
 
-    apr_dbd_init(P());
-    if (apr_dbd_get_driver(P(), "mysql", &drv) != APR_SUCCESS)
+    if (wh_replay_mysql_driver(P(), &drv) != NULL)
         WH_SKIP("apr_dbd's mysql driver is not installed "
                 "(libaprutil1-dbd-mysql)");
     CU_ASSERT_FATAL((fd = silent_server(&port)) >= 0);
