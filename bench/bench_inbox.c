@@ -14,16 +14,24 @@
  *   bench_inbox page --db F --offset K [--limit L] [--repeat R]
  *       times wh_pagination_parse + wh_inbox_list for one page, median of
  *       R runs (after one warm-up); prints page_ms and the records returned
+ *   bench_inbox purge --db F --sample S --count N
+ *       intake beside a purge: one writer (its own connection) stores N
+ *       events and times each (the baseline), then goes on storing while
+ *       a thread with a connection of its own purges every event of F
+ *       older than 30 days (wh_inbox_purge, as `wirehook inbox purge`);
+ *       prints both p50/p99 store latencies and what the purge took
  *
  * Output: "key value" lines on stdout (read by bench/run.sh). */
 #include "bench_util.h"
 #include "config/wh_config_load.h"
 #include "inbox/wh_inbox.h"
 #include "inbox/wh_inbox_db.h"
+#include "inbox/wh_inbox_purge.h"
 
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +44,7 @@
 #define MAX_WRITERS 64
 #define MAX_THREADS 64
 #define MAX_REPEAT 1000
+#define MAX_TIMED 4000000        /* store latencies kept while a purge runs */
 #define SAMPLE_ID "8cefee42-cb39-4479-b7fd-b8a358aeb002"
 
 typedef struct {
@@ -69,9 +78,18 @@ static wh_inbox *open_inbox(apr_pool_t *p, const char *db)
     return open_inbox_ex(p, db, 0);
 }
 
+/* Each store's latency, while stop is not set (NULL: n stores). */
+typedef struct {
+    double *ms;
+    long cap, n;
+    atomic_int *stop;
+} timed;
+
 /* n stores of the sample, each with a fresh id (tag and w make them
- * unique across writers and threads). 0, or 1 after a store failed. */
-static int store_n(wh_inbox *ib, const char *sample, unsigned tag, int w, long n)
+ * unique across writers and threads), timed into tm unless NULL. 0, or 1
+ * after a store failed. */
+static int store_n(wh_inbox *ib, const char *sample, unsigned tag, int w, long n,
+                   timed *tm)
 {
     apr_pool_t *root, *p;
     apr_size_t len;
@@ -90,7 +108,10 @@ static int store_n(wh_inbox *ib, const char *sample, unsigned tag, int w, long n
         wh_facts facts;
         apr_int64_t seq = 0;
         wh_inbox_result r;
+        double t0 = 0;
 
+        if (tm && (tm->n >= tm->cap || (tm->stop && atomic_load(tm->stop))))
+            break;
         apr_pool_clear(p);
         snprintf(id, sizeof id, "%08x-%04x-4%03x-8000-%012lx", tag, (unsigned)w,
                  (unsigned)(i >> 48) & 0xfff, (unsigned long)i & 0xffffffffffffUL);
@@ -103,7 +124,11 @@ static int store_n(wh_inbox *ib, const char *sample, unsigned tag, int w, long n
         facts.status = "Complete";
         facts.status_known = 1;
         facts.user = "bank";
+        if (tm)
+            t0 = bench_now();
         r = wh_inbox_store(ib, p, &facts, body, len, apr_time_now(), &seq);
+        if (tm)
+            tm->ms[tm->n++] = (bench_now() - t0) * 1e3;
         if (r != WH_INBOX_STORED) {
             fprintf(stderr, "bench_inbox: writer %d: store %ld answered %s\n", w, i,
                     r == WH_INBOX_DUPLICATE ? "duplicate" : "unavailable");
@@ -124,7 +149,7 @@ static int writer(const options *o, int w, long n)
     if (apr_pool_create(&root, NULL) != APR_SUCCESS)
         return 1;
     rv = store_n(open_inbox(root, o->db), o->sample,
-                 (unsigned)getpid() ^ (unsigned)time(NULL), w, n);
+                 (unsigned)getpid() ^ (unsigned)time(NULL), w, n, NULL);
     apr_pool_destroy(root);
     return rv;
 }
@@ -142,7 +167,7 @@ static void *APR_THREAD_FUNC store_thread(apr_thread_t *th, void *data)
 {
     thread_job *j = data;
     (void)th;
-    j->failed = store_n(j->ib, j->o->sample, j->tag, j->t, j->n);
+    j->failed = store_n(j->ib, j->o->sample, j->tag, j->t, j->n, NULL);
     return NULL;
 }
 
@@ -300,6 +325,81 @@ static int do_page(const options *o)
     return 0;
 }
 
+typedef struct {
+    wh_inbox *ib;
+    wh_config *cfg;
+    wh_purge_counts n;
+    double seconds;
+    int rv;
+    atomic_int done;
+} purge_job;
+
+static void *APR_THREAD_FUNC purge_thread(apr_thread_t *th, void *data)
+{
+    purge_job *j = data;
+    apr_pool_t *p;
+    wh_purge_opts o;
+    double t0 = bench_now();
+
+    (void)th;
+    apr_pool_create(&p, NULL);
+    memset(&o, 0, sizeof o);
+    o.now = apr_time_now();
+    j->rv = wh_inbox_purge(j->ib, p, j->cfg, &o, &j->n);
+    j->seconds = bench_now() - t0;
+    apr_pool_destroy(p);
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+static void print_latency(const char *name, timed *tm)
+{
+    qsort(tm->ms, (size_t)tm->n, sizeof tm->ms[0], cmp_double);
+    printf("%s_stores %ld\n", name, tm->n);
+    printf("%s_p50_ms %.3f\n", name, tm->n ? tm->ms[tm->n / 2] : 0.0);
+    printf("%s_p99_ms %.3f\n", name, tm->n ? tm->ms[(tm->n * 99) / 100] : 0.0);
+}
+
+static int do_purge(const options *o)
+{
+    apr_pool_t *p;
+    apr_thread_t *th;
+    apr_status_t st;
+    purge_job j;
+    timed base, during;
+    unsigned tag = (unsigned)getpid() ^ (unsigned)time(NULL);
+    wh_inbox *ib;
+
+    apr_pool_create(&p, NULL);
+    ib = open_inbox(p, o->db);
+    base = (timed){ apr_pcalloc(p, sizeof(double) * (apr_size_t)o->count), o->count, 0, NULL };
+    if (store_n(ib, o->sample, tag, 0, o->count, &base) != 0)
+        bench_die("a baseline store failed", NULL);
+    memset(&j, 0, sizeof j);
+    atomic_init(&j.done, 0);
+    j.ib = open_inbox(p, o->db);
+    j.cfg = wh_config_create(p);
+    j.cfg->inbox_params = o->db;
+    j.cfg->inbox_retention = 30 * 86400;
+    j.cfg->inbox_quarantine_retention = 30 * 86400;
+    j.cfg->inbox_dead_retention = 30 * 86400;
+    during = (timed){ apr_palloc(p, sizeof(double) * MAX_TIMED), MAX_TIMED, 0, &j.done };
+    if (apr_thread_create(&th, NULL, purge_thread, &j, p) != APR_SUCCESS)
+        bench_die("cannot start the purge", NULL);
+    if (store_n(ib, o->sample, tag, 1, MAX_TIMED, &during) != 0)
+        bench_die("a store during the purge failed", NULL);
+    apr_thread_join(&st, th);
+    if (j.rv != 0)
+        bench_die("the purge failed", NULL);
+    print_latency("base", &base);
+    print_latency("during", &during);
+    printf("purge_seconds %.3f\n", j.seconds);
+    printf("purged_events %" APR_INT64_T_FMT "\n", j.n.events);
+    printf("purge_transactions %" APR_INT64_T_FMT "\n", j.n.transactions);
+    apr_pool_destroy(p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -312,7 +412,7 @@ int main(int argc, char **argv)
     o.repeat = 51;
     o.count = 1000;
     if (argc < 2)
-        bench_die("usage: bench_inbox create|append|page --db F [options]", NULL);
+        bench_die("usage: bench_inbox create|append|page|purge --db F [options]", NULL);
     o.mode = argv[1];
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
@@ -351,6 +451,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(o.mode, "page"))
         return do_page(&o);
+    if (!strcmp(o.mode, "purge")) {
+        if (!o.sample)
+            bench_die("--sample is required", NULL);
+        return do_purge(&o);
+    }
     bench_die("unknown mode", o.mode);
     return 1;
 }

@@ -5,7 +5,7 @@
 #
 # Sections (BENCH_SECTIONS, default all, in this order): core inbox module
 # inbox-http pg pg-pairs mysql mysql-pairs php node cgi fcgid memory
-# forward.
+# forward console.
 #   inbox-http  SetHandler wirehook storing to SQLite vs /v1/sink (module in
 #               front of mod_benchok), same httpd, concurrency 16
 #   pg          the same inbox on a PostgreSQL started here on loopback:
@@ -22,6 +22,10 @@
 #               module's httpd through mod_proxy_http, and alone; vs the module
 #   forward     `wirehook forward` forwarding an inbox to mod_benchok vs the
 #               inbox's intake rate (skipped until the subcommand exists)
+#   console     every console page and find on the module, over an inbox
+#               of BENCH_CONSOLE_EVENTS events (forwarded, dead, retrying,
+#               not yet queued), the median of 11 requests each, vs the
+#               console's stylesheet (the same handler, no inbox)
 # Knobs: BENCH_SECONDS (10) per HTTP run, BENCH_ROUNDS (3) interleaved
 # baseline/subject rounds, BENCH_CGI_ROUNDS (5) for the CGI pair,
 # BENCH_MEM_REQUESTS (100000), BENCH_INBOX_RECORDS
@@ -57,7 +61,8 @@ CGI_ROUNDS=${BENCH_CGI_ROUNDS:-5}
 MEM_REQUESTS=${BENCH_MEM_REQUESTS:-100000}
 INBOX_RECORDS=${BENCH_INBOX_RECORDS:-1000000}
 FORWARD_EVENTS=${BENCH_FORWARD_EVENTS:-20000}
-SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg pg-pairs mysql mysql-pairs php node cgi fcgid memory forward}
+CONSOLE_EVENTS=${BENCH_CONSOLE_EVENTS:-100000}
+SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg pg-pairs mysql mysql-pairs php node cgi fcgid memory forward console}
 DOC=${BENCH_DOC:-docs/benchmarks.md}
 HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
 MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
@@ -491,7 +496,7 @@ section_inbox() {
     local big="$T/data/big.db" total=$((INBOX_RECORDS + 100)) t0
     "$BENCH_DIR/bench_inbox" create --db "$big" || return 1
     t0=$(date +%s.%N)
-    # One transaction in the inbox's own schema (v3): arrival keys unique,
+    # One transaction in the inbox's own schema (v4): arrival keys unique,
     # listing positions (wh_order) gap-free, as wh_inbox_store() leaves them.
     sqlite3 "$big" >/dev/null <<EOF || { log "bulk load failed"; return 1; }
 PRAGMA synchronous = OFF;
@@ -503,8 +508,8 @@ SELECT i, printf('%08x-0000-4000-8000-%012x', i, i), 'wire.status', '2026-11-22T
        printf('WP-2026-%06d', i % 5000), 'Complete', 1795356309000000, 1700000000000000 + i,
        replace(b, '8cefee42-cb39-4479-b7fd-b8a358aeb002', printf('%08x-0000-4000-8000-%012x', i, i))
 FROM c, t;
-INSERT INTO wh_order (seq, event_id, payment_id, status)
-SELECT id, id, payment_id, status FROM wh_events;
+INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)
+SELECT id, id, payment_id, status, received_at FROM wh_events;
 COMMIT;
 EOF
     R[inbox.bulk_seconds]=$(calc "$(date +%s.%N) - $t0" 1)
@@ -513,6 +518,10 @@ EOF
     "$BENCH_DIR/bench_inbox" page --db "$big" --offset "$INBOX_RECORDS" --repeat 101 >"$T/p1.kv" || return 1
     kv "$T/p0.kv" page0
     kv "$T/p1.kv" page1
+    # retention: intake beside a purge of every one of those events
+    log "inbox: intake during a purge of $INBOX_RECORDS events"
+    "$BENCH_DIR/bench_inbox" purge --db "$big" --sample "$SAMPLE" --count 2000 >"$T/purge.kv" || return 1
+    kv "$T/purge.kv" purge
     rm -f "$big"*
 }
 
@@ -1208,6 +1217,137 @@ section_memory() {
     httpd_stop
 }
 
+# ------------------------------------------------------------ console ---
+# An inbox of CONSOLE_EVENTS events in wirehook's own schema (made by
+# `wirehook inbox`, filled in one SQLite transaction as the store and the
+# forwarder leave it): 5 events a payment, four statuses, arrivals over
+# the last day; 1% dead letters, 1% retrying, the last 100 not yet
+# queued; every attempt counted by the minute; 20 quarantined bodies.
+console_fill() {
+    local db=$1 n=$CONSOLE_EVENTS now
+    now=$(date +%s%6N)
+    sqlite3 "$db" >/dev/null <<EOF || return 1
+PRAGMA synchronous = OFF;
+BEGIN;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $n),
+t(b) AS (SELECT CAST(readfile('$SAMPLE') AS TEXT))
+INSERT INTO wh_events (id, notification_id, event_type, event_time, payment_id, status, event_instant, received_at, body)
+SELECT i, printf('%08x-0000-4000-8000-%012x', i, i), 'wire.status', '2026-11-22T14:05:09Z',
+       printf('P-%06d', i % ($n / 5)), CASE i % 4 WHEN 0 THEN 'Review' WHEN 1 THEN 'Send Ready' WHEN 2 THEN 'Complete' ELSE 'Exception' END,
+       1795356309000000 + i, $now - ($n - i) * 800000,
+       replace(replace(b, '8cefee42-cb39-4479-b7fd-b8a358aeb002', printf('%08x-0000-4000-8000-%012x', i, i)),
+               'WP-2026-000481', printf('P-%06d', i % ($n / 5)))
+FROM c, t;
+INSERT INTO wh_order (seq, event_id, payment_id, status, received_at) SELECT id, id, payment_id, status, received_at FROM wh_events;
+INSERT INTO wh_payments (payment_id, status, event_instant, event_time, event_id, notification_id, events, updated_at)
+SELECT e.payment_id, e.status, e.event_instant, e.event_time, e.id, e.notification_id, g.n, e.received_at
+FROM (SELECT payment_id, max(id) AS last, count(*) AS n FROM wh_events GROUP BY payment_id) g
+JOIN wh_events e ON e.id = g.last;
+INSERT INTO wh_payment_refs (ref, kind, payment_id) SELECT 'IMAD-' || payment_id, 2, payment_id FROM wh_payments;
+INSERT INTO wh_payment_refs (ref, kind, payment_id) SELECT 'E2E-' || payment_id, 1, payment_id FROM wh_payments;
+INSERT INTO wh_delivery (event_id, seq, payment_id, state, attempts, next_at, first_at, received_at, done_at, http_status, answer, reason)
+SELECT id, id, payment_id,
+       CASE WHEN id % 100 = 0 THEN 4 WHEN id % 97 = 0 THEN 1 ELSE 3 END,
+       CASE WHEN id % 97 = 0 THEN 2 ELSE 1 END,
+       CASE WHEN id % 97 = 0 AND id % 100 != 0 THEN $now + 60000000 ELSE 0 END,
+       received_at, received_at,
+       CASE WHEN id % 97 = 0 AND id % 100 != 0 THEN NULL ELSE received_at + 50000 END,
+       CASE WHEN id % 100 = 0 THEN 400 WHEN id % 97 = 0 THEN 503 ELSE NULL END,
+       CASE WHEN id % 100 = 0 THEN 'HTTP 400: no' WHEN id % 97 = 0 THEN 'HTTP 503' ELSE NULL END,
+       CASE WHEN id % 100 = 0 THEN 'rejected by the application' ELSE NULL END
+FROM wh_events WHERE id <= $n - 100;
+UPDATE wh_forward_cursor SET last_seq = $n - 100 WHERE id = 1;
+INSERT INTO wh_attempts (event_id, attempt, started_at, duration_ms, http_status, answer, outcome)
+SELECT event_id, 1, received_at, 5, coalesce(http_status, 200), answer, CASE state WHEN 1 THEN 1 ELSE state END FROM wh_delivery;
+INSERT INTO wh_attempt_minutes (minute, outcome, n)
+SELECT started_at / 60000000, outcome, count(*) FROM wh_attempts GROUP BY 1, 2;
+INSERT INTO wh_forwarders (owner, started_at, seen_at) VALUES ('bench:1:000000', $now - 86400000000, $now);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20)
+INSERT INTO wh_quarantine (id, received_at, code, message, details, notification_id, body)
+SELECT i, $now - i * 1000000, 'schema_violation', 'the notification does not match the schema',
+       '[{"field":"/data/wireEventInfo/status","problem":"is not one of the statuses"}]', NULL,
+       CAST('{"notificationId":"x"}' AS BLOB) FROM c;
+UPDATE wh_counter SET last_value = 20 WHERE id = 2;
+COMMIT;
+EOF
+}
+
+# console_ms PATH -> the median of 11 requests, in ms (after one to warm);
+# nothing, and a note, when the page does not answer 200 (find: 303)
+console_ms() {
+    local k v="" code
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$1")
+    case "$code" in
+        200 | 303) ;;
+        *) note "console: $1 answered $code"; return 1 ;;
+    esac
+    for k in $(seq 1 11); do
+        v="$v $(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT$1" | awk '{ printf "%.2f", $1 * 1000 }')"
+    done
+    printf '%s\n' "$v" | median
+}
+
+section_console() {
+    [ -f "$BUILD/mod_wirehook.so" ] || { note "console: module not built"; return 0; }
+    need_tools sqlite3 curl || return 0
+    log "console: every page and find over $CONSOLE_EVENTS events"
+    local db="$T/data/console.db" conf="$T/etc/console.conf" t0 p path name ms all="" worst=0 worst_at=""
+    local mid=$((CONSOLE_EVENTS / 2)) pay nid
+    pay=$(printf 'P-%06d' 42)
+    nid=$(printf '%08x-0000-4000-8000-%012x' "$mid" "$mid")
+    write_wh_conf "$conf" "InboxParams $db"
+    "$BUILD/wirehook" inbox --config "$conf" dead count >/dev/null || { note "console: no inbox"; return 1; }
+    t0=$(date +%s.%N)
+    console_fill "$db" || { note "console: the inbox could not be filled"; return 1; }
+    R[console.fill_seconds]=$(calc "$(date +%s.%N) - $t0" 1)
+    # httpd's User reads and writes it (and makes its -wal beside it)
+    [ -n "$RUN_AS" ] && chown www-data "$db"*
+    PORT=$(free_port)
+    httpd_conf console "" "<Location /console>
+    SetHandler wirehook-console
+    WirehookConfig $conf
+    Require all granted
+    WirehookConsole public
+</Location>"
+    httpd_start || return 1
+    local pages=(
+        "overview|/console/"
+        "events|/console/events"
+        "events, an older page|/console/events?before=$mid"
+        "events, a status|/console/events?status=complete"
+        "events, a payment|/console/events?paymentId=$pay"
+        "events, dead|/console/events?state=dead"
+        "events, retrying|/console/events?state=retrying"
+        "events, not forwarded yet|/console/events?state=notyet"
+        "events, forwarded, an older page|/console/events?state=forwarded&before=$mid"
+        "events, an hour's window|/console/events?from=$(date -u -d '-6 hours' '+%Y-%m-%d+%H:%M')&to=$(date -u -d '-5 hours' '+%Y-%m-%d+%H:%M')"
+        "an event|/console/events/$mid"
+        "an event by notificationId|/console/events/$nid"
+        "payments|/console/payments"
+        "payments, a status|/console/payments?status=exception"
+        "a payment|/console/payments/$pay"
+        "dead letters|/console/dead"
+        "dead letters, a filter|/console/dead?http=400&reason=rejected+by+the+application"
+        "retry all matching: the count|/console/dead/retry?http=400"
+        "quarantine|/console/quarantine"
+        "find a notificationId|/console/find?q=$nid"
+        "find an IMAD|/console/find?q=IMAD-$pay"
+        "find a paymentId|/console/find?q=$pay"
+        "API: a page of events|/console/api/events?limit=50"
+    )
+    R[console.asset_ms]=$(console_ms /console/assets/console.css)
+    for p in "${pages[@]}"; do
+        name=${p%%|*}; path=${p#*|}
+        ms=$(console_ms "$path") || { httpd_stop; return 1; }
+        all="$all; $name $ms ms"
+        if awk -v a="$ms" -v b="$worst" 'BEGIN { exit !(a > b) }'; then worst=$ms; worst_at=$name; fi
+    done
+    R[console.worst_ms]=$worst
+    R[console.worst_page]=$worst_at
+    R[console.all]=${all#; }
+    httpd_stop
+}
+
 # ------------------------------------------------------------ machine ---
 machine_line() {
     local cpu mem
@@ -1228,7 +1368,7 @@ STARTED=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for s in $SECTIONS; do
     case $s in
-        core | inbox | module | pg | php | node | cgi | fcgid | memory | forward) "section_$s" || note "section $s failed (see above)" ;;
+        core | inbox | module | pg | php | node | cgi | fcgid | memory | forward | console) "section_$s" || note "section $s failed (see above)" ;;
         inbox-http) section_inbox_http || note "section $s failed (see above)" ;;
         pg-pairs) section_pg_pairs || note "section $s failed (see above)" ;;
         mysql) section_mysql || note "section $s failed (see above)" ;;
@@ -1294,6 +1434,11 @@ if has inbox && [ -n "$(get inbox1.appends_per_sec)" ]; then
         rp=$(ratio "$(get page1.page_ms)" "$(get page0.page_ms)")
         row "Inbox: page of 25 at offset $INBOX_RECORDS ($((INBOX_RECORDS + 100)) records)" \
             "$(get page1.page_ms) ms" "$(get page0.page_ms) ms at offset 0" "$rp" "≤ 1.5" "$(verdict "$rp" "<=" 1.5)"
+    fi
+    if [ -n "$(get purge.during_p99_ms)" ]; then
+        rq=$(ratio "$(get purge.during_p99_ms)" "$(get purge.base_p99_ms)")
+        row "Inbox: store p99 during a purge of $(get purge.purged_events) events ($(get purge.purge_seconds) s, $(get purge.purge_transactions) transactions, $(get purge.during_stores) stores meanwhile)" \
+            "$(get purge.during_p99_ms) ms (p50 $(get purge.during_p50_ms) ms)" "$(get purge.base_p99_ms) ms without a purge (p50 $(get purge.base_p50_ms) ms)" "$rq" "≤ 2" "$(verdict "$rq" "<=" 2)"
     fi
     ev=$(get inbox1.event_bytes)
     per=$(awk -v b="$(get inbox.disk_bytes)" -v n="$(get inbox.disk_events)" 'BEGIN { if (n > 0) printf "%.0f", b / n }')
@@ -1494,6 +1639,12 @@ if has memory && [ -n "$(get mem.after_kib)" ]; then
     g=$(( $(get mem.after_kib) - $(get mem.before_kib) ))
     row "Memory: httpd child whole RSS growth (with file pages mapped in: the lmdb replay store's map)" "$g KiB" \
         "$(get mem.before_kib) KiB before → $(get mem.after_kib) KiB after" "—" "—" "info: the map fills as ids are recorded, bounded by its size"
+fi
+if has console && [ -n "$(get console.worst_ms)" ]; then
+    row "Console: its slowest page or find over $CONSOLE_EVENTS events ($(get console.worst_page)), median of 11" \
+        "$(get console.worst_ms) ms" "$(get console.asset_ms) ms (its stylesheet: the same handler, no inbox)" \
+        "$(ratio "$(get console.worst_ms)" "$(get console.asset_ms)")" "< 20 ms" "$(verdict "$(get console.worst_ms)" "<=" 20)"
+    NOTES+=("console, every page over $CONSOLE_EVENTS events (median ms): $(get console.all)")
 fi
 if has core && [ -n "$(get core.request_heap_bytes)" ]; then
     row "Memory: heap held by one verified request's pool (peak)" "$(get core.request_heap_bytes) B" "—" "—" "—" "info"

@@ -45,6 +45,9 @@ const char *wh_cgi_env(const wh_cgi_io *io, const char *name);
  * read). Lines go to io's log while a request is served (wh_cgi_log_to),
  * else to stderr. */
 extern const wh_logger wh_cgi_logger;
+/* A line that is logged whatever CGILogLevel says (level "notice"): an
+ * operator's action in the console, with the operator's name. */
+void wh_cgi_audit(const char *msg);
 void wh_cgi_set_log_level(wh_log_level level);
 void wh_cgi_log_to(const wh_cgi_io *io);
 

@@ -42,6 +42,27 @@ const char *wh_cgi_console_user(apr_pool_t *p, const wh_cgi_io *io,
     return who;
 }
 
+/* Whether Host names this server as httpd told the CGI: SERVER_NAME
+ * (ServerName under UseCanonicalName On; the Host itself under httpd's
+ * default Off, when only ConsoleOrigin tells more) or its address; no
+ * Host at all names nothing another site could rebind. */
+static int host_known(apr_pool_t *p, const wh_cgi_io *io)
+{
+    const char *host = wh_cgi_env(io, "HTTP_HOST"), *name = wh_cgi_env(io, "SERVER_NAME");
+    const char *addr = wh_cgi_env(io, "SERVER_ADDR"), *colon;
+    apr_size_t n;
+
+    if (!host)
+        return 1;
+    /* the name without its port ("[::1]:8080", "example.com:8080") */
+    colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+    n = colon ? (apr_size_t)(colon - host) + (host[0] == '[') : strlen(host);
+    host = apr_pstrmemdup(p, host, n);
+    return (name && strcasecmp(host, name) == 0) || (addr && strcmp(host, addr) == 0)
+           || (addr && host[0] == '[' && strlen(host) == strlen(addr) + 2
+               && strncmp(host + 1, addr, strlen(addr)) == 0);
+}
+
 static void read_form(apr_pool_t *p, const wh_cgi_io *io, const char **body,
                       apr_size_t *len)
 {
@@ -100,6 +121,7 @@ int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
         req.scheme = wh_cgi_env(io, "HTTPS") && strcasecmp(wh_cgi_env(io, "HTTPS"), "on") == 0
                      ? "https" : "http";
     req.host_header = wh_cgi_env(io, "HTTP_HOST");
+    req.host_known = host_known(p, io);
     req.origin = wh_cgi_env(io, "HTTP_ORIGIN");
     req.fetch_site = wh_cgi_env(io, "HTTP_SEC_FETCH_SITE");
     req.cookie = wh_cgi_env(io, "HTTP_COOKIE");
@@ -137,7 +159,11 @@ int wh_cgi_console(apr_pool_t *p, const wh_cgi_io *io, const wh_config *cfg,
     if (method && strcmp(method, "POST") == 0)
         read_form(p, io, &req.body, &req.body_len);
     wh_console_handle(c, get, ctx, &req, p, &out);
-    if (out.audit)
+    /* an action taken names its operator whatever CGILogLevel says;
+     * a refusal is a warning */
+    if (out.audit && out.audit_level == WH_LOG_INFO)
+        wh_cgi_audit(out.audit);
+    else if (out.audit)
         wh_logf(&wh_cgi_logger, out.audit_level, "%s", out.audit);
     return write_answer(p, io, &out);
 }

@@ -27,15 +27,28 @@ void wh_cgi_log_to(const wh_cgi_io *io)
     log_io = io;
 }
 
-/* One line per message: httpd turns each stderr line into an error-log
- * entry, so embedded newlines would split or forge entries. Multi-line
- * messages (a list of config errors) become one line each. */
+static void emit(const char *level_name, const char *msg);
+
 static void cgi_log(void *baton, wh_log_level level, const char *msg)
 {
-    const char *s = msg;
     (void)baton;
     if (level > threshold || !msg)
         return;
+    emit(level_names[level], msg);
+}
+
+void wh_cgi_audit(const char *msg)
+{
+    if (msg)
+        emit("notice", msg);
+}
+
+/* One line per message: httpd turns each stderr line into an error-log
+ * entry, so embedded newlines would split or forge entries. Multi-line
+ * messages (a list of config errors) become one line each. */
+static void emit(const char *level_name, const char *msg)
+{
+    const char *s = msg;
     do {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
@@ -46,7 +59,7 @@ static void cgi_log(void *baton, wh_log_level level, const char *msg)
             line[w++] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? ' ' : s[i];
         line[w] = '\0';
         len = w > 0 ? snprintf(out, sizeof(out), "wirehook.cgi[%ld] %s: %s\n",
-                               (long)getpid(), level_names[level], line) : 0;
+                               (long)getpid(), level_name, line) : 0;
         if (len > 0 && (size_t)len < sizeof(out)) {
             if (log_io)
                 log_io->log(log_io->ctx, out, (apr_size_t)len);

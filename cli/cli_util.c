@@ -1,4 +1,5 @@
 #include "cli_util.h"
+#include "verify/wh_utf8.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <stdio.h>
@@ -128,4 +129,48 @@ const char *wh_cli_safe_url(apr_pool_t *p, const char *url)
         return url;
     return apr_pstrcat(p, apr_pstrmemdup(p, url, (apr_size_t)(host - url)), "***@",
                        at + 1, NULL);
+}
+
+/* The code points that show nothing or move text: the console escapes
+ * the same ones (shared/console/wh_html.c). */
+static int hidden(unsigned long cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0xad || cp == 0x61c || cp == 0x180e
+           || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e)
+           || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff
+           || (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+const char *wh_cli_text(apr_pool_t *p, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    apr_size_t n = s ? strlen(s) : 0, i = 0;
+    char *o, *w;
+
+    if (!s)
+        return NULL;
+    o = w = apr_palloc(p, n * 10 + 1);
+    while (i < n) {
+        apr_size_t k = u[i] < 0x80 ? 1 : wh_utf8_seq_len(u + i, n - i);
+        if (k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7f))) {
+            w += apr_snprintf(w, 5, "\\x%02x", u[i]);
+            i++;
+            continue;
+        }
+        if (k > 1) {
+            unsigned long cp = k == 2 ? u[i] & 0x1f : k == 3 ? u[i] & 0x0f : u[i] & 0x07;
+            for (apr_size_t j = 1; j < k; j++)
+                cp = (cp << 6) | (u[i + j] & 0x3f);
+            if (hidden(cp)) {
+                w += apr_snprintf(w, 11, "<U+%04lX>", cp);
+                i += k;
+                continue;
+            }
+        }
+        memcpy(w, u + i, k);
+        w += k;
+        i += k;
+    }
+    *w = '\0';
+    return o;
 }

@@ -23,6 +23,12 @@ apr_getopt_t *wh_cli_getopt(apr_pool_t *p, int argc, const char *const *argv,
 /* A URL for messages: never its userinfo part (user:password@). */
 const char *wh_cli_safe_url(apr_pool_t *p, const char *url);
 
+/* A value from the network for a terminal: control characters (C0, DEL,
+ * C1) as \xNN, the characters that show nothing or reorder the text
+ * around them (bidirectional controls such as U+202E, zero-width ones)
+ * as <U+202E>, a byte that is not UTF-8 as \xNN; NULL stays NULL. */
+const char *wh_cli_text(apr_pool_t *p, const char *s);
+
 /* Largest body the CLI reads (sign/check/send): the server side refuses
  * more than MaxBodySize anyway; this only bounds memory. */
 #define WH_CLI_MAX_INPUT (64u * 1024u * 1024u)

@@ -2,6 +2,7 @@
 #include "cli_util.h"
 #include "configtest_as.h"
 #include "inbox/wh_inbox_files.h"
+#include "inbox/wh_inbox_purge.h"
 #include "config/wh_config_load.h"
 #include "verify/wh_config_lint.h"
 #include "forward/wh_forward.h"
@@ -148,6 +149,9 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
         fprintf(stderr, "%s\n", APR_ARRAY_IDX(errors, i, const char *));
     if (errors->nelts)
         return 1;
+    /* what the inbox keeps, said also when it is everything */
+    if ((why = wh_inbox_retention_note(p, cfg)) != NULL)
+        fprintf(stderr, "note: %s\n", why);
     printf("Syntax OK\n");
     return 0;
 }

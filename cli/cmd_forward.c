@@ -15,8 +15,10 @@
 #include "verify/wh_config_lint.h"
 #include "forward/wh_forward_queue.h"
 #include "forward/wh_forward.h"
+#include "forward/wh_forward_purge.h"
 #include "verify/wh_duration.h"
 #include "inbox/wh_inbox.h"
+#include "inbox/wh_inbox_purge.h"
 
 #include <apr_general.h>
 #include <apr_strings.h>
@@ -29,7 +31,8 @@
 #include <unistd.h>
 
 #define FORWARD_USAGE                                                          \
-    "forward --config F [--drain] [--interval S] [--verbose] [--quiet]"
+    "forward --config F [--drain] [--interval S] [--purge-interval S] [--verbose]\n" \
+    "       [--quiet]"
 
 /* How often an idle forwarder looks for newly stored events: the most a
  * new event waits before its first attempt starts. */
@@ -45,6 +48,11 @@
  * a test or a benchmark must not wait for ever. */
 #define FWD_DRAIN_DB_GIVEUP_S 60
 #define FWD_NID_MAX 64
+/* The first purge comes this long after the start (the start itself
+ * stays quick), the next ones every --purge-interval; a purge that met a
+ * failing database is tried again this much later. */
+#define FWD_PURGE_FIRST_MS 1000
+#define FWD_PURGE_RETRY_MS 60000
 
 static volatile sig_atomic_t stop_signals;
 
@@ -84,6 +92,13 @@ typedef struct {
     /* for the status line */
     apr_int64_t forwarded, forwarded_total, retried, died, lost;
     apr_time_t interval_start;
+
+    /* retention: a purge in steps between the cycles */
+    apr_int64_t purge_every_ms;  /* 0: never */
+    const wh_purge_guard *guard;
+    apr_pool_t *purge_pool;      /* the purge under way */
+    wh_purge *purge;             /* NULL: none under way */
+    apr_time_t next_purge;       /* the next purge, or the next step */
 } fwd;
 
 static void logline(const char *level, const char *fmt, ...)
@@ -298,6 +313,48 @@ static int cycle(fwd *f, apr_pool_t *cp, int lease_max, wh_fq_cycle_result *out)
     return 0;
 }
 
+/* One transaction of the purge when one is due: a purge runs beside the
+ * forwarding, a step at a time, each step followed by a pause as long as
+ * it took, so stores and cycles wait at most one step. */
+static void purge_step(fwd *f, apr_pool_t *cp, apr_time_t now)
+{
+    apr_time_t t0;
+    int rv;
+
+    if (!f->purge_every_ms || now < f->next_purge)
+        return;
+    if (!f->purge) {
+        wh_purge_opts o;
+        memset(&o, 0, sizeof(o));
+        o.now = now;
+        o.guard = f->guard;
+        apr_pool_clear(f->purge_pool);
+        f->purge = wh_purge_begin(f->purge_pool, f->ib, f->cfg, &o);
+    }
+    t0 = apr_time_now();
+    apr_pool_clear(cp);
+    rv = wh_purge_step(f->purge, cp);
+    if (rv > 0) {
+        apr_time_t took = apr_time_now() - t0;
+        f->next_purge = apr_time_now() + (took < 1000 ? 1000 : took > 50000 ? 50000 : took);
+        return;
+    }
+    if (rv == 0) {
+        const wh_purge_counts *n = wh_purge_result(f->purge);
+        if (n->events || n->quarantine || n->auth_cache)
+            logline("info", "purged: events=%" APR_INT64_T_FMT " (dead letters %"
+                    APR_INT64_T_FMT ") quarantine=%" APR_INT64_T_FMT " auth-cache=%"
+                    APR_INT64_T_FMT "; kept for forwarding: %" APR_INT64_T_FMT,
+                    n->events, n->dead_letters, n->quarantine, n->auth_cache, n->kept);
+        f->next_purge = now + apr_time_from_msec(f->purge_every_ms);
+    } else {
+        /* the inbox logged why; this purge is given up, the next comes */
+        f->next_purge = now + apr_time_from_msec(FWD_PURGE_RETRY_MS < f->purge_every_ms
+                                                 ? FWD_PURGE_RETRY_MS : f->purge_every_ms);
+    }
+    f->purge = NULL;
+}
+
 static int run(fwd *f, int drain, apr_int64_t interval_ms)
 {
     apr_pool_t *cp;
@@ -307,9 +364,18 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
     int more = 1, new_events = 1, stop_tries = 0, db_down = 0;
     const int conc = f->nslots;
 
+    apr_time_t next_alive = 0;
+
     apr_pool_create(&cp, f->p);
     for (;;) {
         apr_time_t now = apr_time_now();
+        /* a sign of life for the console, work or none; a failure only
+         * delays it (the cycle logs the database's state) */
+        if (now >= next_alive && !stop_signals) {
+            apr_pool_clear(cp);
+            (void)wh_fq_alive(f->fq, cp, started, now, 0);
+            next_alive = now + WH_FQ_ALIVE_EVERY;
+        }
         int inflight = wh_fwd_http_inflight(f->http);
         int free_n = conc - inflight;
         int stopping = stop_signals > 0;
@@ -324,6 +390,8 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
                                (more || new_events || (next_due && next_due <= now))));
         apr_int64_t wait_ms;
 
+        if (!stopping && !drain && !db_down)
+            purge_step(f, cp, now);
         if ((flush || lease) && now >= db_retry_at) {
             wh_fq_cycle_result c;
             memset(&c, 0, sizeof(c));
@@ -391,8 +459,12 @@ static int run(fwd *f, int drain, apr_int64_t interval_ms)
             wait_ms = wait_ms < FWD_FLUSH_MS ? wait_ms : FWD_FLUSH_MS;
         if (more && !db_down && free_n > 0 && !stopping)
             wait_ms = 1;
+        if (f->purge && apr_time_as_msec(f->next_purge - now) < wait_ms)
+            wait_ms = f->next_purge > now ? apr_time_as_msec(f->next_purge - now) + 1 : 1;
         wh_fwd_http_run(f->http, (int)wait_ms, on_done, f);
     }
+    apr_pool_clear(cp);
+    (void)wh_fq_alive(f->fq, cp, started, apr_time_now(), 1);
     if (drain)
         printf("drained: delivered=%" APR_INT64_T_FMT " retries=%" APR_INT64_T_FMT
                " dead=%" APR_INT64_T_FMT " in %.1fs\n", f->forwarded_total, f->retried,
@@ -424,12 +496,13 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         { "drain", 'd', 0, "exit once every stored event is forwarded or dead" },
         { "once", 'o', 0, "the same as --drain" },
         { "interval", 'i', 1, "seconds between status lines, 0: none (10)" },
+        { "purge-interval", 'P', 1, "between purges (InboxRetention), 0: none (10m)" },
         { "verbose", 'v', 0, "log every retry; twice: every event forwarded" },
         { "quiet", 'q', 0, "no status lines" },
         { NULL, 0, 0, NULL }
     };
     const char *config = NULL, *arg, *err;
-    apr_int64_t interval_ms = 10000;
+    apr_int64_t interval_ms = 10000, purge_ms = 600000;
     int drain = 0, ch, rc;
     apr_getopt_t *os;
     apr_status_t rv;
@@ -454,6 +527,9 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
                "  --interval S   a status line every S seconds on stdout (default 10,\n"
                "                 0: none): delivered (events forwarded), rate, retrying,\n"
                "                 dead, ...\n"
+               "  --purge-interval S  with InboxRetention set, purges what the\n"
+               "                 retention no longer keeps every S (default 10m, 0: never;\n"
+               "                 not with --drain), as `wirehook inbox purge` does\n"
                "  --verbose      log every retry on stderr; twice: every event forwarded\n"
                "  --quiet        no status lines\n\n"
                "ForwardSecretFile is read again when it changes (its first line signs).\n"
@@ -475,6 +551,10 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
         case 'q': interval_ms = 0; break;
         case 'i':
             if (wh_parse_duration_ms(p, arg, 0, 86400000, &interval_ms) != NULL)
+                return wh_cli_usage(FORWARD_USAGE);
+            break;
+        case 'P':
+            if (wh_parse_duration_ms(p, arg, 0, 86400000, &purge_ms) != NULL)
                 return wh_cli_usage(FORWARD_USAGE);
             break;
         }
@@ -517,6 +597,16 @@ int wh_cmd_forward(int argc, const char *const *argv, apr_pool_t *p)
     if (apr_generate_random_bytes((unsigned char *)&f.rng, sizeof(f.rng)) != APR_SUCCESS
         || f.rng == 0)
         f.rng = (apr_uint64_t)apr_time_now() | 1;
+    /* retention, when a key asks for it: the queue says what is its */
+    if (wh_purge_configured(cfg) && purge_ms > 0) {
+        if ((err = wh_fq_purge_guard(p, f.ib, cfg, &f.guard)) != NULL) {
+            fprintf(stderr, "wirehook forward: %s\n", err);
+            return 1;
+        }
+        f.purge_every_ms = purge_ms;
+        f.next_purge = apr_time_now() + apr_time_from_msec(FWD_PURGE_FIRST_MS);
+        apr_pool_create(&f.purge_pool, p);
+    }
     apr_pool_create(&f.opool, p);
     f.outcomes = apr_array_make(f.opool, 64, sizeof(wh_fq_outcome));
     f.interval_start = apr_time_now();

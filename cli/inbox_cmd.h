@@ -17,6 +17,11 @@ typedef struct {
     const char *status;          /* --status */
     int all;                     /* --all */
     int raw;                     /* --raw */
+    /* dead letters picked together: --reason, --http, --payment, --from,
+     * --to (as given; inbox_dead.c reads them) */
+    const char *reason, *http, *payment, *from, *to;
+    const char *by;              /* --by: who discards or acknowledges */
+    int dry_run;                 /* --dry-run */
 } wh_inbox_args;
 
 /* Each prints its result on stdout, problems on stderr, and returns the
@@ -25,6 +30,9 @@ int wh_inbox_cmd_dead(wh_inbox_args *a);
 int wh_inbox_cmd_quarantine(wh_inbox_args *a);
 int wh_inbox_cmd_payment(wh_inbox_args *a);
 int wh_inbox_cmd_payments(wh_inbox_args *a);
+int wh_inbox_cmd_purge(wh_inbox_args *a);
+int wh_inbox_cmd_vacuum(wh_inbox_args *a);
+int wh_inbox_cmd_backup(wh_inbox_args *a);
 
 /* "2026-11-22T14:05:09.123Z", or "-" for 0. */
 const char *wh_inbox_time(apr_pool_t *p, apr_time_t t);

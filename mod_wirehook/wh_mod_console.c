@@ -4,10 +4,20 @@
  * Who may read and who may act is httpd's own authn/authz, as for every
  * handler: the console's <Location> names the readers (AuthType, any
  * provider, Require user|group|...), and a stricter <Location> on its
- * /actions sub-path names the operators. A page shows an action only
- * when a lookup subrequest for POST <console>/actions/retry passes that
- * authz (as mod_autoindex and mod_dir look files up); the action itself
- * runs under it.
+ * /actions sub-path names the operators. A page shows the actions when
+ * the user already authenticated for the page would pass the access
+ * checks and the authz of POST <console>/actions/retry's <Location>
+ * sections: evaluated on a request of our own that carries that user,
+ * so no password is checked a second time (a subrequest would run authn
+ * again, bcrypt and all) and a reader's refusal is no authz failure in
+ * the error log (fail2ban's apache-auth filter would ban the reader).
+ * Only a button depends on it: the action itself runs under httpd's
+ * whole authz, <Directory> and <If> included.
+ *
+ * The Host of every request must be one of the server's names
+ * (ServerName, ServerAlias: httpd's own rules), its own address, or the
+ * public origin's (ConsoleOrigin): a page on a domain that rebinds its
+ * name to this server gets 403.
  *
  * No console is open to anyone by accident: check_config walks every
  * <Location> whose handler is the console and evaluates its access with
@@ -58,22 +68,69 @@ static const char *sub_path(const request_rec *r, const wh_mod_dir_conf *dc)
     return NULL;
 }
 
-/* Whether r's user would pass httpd's authz for the console's actions. */
+/* Nothing a may_act() evaluation does is logged: its refusal says who
+ * sees a button, not who was refused anything. */
+static struct ap_logconf quiet_log = { NULL, -1 };
+
+/* Whether r's user would pass httpd's access checks and authz for the
+ * console's actions (the order of ap_process_request_internal, without
+ * authentication: the user is the one the page authenticated). */
 static int may_act(request_rec *r, const char *base, const char *sub)
 {
-    request_rec *rr;
-    int ok;
+    const char *uri;
+    ap_conf_vector_t *conf;
+    request_rec *fake;
+    int access;
 
     /* the actions themselves already passed it to get here */
     if (wh_console_is_action(sub))
         return 1;
-    rr = ap_sub_req_method_uri("POST", apr_pstrcat(r->pool, base,
-                                                   WH_CONSOLE_ACTIONS "/retry", NULL),
-                               r, NULL);
-    ok = rr && rr->status == HTTP_OK;
-    if (rr)
-        ap_destroy_sub_req(rr);
-    return ok;
+    if (!r->user)
+        return 0;
+    uri = apr_pstrcat(r->pool, base, WH_CONSOLE_ACTIONS "/retry", NULL);
+    conf = wh_mod_location_config(r->pool, r->server, uri);
+    fake = wh_mod_anonymous_request(r->pool, r->server, conf, uri, r->useragent_ip);
+    if (!fake)
+        return 0;
+    fake->method = "POST";
+    fake->method_number = M_POST;
+    fake->user = r->user;
+    fake->ap_auth_type = r->ap_auth_type;
+    fake->headers_in = r->headers_in;
+    fake->hostname = r->hostname;
+    fake->log = &quiet_log;
+    access = ap_run_access_checker(fake);
+    if (ap_satisfies(fake) == SATISFY_ANY && access == OK)
+        return 1;
+    if (ap_satisfies(fake) != SATISFY_ANY && access != OK)
+        return 0;
+    if (ap_run_access_checker_ex(fake) == OK)
+        return 1;
+    return ap_run_auth_checker(fake) == OK;
+}
+
+/* Whether Host names this server: ServerName, a ServerAlias (wildcards
+ * as httpd matches them), or the address the request came in on; no Host
+ * at all (HTTP/1.0) names nothing another site could rebind. */
+static int host_known(const request_rec *r)
+{
+    const server_rec *s = r->server;
+    const char *h = r->hostname, *ip = r->connection->local_ip;
+
+    if (!apr_table_get(r->headers_in, "Host") || !h)
+        return !apr_table_get(r->headers_in, "Host");
+    if (s->server_hostname && strcasecmp(h, s->server_hostname) == 0)
+        return 1;
+    for (int i = 0; s->names && i < s->names->nelts; i++)
+        if (strcasecmp(h, APR_ARRAY_IDX(s->names, i, const char *)) == 0)
+            return 1;
+    for (int i = 0; s->wild_names && i < s->wild_names->nelts; i++)
+        if (ap_strcasecmp_match(h, APR_ARRAY_IDX(s->wild_names, i, const char *)) == 0)
+            return 1;
+    if (ip && (strcmp(h, ip) == 0
+               || (h[0] == '[' && strlen(h) == strlen(ip) + 2 && strncmp(h + 1, ip, strlen(ip)) == 0)))
+        return 1;
+    return 0;
 }
 
 /* An action's form, at most WH_CONSOLE_FORM_READ + 1 bytes (more is
@@ -149,6 +206,7 @@ int wh_mod_console_run(request_rec *r)
     req.may_act = may_act(r, base, sub);
     req.scheme = ap_http_scheme(r);
     req.host_header = apr_table_get(r->headers_in, "Host");
+    req.host_known = host_known(r);
     req.origin = apr_table_get(r->headers_in, "Origin");
     req.fetch_site = apr_table_get(r->headers_in, "Sec-Fetch-Site");
     req.cookie = apr_table_get(r->headers_in, "Cookie");
@@ -174,12 +232,15 @@ int wh_mod_console_run(request_rec *r)
         host.replay_live = live;
         host.replay_capacity = cap;
     }
+    host.ring = wh_mod_stats_ring(config);
     req.host = &host;
     wh_console_handle(config->console, inbox_of, &ctx, &req, r->pool, &out);
 
     if (out.audit) {
         if (out.audit_level == WH_LOG_INFO)
             ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r, WHLOGNO(00983) "%s", out.audit);
+        else if (out.foreign_host)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(01003) "%s", out.audit);
         else
             ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r, WHLOGNO(00984) "%s", out.audit);
     }

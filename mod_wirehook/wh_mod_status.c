@@ -35,7 +35,16 @@
  * generation still finish their requests may get a few of the old one's
  * last counts.)
  *
- * The request path pays one relaxed atomic add on a 64-bit counter: no
+ * Beside each slot's totals, the same answers by the minute for the
+ * console's charts of refusals over time (wh_console_ring.h: the last
+ * hour by the minute, the last day by ten minutes, fixed in size), in
+ * the segment after the slots. The segment is anonymous memory the
+ * kernel gives zeroed: only the header and the slots are cleared at
+ * its creation, so a ring takes memory only once its configuration
+ * counts.
+ *
+ * The request path pays one relaxed atomic add on a 64-bit counter, and
+ * two compare-and-swaps on its minute's and ten minutes' cells: no
  * lock, no system call. The status hook reads the counters without a lock
  * too (each read is atomic; a page is not a snapshot across counters).
  * The CGI has no shared memory and counts nothing (docs/monitoring.md).
@@ -65,6 +74,7 @@
 #include "wh_mod_config_inbox.h"
 #include "forward/wh_forward_queue.h"
 #include "console/wh_console.h"
+#include "console/wh_console_ring.h"
 #include "metrics/wh_metrics.h"
 
 #include "http_core.h"
@@ -90,7 +100,7 @@ typedef atomic_ulong wh_counter;
 
 #define WH_STATS_KEY       "wirehook-status-shm"
 #define WH_STATS_MAGIC     0x57485354u          /* "WHST" */
-#define WH_STATS_LAYOUT    2u                   /* 2: + latency */
+#define WH_STATS_LAYOUT    3u                   /* 2: + latency, 3: + rings */
 #define WH_STATS_MAX_CONFIGS 256
 #define WH_STATS_PATH_MAX  1024
 
@@ -142,8 +152,22 @@ typedef struct {
     unsigned int ncounters;
     unsigned int generation;            /* post_config runs so far */
     apr_time_t started;                 /* when the counters were zero */
+    apr_size_t ring_size;               /* each slot's ring, after slot[] */
     wh_stats_slot slot[WH_STATS_MAX_CONFIGS];
 } wh_stats_shm;
+
+/* Each slot's ring, cache-line aligned, after the segment's struct. */
+static apr_size_t ring_stride(void)
+{
+    return (wh_ring_size() + 63) & ~(apr_size_t)63;
+}
+
+static wh_console_ring *slot_ring(wh_stats_shm *shm, const wh_stats_slot *slot)
+{
+    if (!shm || !shm->ring_size)
+        return NULL;
+    return (wh_console_ring *)((char *)(shm + 1) + ring_stride() * (apr_size_t)(slot - shm->slot));
+}
 
 /* This generation's view, set by the parent in post_config and inherited
  * by the children it forks. */
@@ -182,9 +206,13 @@ static int stat_index(const char *code)
 
 static void stat_add(const wh_mod_config *config, int i)
 {
-    if (config != NULL && config->stats != NULL)
+    if (config != NULL && config->stats != NULL) {
         atomic_fetch_add_explicit(&config->stats->n[i], 1,
                                   memory_order_relaxed);
+        /* answers (the inbox's own counts are not) by the minute too */
+        if (i <= WH_STAT_OTHER)
+            wh_ring_add(slot_ring(stats_shm, config->stats), i, apr_time_now());
+    }
 }
 
 void wh_mod_stats_verdict(const wh_mod_config *config, const char *code)
@@ -261,6 +289,14 @@ void wh_mod_stats_endpoint(const wh_mod_config *config, const wh_verdict *v,
 
 /* ------------------------------------------------------- post_config --- */
 
+/* Rings need lock-free 64-bit atomics, and the answers in the console's
+ * order: accepted, duplicate, each counted code, other (one list,
+ * WH_CODES, makes both). */
+static int rings_kept(void)
+{
+    return wh_ring_kept() && wh_ring_answers() == WH_STAT_OTHER + 1;
+}
+
 static wh_stats_shm *stats_segment(server_rec *s)
 {
     apr_pool_t *pp = s->process->pool;
@@ -270,7 +306,8 @@ static wh_stats_shm *stats_segment(server_rec *s)
     if (shm && shm->magic == WH_STATS_MAGIC && shm->layout == WH_STATS_LAYOUT
         && shm->max_configs == WH_STATS_MAX_CONFIGS
         && shm->slot_size == sizeof(wh_stats_slot)
-        && shm->ncounters == WH_STAT_COUNT)
+        && shm->ncounters == WH_STAT_COUNT
+        && shm->ring_size == (rings_kept() ? wh_ring_size() : 0))
         return shm;
     if (shm)
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, WHLOGNO(00969)
@@ -283,7 +320,8 @@ static wh_stats_shm *stats_segment(server_rec *s)
      * into this module, which httpd unloads at each restart. */
     apr_shm_t *seg = NULL;
     apr_size_t align = _Alignof(wh_stats_shm);
-    apr_status_t rv = apr_shm_create(&seg, sizeof(wh_stats_shm) + align,
+    apr_size_t rings = rings_kept() ? ring_stride() * WH_STATS_MAX_CONFIGS : 0;
+    apr_status_t rv = apr_shm_create(&seg, sizeof(wh_stats_shm) + align + rings,
                                      NULL, pp);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_ERR, rv, s, WHLOGNO(00967)
@@ -302,6 +340,7 @@ static wh_stats_shm *stats_segment(server_rec *s)
     shm->max_configs = WH_STATS_MAX_CONFIGS;
     shm->slot_size = sizeof(wh_stats_slot);
     shm->ncounters = WH_STAT_COUNT;
+    shm->ring_size = rings ? wh_ring_size() : 0;
     shm->started = apr_time_now();
     apr_pool_userdata_set(shm, WH_STATS_KEY, apr_pool_cleanup_null, pp);
     return shm;
@@ -315,6 +354,7 @@ static void slot_reset(wh_stats_slot *slot, const char *path,
     for (int i = 0; i < WH_METRICS_LATENCY_BUCKETS; i++)
         atomic_store_explicit(&slot->latency[i], 0, memory_order_relaxed);
     atomic_store_explicit(&slot->latency_sum_us, 0, memory_order_relaxed);
+    wh_ring_clear(slot_ring(stats_shm, slot));
     apr_cpystrn(slot->path, path, sizeof(slot->path));
     slot->in_use = 1;
     slot->generation = gen;
@@ -453,6 +493,11 @@ int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
     }
     *since = stats_shm->started;
     return 0;
+}
+
+const wh_console_ring *wh_mod_stats_ring(const wh_mod_config *config)
+{
+    return config && config->stats ? slot_ring(stats_shm, config->stats) : NULL;
 }
 
 /* ------------------------------------------------------------ metrics --- */

@@ -43,6 +43,9 @@ void wh_mod_status_register(void);
  * 0, or -1 when the configuration has none. */
 int wh_mod_stats_counts(const wh_mod_config *config, apr_pool_t *p,
                         apr_array_header_t **counts, apr_time_t *since);
+/* The configuration's answers by the minute, for the console; NULL when
+ * it has no counters or this build keeps no rings. */
+const struct wh_console_ring *wh_mod_stats_ring(const wh_mod_config *config);
 /* For the metrics: this generation's configurations (those without
  * counters too), by index; when the counters started (0: none); and a
  * configuration's counters and latency into m (counted set; 0, or -1

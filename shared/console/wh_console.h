@@ -12,18 +12,32 @@
  * the pages and the JSON API (GET); operators also the actions (POST),
  * which need the session cookie's token and the console's own Origin.
  *
+ * Every request must name this server: a Host among its own names (the
+ * host's to know: ServerName, ServerAlias, its own address) or the
+ * configured public origin's (ConsoleOrigin); else 403, so a page on
+ * another domain that rebinds its name to this server reads nothing.
+ *
  * Resources, by sub-path (after the console's own URL):
  *   "" "/"                 overview          GET
- *   /events[?...]          the listing       GET (offset, limit, paymentId,
- *                                            status, from, to, after)
- *   /events/{eventId}      one event         GET
- *   /payments[?...]        payments          GET (status, after, paymentId)
+ *   /find?q=               find by notificationId, paymentId,
+ *                          endToEndId, IMAD, OMAD
+ *   /events[?...]          the listing       GET (paymentId, status, state,
+ *                                            from, to, before, after, limit)
+ *   /events/{id}           one event         GET (its number or its
+ *                                            notificationId)
+ *   /payments[?...]        payments          GET (status, before, paymentId)
  *   /payments/{paymentId}  one payment       GET
- *   /dead[?after=]         dead letters      GET
- *   /quarantine[?after=]   the quarantine    GET
+ *   /dead[?...]            dead letters      GET (reason, http, payment,
+ *                                            from, to, before)
+ *   /dead/retry[?...]      how many a retry of them all would put back,
+ *                          and its confirmation
+ *   /quarantine[?...]      the quarantine    GET (all, before)
  *   /quarantine/{id}       one body          GET
  *   /actions/retry         POST event=ID | payment=PID
+ *   /actions/retry-matching POST the filter, expect=N
  *   /actions/release       POST id=QID
+ *   /actions/discard       POST id=QID
+ *   /actions/acknowledge   POST id=QID
  *   /api/events, /api/payments, /api/payments/{id}   the inbox's JSON
  *   /assets/console.css, /assets/icon.svg            (cached, ETag) */
 #include <apr_pools.h>
@@ -55,6 +69,9 @@ typedef struct {
     const char *replay_provider;
     int replay_fill_known;
     apr_uint64_t replay_live, replay_capacity;
+    /* the answers by the minute (wh_console_ring.h); NULL: the host keeps
+     * none (the page says why: no_counters) */
+    const struct wh_console_ring *ring;
 } wh_console_host;
 
 typedef struct {
@@ -69,6 +86,9 @@ typedef struct {
     int may_act;                 /* the host lets this user act */
     const char *scheme;          /* "http" | "https" */
     const char *host_header;     /* Host as sent */
+    int host_known;              /* the host found Host's name among the
+                                    server's own (ServerName, ServerAlias,
+                                    its address) */
     const char *origin;          /* Origin, NULL: absent */
     const char *fetch_site;      /* Sec-Fetch-Site, NULL: absent */
     const char *cookie;          /* Cookie, NULL: absent */
@@ -88,11 +108,13 @@ typedef struct {
     const char *body;            /* may hold no NUL: body_len counts */
     apr_size_t body_len;
     apr_array_header_t *headers; /* of wh_console_header, to add */
-    /* An action taken or refused, for the host's log with its tag (never
-     * a token or a secret), or NULL. audit_level: WH_LOG_INFO when done,
-     * WH_LOG_WARN when refused. */
+    /* An action taken or refused, or a request for another server's name,
+     * for the host's log with its tag (never a token or a secret), or
+     * NULL. audit_level: WH_LOG_INFO when done (to be logged whatever the
+     * log level: it names the operator), WH_LOG_WARN when refused. */
     const char *audit;
     wh_log_level audit_level;
+    int foreign_host;            /* refused: Host is not this server's */
 } wh_console_response;
 
 typedef struct wh_console wh_console;

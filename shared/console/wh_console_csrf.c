@@ -90,34 +90,114 @@ const char *wh_csrf_session_from_cookie(apr_pool_t *p, const char *cookie_header
     return NULL;
 }
 
-const char *wh_csrf_token(apr_pool_t *p, const wh_csrf_key *key, const char *session,
-                          const char *user, const char *scope)
+/* HMAC-SHA256 under K of label NUL f[0] NUL f[1] ... (NULL fields are
+ * empty), as 64 hex digits in out (65 bytes); 0 or -1. Each field is
+ * closed by a NUL, so no two lists of fields give the same input. */
+static int mac_hex(const wh_csrf_key *key, const char *label, const char *const *f,
+                   int n, char *out)
 {
     unsigned char mac[WH_SIG_RAW_LEN];
-    char *out;
-    const wh_bytes parts[5] = {
-        { session ? session : "", session ? strlen(session) : 0 }, { "", 1 },
-        { user ? user : "", user ? strlen(user) : 0 }, { "", 1 },
-        { scope ? scope : "", scope ? strlen(scope) : 0 },
-    };
+    wh_bytes parts[2 * 8];
+    int k = 0;
 
-    if (!key || !key->ok || !session || !scope)
-        return NULL;
-    if (wh_hmac_sha256(key->key, sizeof(key->key), parts, 5, mac) != 0)
-        return NULL;
-    out = apr_palloc(p, 2 * WH_SIG_RAW_LEN + 1);
+    if (!key || !key->ok || n > 7)
+        return -1;
+    parts[k].data = label;
+    parts[k++].len = strlen(label);
+    for (int i = 0; i < n; i++) {
+        parts[k].data = "";
+        parts[k++].len = 1;
+        parts[k].data = f[i] ? f[i] : "";
+        parts[k++].len = f[i] ? strlen(f[i]) : 0;
+    }
+    if (wh_hmac_sha256(key->key, sizeof(key->key), parts, k, mac) != 0)
+        return -1;
     to_hex(mac, sizeof(mac), out);
-    return out;
+    OPENSSL_cleanse(mac, sizeof(mac));
+    return 0;
 }
 
-int wh_csrf_check(apr_pool_t *p, const wh_csrf_key *key, const char *session,
-                  const char *user, const char *scope, const char *token)
+static int hex_equal(const char *want, const char *got)
 {
-    const char *want = wh_csrf_token(p, key, session, user, scope);
+    apr_size_t n = strlen(want);
+    return got && strlen(got) == n && CRYPTO_memcmp(want, got, n) == 0;
+}
 
-    if (!want || !token || strlen(token) != strlen(want))
+static const char *token_at(apr_pool_t *p, const wh_csrf_key *key, const char *session,
+                            const char *user, const char *action, const char *target,
+                            const char *expires)
+{
+    const char *f[5] = { session, user, action, target, expires };
+    char mac[2 * WH_SIG_RAW_LEN + 1];
+
+    if (!session || !action || mac_hex(key, "token", f, 5, mac) != 0)
+        return NULL;
+    return apr_pstrcat(p, expires, ".", mac, NULL);
+}
+
+const char *wh_csrf_token(apr_pool_t *p, const wh_csrf_key *key, const char *session,
+                          const char *user, const char *action, const char *target,
+                          apr_time_t now)
+{
+    return token_at(p, key, session, user, action, target,
+                    apr_psprintf(p, "%" APR_TIME_T_FMT,
+                                 apr_time_sec(now + WH_CSRF_TOKEN_TTL)));
+}
+
+wh_csrf_verdict wh_csrf_check(apr_pool_t *p, const wh_csrf_key *key, const char *session,
+                              const char *user, const char *action, const char *target,
+                              const char *token, apr_time_t now)
+{
+    const char *dot = token ? strchr(token, '.') : NULL, *want;
+    apr_size_t n = dot ? (apr_size_t)(dot - token) : 0;
+    apr_int64_t expires = 0;
+
+    /* EXPIRES: 1 to 12 digits, no sign, no leading zero */
+    if (!dot || n < 1 || n > 12 || token[0] == '0')
+        return WH_CSRF_BAD;
+    for (apr_size_t i = 0; i < n; i++) {
+        if (token[i] < '0' || token[i] > '9')
+            return WH_CSRF_BAD;
+        expires = expires * 10 + (token[i] - '0');
+    }
+    want = token_at(p, key, session, user, action, target, apr_pstrmemdup(p, token, n));
+    if (!want || !hex_equal(want, token))
+        return WH_CSRF_BAD;
+    return apr_time_sec(now) > expires ? WH_CSRF_EXPIRED : WH_CSRF_OK;
+}
+
+static int seal_hex(const wh_csrf_key *key, const char *session, const char *user,
+                    const char *page, const char *what, apr_time_t at, char *out)
+{
+    char when[24];
+    const char *f[5] = { session, user, page, what, when };
+
+    if (!session || !page || !what)
+        return -1;
+    apr_snprintf(when, sizeof(when), "%" APR_TIME_T_FMT, apr_time_sec(at));
+    return mac_hex(key, "notice", f, 5, out);
+}
+
+const char *wh_csrf_seal(apr_pool_t *p, const wh_csrf_key *key, const char *session,
+                         const char *user, const char *page, const char *what,
+                         apr_time_t at)
+{
+    char mac[2 * WH_SIG_RAW_LEN + 1];
+    return seal_hex(key, session, user, page, what, at, mac) == 0 ? apr_pstrdup(p, mac)
+                                                                    : NULL;
+}
+
+int wh_csrf_seal_check(apr_pool_t *p, const wh_csrf_key *key, const char *session,
+                       const char *user, const char *page, const char *what,
+                       apr_time_t at, const char *seal, apr_time_t now)
+{
+    char mac[2 * WH_SIG_RAW_LEN + 1];
+    (void)p;
+
+    if (apr_time_sec(at) > apr_time_sec(now)
+        || apr_time_sec(now) - apr_time_sec(at) > apr_time_sec(WH_CSRF_NOTICE_TTL))
         return 0;
-    return CRYPTO_memcmp(want, token, strlen(want)) == 0;
+    return seal_hex(key, session, user, page, what, at, mac) == 0 && hex_equal(mac, seal);
 }
 
 /* host without a default port for scheme, lowercased. */

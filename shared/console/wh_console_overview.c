@@ -1,18 +1,58 @@
-/* The console's overview: arrivals per minute over the last hour and the
- * last day (counted from listing positions, wh_inbox_arrivals: the same
- * cost whatever the traffic), the host's answers by code, forwarding,
- * the quarantine and the replay store. */
+/* The console's overview: notifications accepted, the answers refused by
+ * code, and forward outcomes, each per minute over the last hour and per
+ * ten minutes over the last day (the last bin is the one now is in);
+ * the host's answers by code; forwarding, its forwarders' liveness; the
+ * quarantine and the replay store. Arrivals are counted from listing
+ * positions (wh_inbox_arrivals: the same cost whatever the traffic),
+ * refusals from the host's ring (wh_console_ring.h), outcomes from the
+ * forwarder's counts by the minute. */
 #include "wh_console_int.h"
+#include "wh_console_ring.h"
 #include "inbox/wh_inbox_views.h"
 #include "forward/wh_forward_queue.h"
+#include "forward/wh_forward_views.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MINUTE APR_INT64_C(60000000)
 #define HOUR_BARS 60                       /* one a minute */
 #define DAY_BARS 144                       /* one per 10 minutes */
 #define DAY_STEP (10 * MINUTE)
+/* Codes a refusal chart shows on their own; the rest are "other codes". */
+#define REFUSAL_SERIES 6
+/* A forwarder silent for longer than this is said to be so. */
+#define FORWARDER_SILENT (3 * WH_FQ_ALIVE_EVERY)
+
+/* The two windows: their bins and where they start. */
+typedef struct {
+    int nbins;
+    apr_interval_time_t step;
+    apr_time_t start;
+    int tick_every;
+    const char *name;            /* "last hour", "last day" */
+} span;
+
+static void spans(wh_cx *x, span *hour, span *day)
+{
+    apr_time_t now = x->req->now;
+    hour->nbins = HOUR_BARS;
+    hour->step = MINUTE;
+    hour->start = (now / MINUTE - (HOUR_BARS - 1)) * MINUTE;
+    hour->tick_every = 15;
+    hour->name = "last hour, per minute";
+    day->nbins = DAY_BARS;
+    day->step = DAY_STEP;
+    day->start = (now / DAY_STEP - (DAY_BARS - 1)) * DAY_STEP;
+    day->tick_every = 36;
+    day->name = "last day, per 10 minutes";
+}
+
+static double *doubles(wh_cx *x, int n)
+{
+    return apr_pcalloc(x->p, sizeof(double) * (apr_size_t)n);
+}
 
 static void card(wh_cx *x, const char *label, const char *value, const char *note)
 {
@@ -29,50 +69,158 @@ static void card(wh_cx *x, const char *label, const char *value, const char *not
     wh_html_raw(&x->h, "</div>");
 }
 
-static const char *hhmm(wh_cx *x, apr_time_t t)
+/* Notifications accepted per bin of sp, and their total. */
+static int arrivals(wh_cx *x, const span *sp, apr_int64_t *total)
 {
-    apr_time_exp_t tm;
-    if (apr_time_exp_gmt(&tm, t) != APR_SUCCESS)
-        return "";
-    return apr_psprintf(x->p, "%02d:%02d", tm.tm_hour, tm.tm_min);
+    apr_time_t t[DAY_BARS + 1];
+    apr_int64_t pos[DAY_BARS + 1];
+    double *v = doubles(x, sp->nbins);
+    wh_cx_series series = { "accepted", "s0", v };
+
+    for (int k = 0; k <= sp->nbins; k++)
+        t[k] = sp->start + k * sp->step;
+    if (wh_inbox_arrivals(x->ib, x->p, t, sp->nbins + 1, pos) != 0)
+        return -1;
+    for (int k = 0; k < sp->nbins; k++)
+        v[k] = (double)(pos[k + 1] - pos[k]);
+    *total = pos[sp->nbins] - pos[0];
+    wh_cx_chart(x, apr_pstrcat(x->p, "Notifications stored, ", sp->name, NULL),
+                "stored", &series, 1, sp->nbins, sp->start, sp->step, sp->tick_every);
+    return 0;
 }
 
-/* Both charts from one bisection: 61 + 145 instants. */
-static int charts(wh_cx *x, apr_int64_t *hour_total, apr_int64_t *day_total)
-{
-    apr_time_t now = x->req->now, t[HOUR_BARS + 1 + DAY_BARS + 1];
-    apr_time_t hour_end = (now / MINUTE + 1) * MINUTE, day_end = (now / DAY_STEP + 1) * DAY_STEP;
-    apr_int64_t pos[HOUR_BARS + 1 + DAY_BARS + 1];
-    double hv[HOUR_BARS], dv[DAY_BARS];
-    const char *hl[HOUR_BARS], *dl[DAY_BARS];
-    const int n = HOUR_BARS + 1 + DAY_BARS + 1;
+typedef struct {
+    int answer;
+    apr_uint64_t total;
+} code_total;
 
-    for (int k = 0; k <= HOUR_BARS; k++)
-        t[k] = hour_end - (HOUR_BARS - k) * MINUTE;
-    for (int k = 0; k <= DAY_BARS; k++)
-        t[HOUR_BARS + 1 + k] = day_end - (DAY_BARS - k) * DAY_STEP;
-    if (wh_inbox_arrivals(x->ib, x->p, t, n, pos) != 0)
-        return -1;
-    for (int k = 0; k < HOUR_BARS; k++) {
-        hv[k] = (double)(pos[k + 1] - pos[k]);
-        hl[k] = apr_psprintf(x->p, "%s UTC: %.0f", hhmm(x, t[k]), hv[k]);
+static int more_first(const void *a, const void *b)
+{
+    const code_total *x = a, *y = b;
+    return (y->total > x->total) - (y->total < x->total);
+}
+
+/* The answers refused per bin of sp, by code: the codes most seen on
+ * their own, the rest together. */
+static void refusals(wh_cx *x, const span *sp)
+{
+    const wh_console_host *h = x->req->host;
+    int na = wh_ring_answers(), n = 0, ns = 0;
+    apr_uint64_t *counts;
+    code_total *ct;
+    wh_cx_series series[REFUSAL_SERIES + 1];
+    static const char *const css[] = { "s1", "s2", "s3", "s4", "s5", "s6", "s7" };
+
+    if (!h || !h->ring)
+        return;
+    counts = apr_palloc(x->p, sizeof(*counts) * (apr_size_t)(sp->nbins * na));
+    ct = apr_pcalloc(x->p, sizeof(*ct) * (apr_size_t)na);
+    wh_ring_read(h->ring, x->req->now, sp->step != MINUTE, sp->nbins, counts);
+    /* refusals only: every answer but accepted (0) and duplicate (1) */
+    for (int a = 2; a < na; a++) {
+        ct[n].answer = a;
+        for (int b = 0; b < sp->nbins; b++)
+            ct[n].total += counts[b * na + a];
+        if (ct[n].total)
+            n++;
     }
-    for (int k = 0; k < DAY_BARS; k++) {
-        const apr_int64_t *d = pos + HOUR_BARS + 1;
-        dv[k] = (double)(d[k + 1] - d[k]) / 10.0;
-        dl[k] = apr_psprintf(x->p, "%s-%s UTC: %" APR_INT64_T_FMT " (%.1f a minute)",
-                             hhmm(x, t[HOUR_BARS + 1 + k]), hhmm(x, t[HOUR_BARS + 2 + k]),
-                             d[k + 1] - d[k], dv[k]);
+    qsort(ct, (size_t)n, sizeof(*ct), more_first);
+    for (int i = 0; i < n && ns <= REFUSAL_SERIES; i++) {
+        /* the last series holds every code past the first ones */
+        int last = ns == REFUSAL_SERIES ? n : i + 1;
+        double *v = doubles(x, sp->nbins);
+        series[ns].name = last == i + 1 ? wh_ring_answer(ct[i].answer) : "other codes";
+        series[ns].css = css[ns];
+        series[ns].values = v;
+        for (int k = i; k < last; k++)
+            for (int b = 0; b < sp->nbins; b++)
+                v[b] += (double)counts[b * na + ct[k].answer];
+        ns++;
     }
-    *hour_total = pos[HOUR_BARS] - pos[0];
-    *day_total = pos[n - 1] - pos[HOUR_BARS + 1];
-    wh_html_raw(&x->h, "<div class=\"charts\">");
-    wh_cx_chart(x, "Notifications per minute, last hour", hv, HOUR_BARS, hl,
-                hhmm(x, t[0]), hhmm(x, t[HOUR_BARS]));
-    wh_cx_chart(x, "Notifications per minute, last day (10-minute averages)", dv, DAY_BARS,
-                dl, hhmm(x, t[HOUR_BARS + 1]), hhmm(x, t[n - 1]));
-    wh_html_raw(&x->h, "</div>");
-    return 0;
+    if (!ns) {
+        static const double zero[DAY_BARS] = { 0 };
+        series[0].name = "refused";
+        series[0].css = "s1";
+        series[0].values = zero;
+        ns = 1;
+    }
+    wh_cx_chart(x, apr_pstrcat(x->p, "Refused, by code, ", sp->name, NULL), "refused",
+                series, ns, sp->nbins, sp->start, sp->step, sp->tick_every);
+}
+
+/* Attempts to forward per bin of sp, by outcome. */
+static void outcomes(wh_cx *x, wh_fq *d, const span *sp)
+{
+    apr_int64_t fw[DAY_BARS], rt[DAY_BARS], dd[DAY_BARS];
+    double *v[3];
+    int known = 0;
+    wh_cx_series series[3] = { { "forwarded", "s0", NULL }, { "retried", "s4", NULL },
+                               { "dead", "s1", NULL } };
+
+    if (wh_fq_outcomes(d, x->p, sp->start, sp->step, sp->nbins, fw, rt, dd, &known) != 0
+        || !known)
+        return;
+    for (int s = 0; s < 3; s++) {
+        v[s] = doubles(x, sp->nbins);
+        series[s].values = v[s];
+    }
+    for (int b = 0; b < sp->nbins; b++) {
+        v[0][b] = (double)fw[b];
+        v[1][b] = (double)rt[b];
+        v[2][b] = (double)dd[b];
+    }
+    wh_cx_chart(x, apr_pstrcat(x->p, "Forward attempts, by outcome, ", sp->name, NULL),
+                "attempts", series, 3, sp->nbins, sp->start, sp->step, sp->tick_every);
+}
+
+static const char *ago(wh_cx *x, apr_time_t t)
+{
+    apr_interval_time_t d = x->req->now - t;
+    long s = d > 0 ? (long)apr_time_sec(d) : 0;
+    if (s < 120)
+        return apr_psprintf(x->p, "%ld s ago", s);
+    if (s < 7200)
+        return apr_psprintf(x->p, "%ld min ago", s / 60);
+    if (s < 172800)
+        return apr_psprintf(x->p, "%ld h ago", s / 3600);
+    return apr_psprintf(x->p, "%ld days ago", s / 86400);
+}
+
+/* Each forwarder's liveness: running (a sign of life lately), stopped
+ * (said so when it stopped) or silent (killed, hung, or its host gone). */
+static void forwarders(wh_cx *x, wh_fq *d)
+{
+    apr_array_header_t *rows;
+    int known = 0, running = 0;
+
+    if (wh_fq_forwarders(d, x->p, &rows, &known) != 0 || !known)
+        return;
+    for (int i = 0; i < rows->nelts; i++) {
+        const wh_fq_forwarder *f = &APR_ARRAY_IDX(rows, i, wh_fq_forwarder);
+        running += !f->stopped_at && x->req->now - f->seen_at <= FORWARDER_SILENT;
+    }
+    wh_html_raw(&x->h, "<h3>Forwarders</h3>");
+    if (!running)
+        wh_cx_notice(x, "error", "No forwarder is running: nothing is forwarded until "
+                     "one is started (wirehook forward).");
+    wh_html_raw(&x->h, "<table class=\"list\"><thead><tr><th>Forwarder</th><th>State</th>"
+                "<th>Last sign of life</th><th>Started</th></tr></thead><tbody>");
+    for (int i = 0; i < rows->nelts; i++) {
+        const wh_fq_forwarder *f = &APR_ARRAY_IDX(rows, i, wh_fq_forwarder);
+        int live = !f->stopped_at && x->req->now - f->seen_at <= FORWARDER_SILENT;
+        wh_html_raw(&x->h, "<tr>");
+        wh_cx_cell(x, f->owner);
+        wh_html_printf(&x->h, "<td><span class=\"st st-%s\">%s</span></td><td>",
+                       live ? "ok" : f->stopped_at ? "none" : "dead",
+                       live ? "running" : f->stopped_at ? "stopped" : "silent");
+        wh_cx_time(x, f->seen_at);
+        wh_html_raw(&x->h, " <span class=\"dim\">");
+        wh_html_text(&x->h, ago(x, f->seen_at));
+        wh_html_raw(&x->h, "</span></td><td>");
+        wh_cx_time(x, f->started_at);
+        wh_html_raw(&x->h, "</td></tr>");
+    }
+    wh_html_raw(&x->h, "</tbody></table>");
 }
 
 static void answers(wh_cx *x)
@@ -111,7 +259,7 @@ static void forwarding(wh_cx *x)
 {
     wh_fq *d = NULL;
     wh_fq_counts st;
-    int rc = wh_fq_attach(x->p, x->ib, x->c->cfg, &d);
+    int rc = wh_cx_queue(x, &d);
 
     wh_html_raw(&x->h, "<section><h2>Forwarding</h2>");
     if (rc == 0) {
@@ -136,7 +284,9 @@ static void forwarding(wh_cx *x)
     wh_html_text(&x->h, wh_cx_url(x, "/dead", NULL));
     wh_html_raw(&x->h, "\">");
     card(x, "Dead letters", apr_psprintf(x->p, "%" APR_INT64_T_FMT, st.dead), NULL);
-    wh_html_raw(&x->h, "</a></div></section>");
+    wh_html_raw(&x->h, "</a></div>");
+    forwarders(x, d);
+    wh_html_raw(&x->h, "</section>");
 }
 
 static void replay(wh_cx *x)
@@ -167,6 +317,8 @@ static void replay(wh_cx *x)
 void wh_cx_overview(wh_cx *x)
 {
     apr_int64_t listed = 0, held = 0, hour = 0, day = 0;
+    span sp[2];
+    wh_fq *d = NULL;
 
     wh_cx_page_begin(x, "Overview", "overview");
     wh_html_raw(&x->h, "<h1>Overview</h1>");
@@ -177,22 +329,30 @@ void wh_cx_overview(wh_cx *x)
         answers(x);
         return;
     }
-    if (charts(x, &hour, &day) != 0) {
+    spans(x, &sp[0], &sp[1]);
+    /* the figures first, then the charts side by side: hour and day */
+    wh_html_raw(&x->h, "<div class=\"cards\">");
+    card(x, "Events listed", apr_psprintf(x->p, "%" APR_INT64_T_FMT, listed), NULL);
+    wh_html_raw(&x->h, "<a class=\"card-link\" href=\"");
+    wh_html_text(&x->h, wh_cx_url(x, "/quarantine", NULL));
+    wh_html_raw(&x->h, "\">");
+    card(x, "Quarantine", apr_psprintf(x->p, "%" APR_INT64_T_FMT, held), "held");
+    wh_html_raw(&x->h, "</a></div><div class=\"charts\">");
+    if (arrivals(x, &sp[0], &hour) != 0 || arrivals(x, &sp[1], &day) != 0) {
         x->status = 503;
         wh_cx_notice(x, "error", "The inbox did not answer.");
         return;
     }
-    wh_html_raw(&x->h, "<div class=\"cards\">");
-    card(x, "Events listed", apr_psprintf(x->p, "%" APR_INT64_T_FMT, listed), NULL);
-    card(x, "Last hour", apr_psprintf(x->p, "%" APR_INT64_T_FMT, hour), NULL);
-    card(x, "Last day", apr_psprintf(x->p, "%" APR_INT64_T_FMT, day), NULL);
-    wh_html_raw(&x->h, "<a class=\"card-link\" href=\"");
-    wh_html_text(&x->h, wh_cx_url(x, "/quarantine", NULL));
-    wh_html_raw(&x->h, "\">");
-    card(x, "Quarantine", apr_psprintf(x->p, "%" APR_INT64_T_FMT, held), "held, not released");
-    wh_html_raw(&x->h, "</a></div><div class=\"cols\">");
-    answers(x);
+    for (int i = 0; i < 2; i++)
+        refusals(x, &sp[i]);
+    if (wh_cx_queue(x, &d) > 0)
+        for (int i = 0; i < 2; i++)
+            outcomes(x, d, &sp[i]);
+    wh_html_printf(&x->h, "</div><p class=\"count\">%" APR_INT64_T_FMT " stored in the "
+                   "last hour, %" APR_INT64_T_FMT " in the last day.</p><div class=\"cols\">",
+                   hour, day);
     forwarding(x);
+    answers(x);
     wh_html_raw(&x->h, "</div>");
     replay(x);
 }

@@ -1,179 +1,15 @@
-/* The console's router: the assets, the JSON API, the actions (with
- * their token and origin checks) and which page a path is. */
+/* The console's router: the server's name checked, then the assets, the
+ * JSON API, the actions (wh_console_actions.c) and which page a path
+ * is. */
 #include "wh_console_int.h"
 #include "inbox/wh_inbox_db.h"
 #include "inbox/wh_pagination.h"
 #include "inbox/wh_payments.h"
-#include "inbox/wh_quarantine_ops.h"
-#include "forward/wh_forward_queue.h"
-#include "verify/wh_parse.h"
 #include "verify/wh_verdict.h"
 
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <string.h>
-
-static void refuse(wh_cx *x, const char *action, const char *why)
-{
-    x->out->audit = apr_psprintf(x->p, "console: refused %s by user %s: %s", action,
-                                 x->req->user ? x->req->user : "-", why);
-    x->out->audit_level = WH_LOG_WARN;
-    wh_cx_error_page(x, 403, WH_CODE_FORBIDDEN, why);
-}
-
-static void see_other(wh_cx *x, const char *url)
-{
-    wh_console_response *o = x->out;
-    o->status = 303;
-    o->content_type = "text/plain; charset=utf-8";
-    o->body = "See Other\n";
-    o->body_len = strlen(o->body);
-    wh_cx_header(x, "Location", url);
-    wh_cx_header(x, "Cache-Control", "no-store");
-    wh_cx_header(x, "X-Content-Type-Options", "nosniff");
-}
-
-static int is_form(const char *ct)
-{
-    static const char form[] = "application/x-www-form-urlencoded";
-    return ct && strncasecmp(ct, form, sizeof(form) - 1) == 0
-           && (ct[sizeof(form) - 1] == '\0' || ct[sizeof(form) - 1] == ';'
-               || ct[sizeof(form) - 1] == ' ');
-}
-
-/* Everything an action must pass before it changes anything; returns
- * the form, or NULL when the request was refused (answered). */
-static const char *admit(wh_cx *x, const char *action, const char *scope)
-{
-    const wh_console_request *r = x->req;
-    const char *form, *token;
-
-    if (!r->method || strcmp(r->method, "POST") != 0) {
-        wh_cx_not_allowed(x, "POST", 0);
-        return NULL;
-    }
-    if (!r->may_act) {
-        refuse(x, action, "this user may read, not act");
-        return NULL;
-    }
-    if (!x->c->cfg->console_actions) {
-        refuse(x, action, "the console is read-only (ConsoleActions off)");
-        return NULL;
-    }
-    if (!wh_csrf_same_origin(x->p, r->origin, r->scheme, r->host_header)) {
-        refuse(x, action, r->origin ? "the request came from another origin"
-                                    : "the request carries no Origin header");
-        return NULL;
-    }
-    if (r->fetch_site && strcmp(r->fetch_site, "same-origin") != 0) {
-        refuse(x, action, "the request came from another site (Sec-Fetch-Site)");
-        return NULL;
-    }
-    if (!is_form(r->content_type) || !r->body || r->body_len > WH_CX_FORM_MAX
-        || memchr(r->body, '\0', r->body_len)) {
-        refuse(x, action, "not a console form");
-        return NULL;
-    }
-    form = apr_pstrmemdup(x->p, r->body, r->body_len);
-    token = wh_form_value(x->p, form, WH_CX_FORM_MAX, "token");
-    if (!x->session || !token) {
-        refuse(x, action, !x->session ? "no console session (cookie): reload the page"
-                                      : "the form carries no token");
-        return NULL;
-    }
-    if (!wh_csrf_check(x->p, &x->c->key, x->session, r->user, scope, token)) {
-        refuse(x, action, "the form's token is not this session's: reload the page");
-        return NULL;
-    }
-    return form;
-}
-
-static void audit(wh_cx *x, const char *what)
-{
-    x->out->audit = apr_psprintf(x->p, "console: user %s %s",
-                                 x->req->user ? x->req->user : "-", what);
-    x->out->audit_level = WH_LOG_INFO;
-}
-
-static void retry_action(wh_cx *x)
-{
-    const char *form = admit(x, "retry", "retry"), *event, *pay, *back, *pid = NULL;
-    apr_int64_t id = 0;
-    wh_fq *d = NULL;
-    wh_inbox *ib;
-    int n = 0, rc;
-
-    if (!form)
-        return;
-    event = wh_form_value(x->p, form, WH_CX_FORM_MAX, "event");
-    pay = wh_form_value(x->p, form, WH_CX_FORM_MAX, "payment");
-    back = wh_form_value(x->p, form, WH_CX_FORM_MAX, "back");
-    if ((event && wh_parse_int64(x->p, event, 1, APR_INT64_MAX, &id) != NULL)
-        || (!event && (!pay || wh_page_filter_value(x->p, "payment", pay, &pid) != NULL))) {
-        wh_cx_error_page(x, 400, WH_CODE_BAD_REQUEST, "retry needs event=ID or payment=PAYMENTID");
-        return;
-    }
-    if ((ib = wh_cx_inbox(x)) == NULL || (rc = wh_fq_attach(x->p, ib, x->c->cfg, &d)) < 0) {
-        wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
-        return;
-    }
-    if (rc > 0) {
-        rc = event ? wh_fq_dead_retry(d, x->p, apr_psprintf(x->p, "%" APR_INT64_T_FMT, id),
-                                      x->req->now, &n)
-                   : wh_fq_dead_retry_payment(d, x->p, pid, x->req->now, &n);
-        if (rc < 0) {
-            wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
-            return;
-        }
-    }
-    audit(x, event ? apr_psprintf(x->p, "retried dead letter event %" APR_INT64_T_FMT
-                                  ": %d put back", id, n)
-                   : apr_psprintf(x->p, "retried the dead letters of payment %s: %d put back",
-                                  pid, n));
-    if (back && strcmp(back, "dead") == 0)
-        see_other(x, apr_psprintf(x->p, "%s?done=retry&n=%d", wh_cx_url(x, "/dead", NULL), n));
-    else if (event)
-        see_other(x, apr_psprintf(x->p, "%s?done=retry&n=%d",
-                                  wh_cx_url(x, "/events", apr_psprintf(x->p, "%" APR_INT64_T_FMT, id)), n));
-    else
-        see_other(x, apr_psprintf(x->p, "%s?done=retry&n=%d", wh_cx_url(x, "/payments", pid), n));
-}
-
-static void release_action(wh_cx *x)
-{
-    const char *form = admit(x, "release", "release"), *qid, *done;
-    apr_int64_t id = 0, event_id = 0;
-    wh_inbox *ib;
-    wh_verdict v;
-
-    if (!form)
-        return;
-    qid = wh_form_value(x->p, form, WH_CX_FORM_MAX, "id");
-    if (!qid || wh_parse_int64(x->p, qid, 1, APR_INT64_MAX, &id) != NULL) {
-        wh_cx_error_page(x, 400, WH_CODE_BAD_REQUEST, "release needs id=QUARANTINE-ID");
-        return;
-    }
-    if ((ib = wh_cx_inbox(x)) == NULL) {
-        wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
-        return;
-    }
-    switch (wh_quarantine_release(ib, x->p, x->c->cfg, id, x->req->now, &v, &event_id)) {
-    case WH_RELEASE_STORED: done = "released"; break;
-    case WH_RELEASE_DUPLICATE: done = "duplicate"; break;
-    case WH_RELEASE_ALREADY: done = "already"; break;
-    case WH_RELEASE_INVALID: done = "invalid"; break;
-    case WH_RELEASE_NOT_FOUND:
-        wh_cx_error_page(x, 404, WH_CODE_NOT_FOUND, "the quarantine holds no such notification");
-        return;
-    default:
-        wh_cx_error_page(x, 503, WH_CODE_INBOX_UNAVAILABLE, "the inbox is unavailable; retry later");
-        return;
-    }
-    audit(x, apr_psprintf(x->p, "released quarantined notification %" APR_INT64_T_FMT
-                          ": %s (event %" APR_INT64_T_FMT ")", id, done, event_id));
-    see_other(x, apr_psprintf(x->p, "%s?done=%s&n=%" APR_INT64_T_FMT,
-                              wh_cx_url(x, "/quarantine", qid), done, event_id));
-}
 
 /* ---- the JSON API ----------------------------------------------------- */
 
@@ -263,6 +99,34 @@ static void asset(wh_cx *x, const char *name)
 
 /* ---- routing ---------------------------------------------------------- */
 
+/* ---- the server's name ------------------------------------------------ */
+
+/* Host as a log line may show it: bounded, only a host's characters. */
+static const char *loggable_host(apr_pool_t *p, const char *host)
+{
+    char *h = apr_pstrndup(p, host ? host : "", 100);
+    for (char *c = h; *c; c++)
+        if (!apr_isalnum(*c) && !strchr(".-:[]_", *c))
+            *c = '?';
+    return h;
+}
+
+/* Whether the request names this server: the host found its Host among
+ * the server's names, or it is ConsoleOrigin's host. A page on a domain
+ * of an attacker's that rebinds its name to this server's address sends
+ * that domain as Host: refused, whatever else it carries. */
+static int host_ok(wh_cx *x)
+{
+    const char *o = x->c->cfg->console_origin, *sep;
+
+    if (x->req->host_known)
+        return 1;
+    if (!o || !x->req->host_header || !(sep = strstr(o, "://")))
+        return 0;
+    return wh_csrf_same_origin(x->p, o, apr_pstrmemdup(x->p, o, (apr_size_t)(sep - o)),
+                               x->req->host_header);
+}
+
 /* "/name/{id}": the id (decoded as the host gave the path), else NULL. */
 static const char *item(const char *sub, const char *prefix)
 {
@@ -299,6 +163,18 @@ void wh_console_handle(wh_console *c, wh_console_inbox_fn get, void *ctx,
     }
     x.can_act = req->may_act && c->cfg->console_actions;
     x.session = wh_csrf_session_from_cookie(p, req->cookie, wh_cx_cookie_name(&x));
+    if (!host_ok(&x)) {
+        out->audit = apr_psprintf(p, "console: refused a request for host %s by user %s: "
+                                  "not one of this server's names (ServerName, "
+                                  "ServerAlias) nor ConsoleOrigin's",
+                                  loggable_host(p, req->host_header),
+                                  req->user ? req->user : "-");
+        out->audit_level = WH_LOG_WARN;
+        out->foreign_host = 1;
+        wh_cx_error_page(&x, 403, WH_CODE_FORBIDDEN, "this console answers only under "
+                         "its server's own names");
+        return;
+    }
 
     if (strncmp(sub, "/assets/", 8) == 0) {
         asset(&x, sub + 8);
@@ -309,12 +185,7 @@ void wh_console_handle(wh_console *c, wh_console_inbox_fn get, void *ctx,
         return;
     }
     if (wh_console_is_action(sub)) {
-        if (strcmp(sub, WH_CONSOLE_ACTIONS "/retry") == 0)
-            retry_action(&x);
-        else if (strcmp(sub, WH_CONSOLE_ACTIONS "/release") == 0)
-            release_action(&x);
-        else
-            wh_cx_error_page(&x, 404, WH_CODE_NOT_FOUND, "no such action (known: retry, release)");
+        wh_cx_action(&x, sub + sizeof(WH_CONSOLE_ACTIONS) - 1);
         return;
     }
     if (!is_get) {
@@ -328,6 +199,8 @@ void wh_console_handle(wh_console *c, wh_console_inbox_fn get, void *ctx,
     }
     if (!*sub || strcmp(sub, "/") == 0)
         wh_cx_overview(&x);
+    else if (strcmp(sub, "/find") == 0)
+        wh_cx_find(&x);
     else if (strcmp(sub, "/events") == 0)
         wh_cx_events(&x);
     else if ((id = item(sub, "/events")) != NULL)
@@ -338,6 +211,8 @@ void wh_console_handle(wh_console *c, wh_console_inbox_fn get, void *ctx,
         wh_cx_payment(&x, id);
     else if (strcmp(sub, "/dead") == 0)
         wh_cx_dead(&x);
+    else if (strcmp(sub, "/dead/retry") == 0)
+        wh_cx_dead_retry(&x);
     else if (strcmp(sub, "/quarantine") == 0)
         wh_cx_quarantine(&x);
     else if ((id = item(sub, "/quarantine")) != NULL)
@@ -346,6 +221,8 @@ void wh_console_handle(wh_console *c, wh_console_inbox_fn get, void *ctx,
         wh_cx_error_page(&x, 404, WH_CODE_NOT_FOUND, "the console has no such page");
         return;
     }
+    if (x.answered)
+        return;
     wh_cx_page_end(&x);
     wh_cx_finish_page(&x);
 }

@@ -86,6 +86,28 @@ static const char *reference(unsigned char c)
     }
 }
 
+/* The code point of a well-formed sequence of k bytes. */
+static unsigned long code_point(const unsigned char *u, apr_size_t k)
+{
+    unsigned long cp = k == 2 ? u[0] & 0x1f : k == 3 ? u[0] & 0x0f : u[0] & 0x07;
+    for (apr_size_t i = 1; i < k; i++)
+        cp = (cp << 6) | (u[i] & 0x3f);
+    return cp;
+}
+
+/* Characters that are valid text but show nothing, or change how the
+ * text around them is shown: C1 controls, the bidirectional controls
+ * (an RLO makes "etelpmoC" read "Complete", reversed digits a different
+ * amount), zero-width and other invisible formatting characters, line
+ * and paragraph separators, tags. */
+static int hidden(unsigned long cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0xad || cp == 0x61c || cp == 0x180e
+           || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e)
+           || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff
+           || (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
 void wh_html_textn(wh_html *h, const char *s, apr_size_t len, apr_size_t max_bytes)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -99,14 +121,19 @@ void wh_html_textn(wh_html *h, const char *s, apr_size_t len, apr_size_t max_byt
     while (i < end && !h->overflow) {
         unsigned char c = u[i];
         const char *ref = NULL;
+        char shown[16];
         apr_size_t k = 1;
         int bad = 0;
 
         if (c >= 0x80) {
             k = wh_utf8_seq_len(u + i, end - i);
             bad = k == 0;
-            if (bad)
+            if (bad) {
                 k = 1;
+            } else if (hidden(code_point(u + i, k))) {
+                apr_snprintf(shown, sizeof(shown), "&lt;U+%04lX&gt;", code_point(u + i, k));
+                ref = shown;
+            }
         } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
             bad = 1;
         } else {

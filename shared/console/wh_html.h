@@ -30,8 +30,11 @@ void wh_html_printf(wh_html *h, const char *fmt, ...)
 /* A value as HTML text or as a double-quoted attribute value: & < > " '
  * become character references; a byte that is not part of well-formed
  * UTF-8 (overlong forms, surrogates, beyond U+10FFFF, cut sequences) and
- * every control character but tab, newline and carriage return become
- * U+FFFD; at most max_bytes of input are shown (0: all), then an
+ * every C0 control character but tab, newline and carriage return become
+ * U+FFFD; a character that shows nothing or reorders the text around it
+ * (C1 controls, bidirectional controls such as U+202E, zero-width and
+ * other invisible formatting characters) is shown as its code point,
+ * "<U+202E>", visible and inert; at most max_bytes of input are shown (0: all), then an
  * ellipsis. NULL shows as nothing. */
 void wh_html_text(wh_html *h, const char *s);
 void wh_html_textn(wh_html *h, const char *s, apr_size_t len, apr_size_t max_bytes);

@@ -4,6 +4,7 @@
  * what it implies (a finished event makes the next of its payment ready),
  * so the queue is consistent after a crash at any point. */
 #include "wh_forward_queue.h"
+#include "wh_forward_queue_int.h"
 #include "wh_forward_queue_sql.h"
 #include "inbox/wh_db_cells.h"
 #include "inbox/wh_inbox_db.h"
@@ -44,6 +45,12 @@ static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL 
 static const wh_inbox_stmt st_totals_add = {
     WH_FQ_SQL_TOTALS_ADD, WH_FQ_SQL_TOTALS_ADD_PG };
 static const wh_inbox_stmt st_totals = { WH_FQ_SQL_TOTALS, NULL };
+static const wh_inbox_stmt st_minutes_add = {
+    WH_FQ_SQL_MINUTES_ADD, WH_FQ_SQL_MINUTES_ADD_PG };
+static const wh_inbox_stmt st_minutes_drop = { WH_FQ_SQL_MINUTES_DROP, NULL };
+static const wh_inbox_stmt st_alive = { WH_FQ_SQL_ALIVE, NULL };
+static const wh_inbox_stmt st_stopped = { WH_FQ_SQL_STOPPED, NULL };
+static const wh_inbox_stmt st_forget = { WH_FQ_SQL_FORGET, NULL };
 static const wh_inbox_stmt st_totals_table = {
     "SELECT count(*) FROM sqlite_master"
     " WHERE type = 'table' AND name = 'wh_attempt_counts'",
@@ -65,12 +72,6 @@ static const wh_inbox_stmt st_started = {
     "SELECT count(*) FROM pg_catalog.pg_tables"
     " WHERE tablename = 'wh_forward_cursor' AND schemaname = current_schema()" };
 
-struct wh_fq {
-    wh_inbox *ib;
-    const wh_config *cfg;
-    const char *owner;
-    int attempts_table;          /* wh_attempts exists (attach) */
-};
 
 
 static int is_pg(wh_inbox *ib)
@@ -212,8 +213,13 @@ static int record_attempts(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         const void *args[1] = { json };
         if ((rv = wh_inbox_db_exec(ib, p, &st_attempts_add, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "recording attempts", rv);
+        apr_int64_t oldest = apr_time_sec(c->now) / 60 - WH_FQ_MINUTES_KEPT;
+        const void *drop[1] = { &oldest };
         if ((rv = wh_inbox_db_exec(ib, p, &st_totals_add, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "counting attempts", rv);
+        if ((rv = wh_inbox_db_exec(ib, p, &st_minutes_add, NULL, args)) != 0 ||
+            (rv = wh_inbox_db_exec(ib, p, &st_minutes_drop, NULL, drop)) != 0)
+            return wh_inbox_db_fail(ib, p, "counting attempts by the minute", rv);
     }
     return 0;
 }
@@ -447,6 +453,41 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
     return 0;
 }
 
+/* ---- liveness -------------------------------------------------------- */
+
+typedef struct {
+    wh_fq *q;
+    apr_time_t started, now;
+    int stopping;
+} alive_ctx;
+
+static int alive(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    alive_ctx *a = baton;
+    apr_int64_t started = a->started, now = a->now, forget = a->now - WH_FQ_FORWARDERS_KEPT;
+    int rv;
+
+    if (a->stopping) {
+        const void *args[3] = { &now, &now, a->q->owner };
+        rv = wh_inbox_db_exec(ib, p, &st_stopped, NULL, args);
+    } else {
+        const void *args[3] = { a->q->owner, &started, &now };
+        rv = wh_inbox_db_exec(ib, p, &st_alive, NULL, args);
+    }
+    if (rv == 0) {
+        const void *args[1] = { &forget };
+        rv = wh_inbox_db_exec(ib, p, &st_forget, NULL, args);
+    }
+    return rv ? wh_inbox_db_fail(ib, p, "recording the forwarder's liveness", rv)
+              : WH_TXN_COMMIT;
+}
+
+int wh_fq_alive(wh_fq *q, apr_pool_t *p, apr_time_t started, apr_time_t now, int stopping)
+{
+    alive_ctx a = { q, started, now, stopping };
+    return wh_inbox_db_txn(q->ib, p, "forwarder liveness", alive, &a) == WH_DB_OK ? 0 : -1;
+}
+
 /* ---- reads ----------------------------------------------------------- */
 
 /* The first row's cells, or NULL. */
@@ -548,7 +589,7 @@ int wh_fq_attempt_totals(wh_fq *q, apr_pool_t *p, wh_fq_totals *out)
 
 /* ---- dead letters ---------------------------------------------------- */
 
-static void dead_row(const wh_inbox_rows *rows, int i, wh_fq_dead *o)
+void wh_fq_dead_row_read(const wh_inbox_rows *rows, int i, wh_fq_dead *o)
 {
 #define C(j) WH_ROW_CELL(rows, i, j)
     memset(o, 0, sizeof(*o));
@@ -580,7 +621,7 @@ int wh_fq_dead_list(wh_fq *q, apr_pool_t *p, apr_int64_t after_id,
     if (wh_inbox_db_query(q->ib, p, "dead letters", &st_dead_list, args, limit, &found) != 0)
         return -1;
     for (int i = 0; i < found.nrows; i++)
-        dead_row(&found, i, apr_array_push(*rows));
+        wh_fq_dead_row_read(&found, i, apr_array_push(*rows));
     return 0;
 }
 
@@ -604,7 +645,7 @@ int wh_fq_dead_get(wh_fq *q, apr_pool_t *p, const char *id,
         return -1;
     if (!found.nrows)
         return 0;
-    dead_row(&found, 0, out);
+    wh_fq_dead_row_read(&found, 0, out);
     return 1;
 }
 
@@ -621,14 +662,13 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
     revive_ctx *c = baton;
     apr_array_header_t *ids = apr_array_make(p, 8, sizeof(apr_int64_t));
     apr_int64_t now = c->now;
-    const char *v;
     int rv;
 
     c->n = 0;
     c->more = 0;
     /* the cursor's lock: who is ready is decided one writer at a time */
-    if ((rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v)) != 0)
-        return wh_inbox_db_fail(ib, p, "reading the forward cursor", rv);
+    if ((rv = wh_fq_lock_cursor(ib, p)) != 0)
+        return rv;
     if (c->one > 0) {
         APR_ARRAY_PUSH(ids, apr_int64_t) = c->one;
     } else {
@@ -647,15 +687,32 @@ static int revive(wh_inbox *ib, apr_pool_t *p, void *baton)
             APR_ARRAY_PUSH(ids, apr_int64_t) = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
         c->more = rows.nrows == limit;
     }
+    if ((rv = wh_fq_revive_ids(ib, p, ids, now, &c->n)) != 0)
+        return rv;
+    return WH_TXN_COMMIT;
+}
+
+int wh_fq_lock_cursor(wh_inbox *ib, apr_pool_t *p)
+{
+    const char *v;
+    int rv = wh_inbox_db_value(ib, p, &st_cursor, NULL, &v);
+    return rv ? wh_inbox_db_fail(ib, p, "reading the forward cursor", rv) : 0;
+}
+
+int wh_fq_revive_ids(wh_inbox *ib, apr_pool_t *p, const apr_array_header_t *ids,
+                     apr_int64_t now, int *n)
+{
+    int rv;
+
     for (int i = 0; i < ids->nelts; i++) {
         apr_int64_t id = APR_ARRAY_IDX(ids, i, apr_int64_t);
         const void *args[2] = { &now, &id };
-        int n = 0;
-        if ((rv = wh_inbox_db_exec(ib, p, &st_revive, &n, args)) != 0)
+        int k = 0;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_revive, &k, args)) != 0)
             return wh_inbox_db_fail(ib, p, "putting a dead letter back", rv);
-        c->n += n;
+        *n += k;
     }
-    return WH_TXN_COMMIT;
+    return 0;
 }
 
 int wh_fq_dead_retry(wh_fq *q, apr_pool_t *p, const char *id,
@@ -733,6 +790,11 @@ int wh_fq_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     q->attempts_table = wh_cell_num(r[1]) > 0;
     *out = q;
     return 1;
+}
+
+int wh_fq_has_attempts(const wh_fq *q)
+{
+    return q->attempts_table;
 }
 
 int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,

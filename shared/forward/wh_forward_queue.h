@@ -86,6 +86,12 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
                 const apr_array_header_t *outcomes, int lease_max,
                 apr_int64_t lease_ms, apr_time_t now, wh_fq_cycle_result *out);
 
+/* The forwarder's sign of life for the console (wh_forwarders): at its
+ * start and every WH_FQ_ALIVE_EVERY while it runs, whether it has work
+ * or not; stopping: it stops cleanly now. 0 or -1. */
+#define WH_FQ_ALIVE_EVERY apr_time_from_sec(10)
+int wh_fq_alive(wh_fq *q, apr_pool_t *p, apr_time_t started, apr_time_t now, int stopping);
+
 /* A cheap read: is there work? *new_events: the inbox holds events not
  * yet queued; *next_due: the earliest next_at of a ready event, or 0
  * when there is none. 0 or -1. */
@@ -173,6 +179,10 @@ int wh_fq_dead_count_payment(wh_fq *q, apr_pool_t *p,
  * has (no tables: nothing to show, nothing to retry), -1 on failure. */
 int wh_fq_attach(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
                  wh_fq **out);
+
+/* 1 when the attempt history (wh_attempts) exists: wh_fq_open made it,
+ * or wh_fq_attach found it. */
+int wh_fq_has_attempts(const wh_fq *q);
 
 /* One event's place in the queue. */
 typedef struct {

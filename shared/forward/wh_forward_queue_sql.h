@@ -40,7 +40,8 @@
     " ON wh_delivery (payment_id, seq) WHERE state < 3",                      \
     "CREATE INDEX IF NOT EXISTS wh_delivery_dead ON wh_delivery (event_id)"   \
     " WHERE state = 4",                                                       \
-    WH_FQ_SQL_ATTEMPTS_SCHEMA
+    WH_FQ_SQL_ATTEMPTS_SCHEMA,                                                \
+    WH_FQ_SQL_VIEWS_SCHEMA
 
 /* The attempt history, one row per attempt, written by the cycle that
  * records its outcome. Added after the tables above: a database made by
@@ -82,6 +83,61 @@
     " GROUP BY 1"                                                             \
     " ON CONFLICT (outcome) DO UPDATE SET n = wh_attempt_counts.n + excluded.n"
 #define WH_FQ_SQL_TOTALS "SELECT outcome, n FROM wh_attempt_counts"
+
+/* For the console (made at a forwarder's start, like the rest; readers
+ * ask whether they are there): events listed by forwarding state, newest
+ * first, on (state, seq); each payment's dead letters counted in its own
+ * range; the dead letters' filter columns (counted, grouped and chosen
+ * from this index alone: a dead letter's row is rarely near the next); attempts by outcome per minute (wh_attempt_minutes, added to by
+ * the cycle that writes the attempts, rows older than
+ * WH_FQ_MINUTES_KEPT dropped by it); and each forwarder's liveness
+ * (wh_forwarders: its start, its last sign of life, its clean stop). */
+#define WH_FQ_SQL_VIEWS_SCHEMA                                                \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_state ON wh_delivery (state, seq)", \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_dead_payment"                     \
+    " ON wh_delivery (payment_id) WHERE state = 4",                           \
+    "CREATE INDEX IF NOT EXISTS wh_delivery_dead_filter ON wh_delivery"       \
+    " (reason, http_status, payment_id, done_at, event_id) WHERE state = 4",  \
+    "CREATE TABLE IF NOT EXISTS wh_attempt_minutes ("                         \
+    " minute BIGINT NOT NULL,"                                                \
+    " outcome INTEGER NOT NULL,"                                              \
+    " n BIGINT NOT NULL,"                                                     \
+    " PRIMARY KEY (minute, outcome))",                                        \
+    "CREATE TABLE IF NOT EXISTS wh_forwarders ("                              \
+    " owner TEXT NOT NULL PRIMARY KEY,"                                       \
+    " started_at BIGINT NOT NULL,"                                            \
+    " seen_at BIGINT NOT NULL,"                                               \
+    " stopped_at BIGINT)"
+
+/* The same JSON array as WH_FQ_SQL_ATTEMPTS_ADD's, by the minute each
+ * attempt started in (minutes since the epoch). */
+#define WH_FQ_SQL_MINUTES_ADD                                                 \
+    "INSERT INTO wh_attempt_minutes (minute, outcome, n)"                     \
+    " SELECT json_extract(value, '$[2]') / 60000000,"                         \
+    " json_extract(value, '$[6]'), count(*) FROM json_each(%s)"               \
+    " WHERE 1 = 1 GROUP BY 1, 2"                                              \
+    " ON CONFLICT (minute, outcome) DO UPDATE SET"                            \
+    " n = wh_attempt_minutes.n + excluded.n"
+#define WH_FQ_SQL_MINUTES_ADD_PG                                              \
+    "INSERT INTO wh_attempt_minutes (minute, outcome, n)"                     \
+    " SELECT (v->>2)::bigint / 60000000, (v->>6)::int, count(*)"              \
+    " FROM json_array_elements(%s::json) v GROUP BY 1, 2"                     \
+    " ON CONFLICT (minute, outcome) DO UPDATE SET"                            \
+    " n = wh_attempt_minutes.n + excluded.n"
+#define WH_FQ_SQL_MINUTES_DROP "DELETE FROM wh_attempt_minutes WHERE minute < %lld"
+/* Minutes of attempt counts kept: the console's day chart and a margin. */
+#define WH_FQ_MINUTES_KEPT (2 * 24 * 60)
+
+/* A forwarder's sign of life; a clean stop says so. Rows of forwarders
+ * silent for longer than WH_FQ_FORWARDERS_KEPT go. */
+#define WH_FQ_SQL_ALIVE                                                       \
+    "INSERT INTO wh_forwarders (owner, started_at, seen_at) VALUES (%s, %lld, %lld)" \
+    " ON CONFLICT (owner) DO UPDATE SET seen_at = excluded.seen_at,"          \
+    " stopped_at = NULL"
+#define WH_FQ_SQL_STOPPED                                                     \
+    "UPDATE wh_forwarders SET seen_at = %lld, stopped_at = %lld WHERE owner = %s"
+#define WH_FQ_SQL_FORGET "DELETE FROM wh_forwarders WHERE seen_at < %lld"
+#define WH_FQ_FORWARDERS_KEPT apr_time_from_sec(7 * 24 * 3600)
 
 /* A batch of attempts in one statement: a JSON array of
  * [event_id, attempt, started_at, duration_ms, http_status, answer,

@@ -224,3 +224,40 @@ int wh_auth_file_store(const char *path, mode_t mode, gid_t gid, const char *key
         rv = errno;
     return rv;
 }
+
+int wh_auth_file_purge(const char *path, apr_time_t now, int dry, int *n)
+{
+    unsigned char s[SLOT_LEN], zero[SLOT_LEN];
+    struct stat st;
+    int fd, rv = 0;
+
+    *n = 0;
+    if (!path)
+        return 0;
+    fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : errno;
+    memset(zero, 0, sizeof(zero));
+    if (fstat(fd, &st) == 0 && file_ok(fd, &st)) {
+        for (unsigned i = 0; rv == 0 && i < SLOTS; i++) {
+            off_t at = (off_t)HEADER_LEN + (off_t)i * SLOT_LEN;
+            uint64_t check;
+            int64_t exp;
+
+            if (pread(fd, s, SLOT_LEN, at) != (ssize_t)SLOT_LEN)
+                break;
+            memcpy(&check, s + CHECK_AT, 8);
+            memcpy(&exp, s + EXPIRES_AT, 8);
+            /* an empty or torn slot holds nothing to purge */
+            if (check != fnv1a64(s, CHECK_AT) || exp > now)
+                continue;
+            if (!dry && pwrite(fd, zero, SLOT_LEN, at) != (ssize_t)SLOT_LEN)
+                rv = errno ? errno : EIO;
+            else
+                (*n)++;
+        }
+    }
+    if (close(fd) != 0 && rv == 0 && !dry)
+        rv = errno;
+    return rv;
+}

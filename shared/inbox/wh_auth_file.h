@@ -29,4 +29,11 @@ int wh_auth_file_lookup(apr_pool_t *p, const char *path, const char *key_hex,
 int wh_auth_file_store(const char *path, mode_t mode, gid_t gid, const char *key_hex,
                        const char *user, apr_time_t expires);
 
+/* The retention of the cache (wh_inbox_purge.c): empties every whole slot
+ * of path that expired at now, or with dry only counts them; *n: how many.
+ * No file is no error (0, *n 0); nothing is ever created. A slot a store
+ * writes at the same moment may be emptied with it, which costs that key
+ * one password check. 0 or an errno value. */
+int wh_auth_file_purge(const char *path, apr_time_t now, int dry, int *n);
+
 #endif

@@ -70,10 +70,12 @@ typedef struct {
     apr_int64_t offset;          /* records to skip, default 0 */
     int limit;                   /* 1..ListMaxLimit, default ListDefaultLimit */
     const char *payment_id;      /* filter or NULL */
-    const char *status;          /* filter or NULL */
+    const char *status;          /* filter or NULL, whatever its case */
+    const char *notification_id; /* filter or NULL: the one event */
 } wh_page_query;
 
-/* Parses a raw query string ("offset=0&limit=25&paymentId=..").
+/* Parses a raw query string ("offset=0&limit=25&paymentId=..", and
+ * status, notificationId).
  * Returns NULL or the problem (answer 400 invalid_pagination). */
 const char *wh_pagination_parse(apr_pool_t *p, const char *query,
                                  const wh_config *cfg, wh_page_query *out);

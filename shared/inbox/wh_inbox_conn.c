@@ -17,6 +17,7 @@
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* apr_dbd's SQLite driver retries a busy statement itself, 16 times with
@@ -126,6 +127,14 @@ static void start_busy_clock(wh_inbox *ib)
     ib->busy_deadline = apr_time_now() + (wait > 0 ? wait : 0);
 }
 
+/* 1 for a database file that holds nothing yet (wh_inbox_dbfile.c has
+ * just made it, or an earlier process made it and stopped there). */
+static int empty_file(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
 static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
 {
     int rv;
@@ -151,6 +160,17 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
          * read-only connection leaves the file as it is. */
         if (ib->set.readonly)
             return 0;
+        /* A new, empty file: incremental auto-vacuum, so that a purge can
+         * give back the space of what it deletes (wh_inbox_purge.c).
+         * SQLite takes it only before the first page is written, which
+         * the journal mode does; an older inbox gets it from `wirehook
+         * inbox vacuum` (docs/inbox.md). */
+        if (empty_file(ib->set.db_file)
+            && (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA auto_vacuum = INCREMENTAL",
+                                           NULL)) != 0) {
+            *why = apr_psprintf(p, "auto_vacuum: %s", wh_inbox_db_error(ib, p, rv));
+            return rv;
+        }
         rv = wh_inbox_db_sql_value(ib, p, "PRAGMA journal_mode = WAL", &mode);
         if (rv != 0 || !mode || strcasecmp(mode, "wal") != 0)
             wh_logf(&ib->set.log, WH_LOG_WARN,

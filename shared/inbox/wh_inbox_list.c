@@ -1,14 +1,18 @@
 /* The listing: one page of stored events, bodies spliced in
  * exactly as received, with the spec's offset/limit pagination. */
+#include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 #include <apr_strings.h>
 #include <string.h>
 
-/* Pages are positions in wh_order (1, 2, 3 ... without gaps): unfiltered
- * paging seeks on it, seq > offset being "skip offset records", at a cost
- * that does not grow with offset. Filtered paging counts within the
- * filter: OFFSET over the (filter, seq) index range of wh_order, which is
- * small for one payment. The body comes from wh_events by its key. */
+/* Pages are positions in wh_order (1, 2, 3 ... without gaps until a
+ * purge deletes the oldest): unfiltered paging seeks on it, seq > offset
+ * being "skip offset records", at a cost that does not grow with offset,
+ * and the next page's offset is the last position of this one, so that
+ * offsets keep their meaning once the first positions are gone. Filtered
+ * paging counts within the filter: OFFSET over the (filter, seq) index
+ * range of wh_order, which is small for one payment. The body comes from
+ * wh_events by its key. */
 #define WH_LIST_FROM " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 static const wh_inbox_stmt st_list = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.seq > %lld ORDER BY o.seq LIMIT %d",
@@ -16,12 +20,27 @@ static const wh_inbox_stmt st_list = {
 static const wh_inbox_stmt st_list_payment = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+/* A status matches whatever its case: the index is on lower(status). */
 static const wh_inbox_stmt st_list_status = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.status = %s"
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE lower(o.status) = lower(%s)"
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_list_both = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s AND o.status = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
+    " AND lower(o.status) = lower(%s) ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+/* One event by its notificationId (unique): the page holds it or
+ * nothing. The other filters are applied to it here. */
+static const wh_inbox_stmt st_list_nid = {
+    "SELECT o.seq, e.body, o.payment_id, o.status" WH_LIST_FROM
+    " WHERE e.notification_id = %s", NULL };
+
+/* 1 when the one event found by its notificationId passes the other
+ * filters (row i of rows: seq, body, payment_id, status). */
+static int nid_passes(const wh_page_query *q, const wh_inbox_rows *rows, int i)
+{
+    const char *pay = WH_ROW_CELL(rows, i, 2), *st = WH_ROW_CELL(rows, i, 3);
+    return q->offset == 0 && (!q->payment_id || (pay && strcmp(pay, q->payment_id) == 0))
+           && (!q->status || (st && strcasecmp(st, q->status) == 0));
+}
 
 wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
                               const wh_page_query *q, const char **json_out)
@@ -29,7 +48,7 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     const wh_inbox_stmt *st;
     const void *args[4];
     int fetch;
-    apr_int64_t offset;
+    apr_int64_t offset, next;
     wh_inbox_rows rows;
     const char *tail;
     char *json, *w;
@@ -42,7 +61,10 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
     /* One row more than asked tells whether more records remain. */
     fetch = q->limit + 1;
     offset = q->offset;
-    if (q->payment_id && q->status) {
+    if (q->notification_id) {
+        st = &st_list_nid;
+        args[0] = q->notification_id;
+    } else if (q->payment_id && q->status) {
         st = &st_list_both;
         args[0] = q->payment_id;
         args[1] = q->status;
@@ -64,10 +86,15 @@ wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
         || wh_inbox_db_query(ib, p, "listing", st, args, q->limit, &rows) != 0)
         return WH_INBOX_UNAVAILABLE;
 
+    if (q->notification_id && rows.nrows && !nid_passes(q, &rows, 0))
+        rows.nrows = rows.total = 0;
     n = rows.nrows;
+    next = q->offset + n;
+    if (st == &st_list && n > 0)
+        next = wh_cell_num(WH_ROW_CELL(&rows, n - 1, 0));
     tail = apr_psprintf(p, "],\"pagination\":{\"offset\":\"%" APR_INT64_T_FMT
                         "\",\"moreRecords\":%s}}",
-                        q->offset + n, rows.total > q->limit ? "true" : "false");
+                        next, rows.total > q->limit ? "true" : "false");
     /* Bodies are spliced in exactly as received, never re-serialized. */
     lens = apr_palloc(p, sizeof(*lens) * (apr_size_t)(n > 0 ? n : 1));
     total = strlen("{\"events\":[") + strlen(tail) + 1;

@@ -3,6 +3,7 @@
  * newer one did. Runs on a fresh connection, mutex held
  * (wh_inbox_conn.c). */
 #include "wh_inbox_db.h"
+#include "wh_inbox_refs.h"
 #include "wh_inbox_sql.h"
 #include "verify/wh_datetime.h"
 #include <apr_strings.h>
@@ -19,6 +20,9 @@ static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
 static const wh_schema_step schema_v3[] = { WH_SQL_SCHEMA_V3 };
 static const wh_schema_step upgrade_v3_move[] = { WH_SQL_UPGRADE_V3_MOVE };
 static const wh_schema_step upgrade_v3_finish[] = { WH_SQL_UPGRADE_V3_FINISH };
+static const wh_schema_step upgrade_v4[] = { WH_SQL_UPGRADE_V4 };
+static const wh_schema_step upgrade_v5[] = { WH_SQL_V5 };
+static const wh_schema_step upgrade_v5_done[] = { WH_SQL_V5_DONE };
 
 static const wh_inbox_stmt st_bump = {
     "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL };
@@ -91,25 +95,36 @@ static int fill_instants(wh_inbox *ib, apr_pool_t *p)
     return rv;
 }
 
+#define STEPS(a) (a), sizeof(a) / sizeof((a)[0])
+
 /* Brings a database of version `from` (0: nothing yet) to the current
- * version inside the open transaction. */
+ * version inside the open transaction: a new one is made as version 3
+ * was and then goes the same way as every older one. */
 static int upgrade(wh_inbox *ib, apr_pool_t *p, apr_int64_t from)
 {
     int rv = 0;
 
-    if (from == 0)
-        return run_steps(ib, p, schema_v3, sizeof(schema_v3) / sizeof(schema_v3[0]));
-    if (from < 2)
-        for (apr_size_t i = 0; rv == 0 && i < sizeof(upgrade_v2) / sizeof(upgrade_v2[0]); i++)
-            rv = wh_inbox_db_sql(ib, upgrade_v2[i]);
+    if (from == 0) {
+        rv = run_steps(ib, p, STEPS(schema_v3));
+    } else if (from < 3) {
+        if (from < 2)
+            for (apr_size_t i = 0; rv == 0 && i < sizeof(upgrade_v2) / sizeof(upgrade_v2[0]); i++)
+                rv = wh_inbox_db_sql(ib, upgrade_v2[i]);
+        if (rv == 0)
+            rv = run_steps(ib, p, STEPS(upgrade_v3_move));
+        if (rv == 0)
+            rv = fill_instants(ib, p);
+        if (rv == 0)
+            rv = run_steps(ib, p, STEPS(upgrade_v3_finish));
+    }
+    if (rv == 0 && from < 4)
+        rv = run_steps(ib, p, STEPS(upgrade_v4));
     if (rv == 0)
-        rv = run_steps(ib, p, upgrade_v3_move,
-                       sizeof(upgrade_v3_move) / sizeof(upgrade_v3_move[0]));
+        rv = run_steps(ib, p, STEPS(upgrade_v5));
+    if (rv == 0 && from > 0)
+        rv = wh_inbox_refs_fill(ib, p);
     if (rv == 0)
-        rv = fill_instants(ib, p);
-    if (rv == 0)
-        rv = run_steps(ib, p, upgrade_v3_finish,
-                       sizeof(upgrade_v3_finish) / sizeof(upgrade_v3_finish[0]));
+        rv = run_steps(ib, p, STEPS(upgrade_v5_done));
     return rv;
 }
 

@@ -30,9 +30,9 @@ static const wh_inbox_stmt st_lock = {
 static const wh_inbox_stmt st_move = {
     "WITH moved AS (DELETE FROM wh_pending RETURNING event_id),"
     " base AS (SELECT coalesce(max(seq), 0) AS b FROM wh_order)"
-    " INSERT INTO wh_order (seq, event_id, payment_id, status)"
+    " INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)"
     " SELECT base.b + row_number() OVER (ORDER BY m.event_id), m.event_id,"
-    " e.payment_id, e.status FROM moved m CROSS JOIN base"
+    " e.payment_id, e.status, e.received_at FROM moved m CROSS JOIN base"
     " LEFT JOIN wh_events e ON e.id = m.event_id", NULL };
 static const wh_inbox_stmt st_any = {
     "SELECT count(*) FROM (SELECT 1 FROM wh_pending LIMIT 1) AS x", NULL };

@@ -21,8 +21,11 @@
 
 /* 1: events, quarantine, counters. 2: + wh_auth_cache. 3: arrival key
  * and listing order apart (wh_order, wh_pending), wh_payments,
- * event_instant, quarantine release columns. */
-#define WH_INBOX_SCHEMA_VERSION 3
+ * event_instant, quarantine release columns. 4: + wh_purge, the last
+ * purge (wh_inbox_purge.c). 5: the console's finding and acting:
+ * wh_payment_refs, status filters whatever the case, payments by latest
+ * activity, a quarantined body discarded or acknowledged. */
+#define WH_INBOX_SCHEMA_VERSION 5
 
 /* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
  * unused, in upgraded databases); 2 numbers quarantined bodies. */
@@ -261,6 +264,76 @@ typedef struct {
             " WHERE rn = 1"),                                                 \
     WH_BOTH("UPDATE wh_meta SET schema_version = 3"                           \
             " WHERE id = 1 AND schema_version = 2")
+
+/* Version 3 -> 4, and the last steps of a new database (made as version
+ * 3, then this): wh_purge, one row (id 1) once a purge has run, what it
+ * did and when, for the console and the metrics. */
+#define WH_SQL_UPGRADE_V4                                                     \
+    WH_BOTH("CREATE TABLE IF NOT EXISTS wh_purge ("                           \
+            " id INTEGER NOT NULL PRIMARY KEY,"                               \
+            " started_at BIGINT NOT NULL,"                                    \
+            " finished_at BIGINT NOT NULL,"                                   \
+            " events BIGINT NOT NULL,"                                        \
+            " dead_letters BIGINT NOT NULL,"                                  \
+            " quarantine BIGINT NOT NULL,"                                    \
+            " auth_cache BIGINT NOT NULL)"),                                  \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 4"                           \
+            " WHERE id = 1 AND schema_version = 3")
+
+/* ---- version 5 -------------------------------------------------------
+ * Run after version 4's step, on a new database and on an upgraded one; then the references are filled
+ * from the stored bodies (in C, like event_instant) and the version set.
+ *
+ * Status filters match whatever the case (ASCII letters at least; each
+ * engine's lower() on both sides): the (status, ...) indexes become
+ * (lower(status), ...) ones. Payments are listed by latest activity
+ * (updated_at, the newest event's arrival). wh_order keeps each event's
+ * arrival beside its position, so that times become positions by
+ * bisecting that narrow table alone (a wh_events row is mostly its
+ * body: one page read a probe). wh_payment_refs: the wire's
+ * references of each payment's events (kind 1 endToEndId, 2 IMAD, 3
+ * OMAD), each pair once, so that a reference the bank's support quotes
+ * finds its payment with one index seek; a payment's events mostly
+ * repeat them, so a store usually only looks them up. A quarantined
+ * body an operator dealt with without releasing it: resolution
+ * 'discarded' (its bytes dropped) or 'acknowledged' (kept), when and by
+ * whom; neither counts as held any more. */
+#define WH_SQL_V5                                                             \
+    WH_BOTH("ALTER TABLE wh_order ADD COLUMN received_at BIGINT"),            \
+    WH_BOTH("UPDATE wh_order SET received_at = (SELECT e.received_at"         \
+            " FROM wh_events e WHERE e.id = wh_order.event_id)"),             \
+    WH_BOTH("DROP INDEX IF EXISTS wh_order_status"),                          \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_order_status_ci"                   \
+            " ON wh_order (lower(status), seq)"),                             \
+    WH_BOTH("DROP INDEX IF EXISTS wh_payments_status"),                       \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_payments_status_ci"                \
+            " ON wh_payments (lower(status), payment_id)"),                   \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_payments_recent"                   \
+            " ON wh_payments (updated_at, payment_id)"),                      \
+    WH_BOTH("CREATE INDEX IF NOT EXISTS wh_payments_status_recent"            \
+            " ON wh_payments (lower(status), updated_at, payment_id)"),       \
+    { "CREATE TABLE IF NOT EXISTS wh_payment_refs ("                          \
+      " ref TEXT NOT NULL,"                                                   \
+      " kind INTEGER NOT NULL,"                                               \
+      " payment_id TEXT NOT NULL,"                                            \
+      " PRIMARY KEY (ref, kind, payment_id)) WITHOUT ROWID",                  \
+      "CREATE TABLE IF NOT EXISTS wh_payment_refs ("                          \
+      " ref TEXT NOT NULL,"                                                   \
+      " kind INTEGER NOT NULL,"                                               \
+      " payment_id TEXT NOT NULL,"                                            \
+      " PRIMARY KEY (ref, kind, payment_id))" },                              \
+    WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN resolution TEXT"),          \
+    WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN resolved_at BIGINT"),       \
+    WH_BOTH("ALTER TABLE wh_quarantine ADD COLUMN resolved_by TEXT")
+
+#define WH_SQL_V5_DONE                                                        \
+    WH_BOTH("UPDATE wh_meta SET schema_version = 5"                           \
+            " WHERE id = 1 AND schema_version = 4")
+
+/* A reference's kind in wh_payment_refs. */
+#define WH_REF_END_TO_END_ID 1
+#define WH_REF_IMAD 2
+#define WH_REF_OMAD 3
 
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
 

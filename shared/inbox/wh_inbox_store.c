@@ -5,7 +5,8 @@
  *      (writers are serialised by the database lock anyway); PostgreSQL
  *      queues it in wh_pending for the sequencer (wh_inbox_sequence.c), so
  *      concurrent writers share no row and commit in parallel.
- *   3. wh_payments: the payment's current state.
+ *   3. wh_payments: the payment's current state, and the wire's
+ *      references of the payment (wh_payment_refs).
  * A batch (group commit, wh_batch.h) runs the same steps for each of its
  * rows inside one transaction. A row whose statement fails undoes the
  * batch, and each row is then stored on its own, so one bad row never
@@ -25,6 +26,7 @@
  * writes; the sequencer runs in its own transaction after the commit.)
  * SQLite has one writer at a time and keeps arrival order. */
 #include "wh_inbox_db.h"
+#include "wh_inbox_refs.h"
 #include "wh_inbox_sql.h"
 #include "wh_batch.h"
 #include "verify/wh_datetime.h"
@@ -48,8 +50,8 @@ static const wh_inbox_stmt st_last = {
     "SELECT (SELECT coalesce(max(id), 0) FROM wh_events),"
     " (SELECT coalesce(max(seq), 0) FROM wh_order)", NULL };
 static const wh_inbox_stmt st_order = {
-    "INSERT INTO wh_order (seq, event_id, payment_id, status)"
-    " VALUES (%lld, %lld, %s, %s)", NULL };
+    "INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)"
+    " VALUES (%lld, %lld, %s, %s, %lld)", NULL };
 static const wh_inbox_stmt st_pending = {
     "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL };
 
@@ -158,11 +160,14 @@ static int set_payment(wh_inbox *ib, apr_pool_t *p, const store_row *r)
         const void *later[9] = { f->status, instant, f->event_time, &r->id,
                                  f->notification_id, &r->received, f->payment_id,
                                  instant, &r->id };
-        if ((rv = wh_inbox_db_exec(ib, p, &st_payment_later, &n, later)) != 0 || n == 1)
-            return rv;
-        return wh_inbox_db_exec(ib, p, &st_payment_other, &n, row);
+        if ((rv = wh_inbox_db_exec(ib, p, &st_payment_later, &n, later)) == 0 && n != 1)
+            rv = wh_inbox_db_exec(ib, p, &st_payment_other, &n, row);
+    } else {
+        rv = wh_inbox_db_exec(ib, p, &st_payment_pg, &n, row);
     }
-    return wh_inbox_db_exec(ib, p, &st_payment_pg, &n, row);
+    /* after the payment's row: on PostgreSQL that row's lock orders the
+     * writers of its references too */
+    return rv ? rv : wh_inbox_refs_add(ib, p, f->payment_id, f);
 }
 
 /* Only status events of a payment make its state. */
@@ -178,7 +183,7 @@ static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *n
     int n = 0, rv;
 
     if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
-        const void *args[4] = { next_seq, &r->id, f->payment_id, f->status };
+        const void *args[5] = { next_seq, &r->id, f->payment_id, f->status, &r->received };
         r->seq = ++*next_seq;
         rv = wh_inbox_db_exec(ib, p, &st_order, &n, args);
     } else {

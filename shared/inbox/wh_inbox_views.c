@@ -1,31 +1,43 @@
 /* The inbox's read-only views for people (wh_inbox_views.h): pages of
  * facts, one event, arrivals as listing positions, the quarantine's size. */
 #include "wh_inbox_views.h"
+#include "wh_event_rows.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
-#define WH_EV_COLS                                                            \
-    "SELECT o.seq, e.id, e.notification_id, e.event_type, e.event_time,"      \
-    " e.payment_id, e.status, e.received_at"
+#define WH_EV_COLS "SELECT " WH_EVENT_ROW_COLS
 #define WH_EV_FROM WH_EV_COLS " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 #define WH_EV_WINDOW " o.seq > %lld AND o.seq <= %lld"
 
 /* Unfiltered: a range of positions, whatever the offset. */
 static const wh_inbox_stmt st_page = {
     WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq LIMIT %d", NULL };
-/* Filtered: the (filter, seq) index range from the window's start. */
+/* Filtered: the (filter, seq) index range from the window's start. A
+ * status matches whatever its case (the index is on lower(status)). */
+#define WH_EV_PAYMENT " o.payment_id = %s AND"
+#define WH_EV_STATUS " lower(o.status) = lower(%s) AND"
 static const wh_inbox_stmt st_page_payment = {
-    WH_EV_FROM " WHERE o.payment_id = %s AND" WH_EV_WINDOW
+    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_WINDOW
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_page_status = {
-    WH_EV_FROM " WHERE o.status = %s AND" WH_EV_WINDOW
+    WH_EV_FROM " WHERE" WH_EV_STATUS WH_EV_WINDOW
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
 static const wh_inbox_stmt st_page_both = {
-    WH_EV_FROM " WHERE o.payment_id = %s AND o.status = %s AND" WH_EV_WINDOW
+    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_STATUS WH_EV_WINDOW
     " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+/* Newest first: the same index ranges from the window's end. */
+static const wh_inbox_stmt st_desc = {
+    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
+static const wh_inbox_stmt st_desc_payment = {
+    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
+static const wh_inbox_stmt st_desc_status = {
+    WH_EV_FROM " WHERE" WH_EV_STATUS WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
+static const wh_inbox_stmt st_desc_both = {
+    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_STATUS WH_EV_WINDOW
+    " ORDER BY o.seq DESC LIMIT %d", NULL };
 /* An event that is stored but not listed yet (PostgreSQL's sequencer has
  * not numbered it) is still shown, at position 0. */
 static const wh_inbox_stmt st_event = {
@@ -33,19 +45,27 @@ static const wh_inbox_stmt st_event = {
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
     " WHERE e.id = %lld", NULL };
+static const wh_inbox_stmt st_event_nid = {
+    "SELECT coalesce(o.seq, 0), e.id, e.notification_id, e.event_type,"
+    " e.event_time, e.payment_id, e.status, e.received_at, e.body"
+    " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
+    " WHERE e.notification_id = %s", NULL };
 static const wh_inbox_stmt st_listed = {
     "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
-/* The arrival time at each position of a JSON array of positions. */
+/* The arrival time at each position of a JSON array of positions: from
+ * the listing's own narrow rows. */
 static const wh_inbox_stmt st_probe = {
-    "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
-    " ON e.id = o.event_id WHERE o.seq IN (SELECT value FROM json_each(%s))",
-    "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
-    " ON e.id = o.event_id WHERE o.seq IN"
+    "SELECT seq, received_at FROM wh_order"
+    " WHERE seq IN (SELECT value FROM json_each(%s))",
+    "SELECT seq, received_at FROM wh_order WHERE seq IN"
     " (SELECT json_array_elements_text(%s::json)::bigint)" };
+/* Held: neither released nor dealt with otherwise (discarded,
+ * acknowledged). */
 static const wh_inbox_stmt st_held = {
-    "SELECT count(*) FROM wh_quarantine WHERE released_at IS NULL", NULL };
+    "SELECT count(*) FROM wh_quarantine WHERE released_at IS NULL"
+    " AND resolved_at IS NULL", NULL };
 
-static void event_row(const wh_inbox_rows *r, int i, wh_event_row *e)
+void wh_event_row_read(const wh_inbox_rows *r, int i, wh_event_row *e)
 {
     memset(e, 0, sizeof(*e));
     e->seq = wh_cell_num(WH_ROW_CELL(r, i, 0));
@@ -75,48 +95,50 @@ static int read_view(wh_inbox *ib, apr_pool_t *p, const char *what,
 int wh_inbox_events(wh_inbox *ib, apr_pool_t *p, const wh_events_query *q,
                     apr_array_header_t **rows, int *more)
 {
+    static const wh_inbox_stmt *const asc[4] = { &st_page, &st_page_payment,
+                                                 &st_page_status, &st_page_both };
+    static const wh_inbox_stmt *const desc[4] = { &st_desc, &st_desc_payment,
+                                                  &st_desc_status, &st_desc_both };
     const wh_inbox_stmt *st;
     const void *args[7] = { NULL };
     wh_inbox_rows found;
     apr_int64_t lower, upper, offset;
-    int fetch, a = 0;
+    int fetch, a = 0, filters;
 
     *rows = apr_array_make(p, 1, sizeof(wh_event_row));
     *more = 0;
-    if (!q || q->limit < 1 || q->offset < 0 || q->lo < 0 || q->hi < 0)
+    if (!q || q->limit < 1 || q->offset < 0 || q->lo < 0 || q->hi < 0
+        || (q->newest_first && q->offset))
         return -1;
     fetch = q->limit + 1;                /* one more: are there more? */
     upper = q->hi > 0 ? q->hi : APR_INT64_MAX;
     lower = q->lo;
     offset = q->offset;
-    if (!q->payment_id && !q->status) {
+    filters = (q->payment_id ? 1 : 0) + (q->status ? 2 : 0);
+    if (!filters && !q->newest_first) {
         /* positions have no gaps: skipping offset rows is adding it */
         lower = offset > APR_INT64_MAX - lower ? APR_INT64_MAX : lower + offset;
         offset = 0;
-        st = &st_page;
-    } else {
-        if (q->after > lower) {
-            lower = q->after;
-            offset = 0;
-        }
-        st = q->payment_id && q->status ? &st_page_both
-             : q->payment_id ? &st_page_payment : &st_page_status;
-        if (q->payment_id)
-            args[a++] = q->payment_id;
-        if (q->status)
-            args[a++] = q->status;
+    } else if (q->after > lower) {
+        lower = q->after;
+        offset = 0;
     }
+    st = q->newest_first ? desc[filters] : asc[filters];
+    if (q->payment_id)
+        args[a++] = q->payment_id;
+    if (q->status)
+        args[a++] = q->status;
     args[a++] = &lower;
     args[a++] = &upper;
     args[a++] = &fetch;
-    if (st != &st_page)
+    if (filters && !q->newest_first)
         args[a++] = &offset;
     if (read_view(ib, p, "events page", st, args, fetch, &found) != 0)
         return -1;
     *more = found.nrows > q->limit;
     *rows = apr_array_make(p, q->limit, sizeof(wh_event_row));
     for (int i = 0; i < found.nrows && i < q->limit; i++)
-        event_row(&found, i, apr_array_push(*rows));
+        wh_event_row_read(&found, i, apr_array_push(*rows));
     return 0;
 }
 
@@ -129,7 +151,20 @@ int wh_inbox_event(wh_inbox *ib, apr_pool_t *p, apr_int64_t id, wh_event_row *ou
         return -1;
     if (!rows.nrows)
         return 0;
-    event_row(&rows, 0, out);
+    wh_event_row_read(&rows, 0, out);
+    return 1;
+}
+
+int wh_inbox_event_by_nid(wh_inbox *ib, apr_pool_t *p, const char *nid, wh_event_row *out)
+{
+    const void *args[1] = { nid };
+    wh_inbox_rows rows;
+
+    if (read_view(ib, p, "one event", &st_event_nid, args, 1, &rows) != 0)
+        return -1;
+    if (!rows.nrows)
+        return 0;
+    wh_event_row_read(&rows, 0, out);
     return 1;
 }
 

@@ -29,7 +29,7 @@ typedef struct {
     apr_int64_t offset;          /* records to skip within the filter */
     int limit;                   /* rows wanted, >= 1 */
     const char *payment_id;      /* filter or NULL */
-    const char *status;          /* filter or NULL */
+    const char *status;          /* filter or NULL: whatever its case */
     /* A window of listing positions, lo < seq <= hi (hi 0: no end): what
      * an arrival-time filter becomes (wh_inbox_arrivals). Unfiltered,
      * offset counts from lo. */
@@ -39,6 +39,10 @@ typedef struct {
      * after it (a seek) instead of skipping `offset` rows of the filter;
      * the two agree when the hint came from the previous page. 0: none. */
     apr_int64_t after;
+    /* 1: the latest rows of the window (lo, hi] first, newest first
+     * (offset must be 0; a page further back is a window ending before
+     * the last position shown). 0: oldest first. */
+    int newest_first;
 } wh_events_query;
 
 /* One page in listing order: rows of wh_event_row (at most q->limit, no
@@ -49,6 +53,10 @@ int wh_inbox_events(wh_inbox *ib, apr_pool_t *p, const wh_events_query *q,
 
 /* The event with arrival key id, with its body. 1 found, 0 not, -1. */
 int wh_inbox_event(wh_inbox *ib, apr_pool_t *p, apr_int64_t id, wh_event_row *out);
+
+/* The event whose notificationId is nid, with its body. 1, 0, -1. */
+int wh_inbox_event_by_nid(wh_inbox *ib, apr_pool_t *p, const char *nid,
+                          wh_event_row *out);
 
 /* How many events are listed (the last position). 0 or -1. */
 int wh_inbox_listed(wh_inbox *ib, apr_pool_t *p, apr_int64_t *n);
@@ -64,7 +72,8 @@ int wh_inbox_listed(wh_inbox *ib, apr_pool_t *p, apr_int64_t *n);
 int wh_inbox_arrivals(wh_inbox *ib, apr_pool_t *p, const apr_time_t *times, int n,
                       apr_int64_t *positions);
 
-/* Quarantined notifications not released yet. 0 or -1. */
+/* Quarantined notifications held: not released, discarded or
+ * acknowledged. 0 or -1. */
 int wh_inbox_quarantine_held(wh_inbox *ib, apr_pool_t *p, apr_int64_t *n);
 
 #endif

@@ -1,5 +1,5 @@
 /* Query-string parsing for inbox listings (the spec's offset/limit
- * convention plus two filters). Strict on purpose: a list call that
+ * convention plus filters). Strict on purpose: a list call that
  * silently ignored a misspelt parameter ("ofset=50") would page from the
  * start and look correct, so anything not understood is a 400. */
 #include "wh_pagination.h"
@@ -111,14 +111,16 @@ static const char *known_names(apr_pool_t *p, unsigned allowed)
 {
     return apr_pstrcat(p, "offset, limit",
                        allowed & WH_PAGE_PAYMENT_ID ? ", paymentId" : "",
-                       allowed & WH_PAGE_STATUS ? ", status" : "", NULL);
+                       allowed & WH_PAGE_STATUS ? ", status" : "",
+                       allowed & WH_PAGE_NOTIFICATION_ID ? ", notificationId" : "", NULL);
 }
 
 const char *wh_pagination_parse(apr_pool_t *p, const char *query,
                                  const wh_config *cfg, wh_page_query *out)
 {
     return wh_pagination_parse_filters(p, query, cfg,
-                                       WH_PAGE_PAYMENT_ID | WH_PAGE_STATUS, out);
+                                       WH_PAGE_PAYMENT_ID | WH_PAGE_STATUS
+                                       | WH_PAGE_NOTIFICATION_ID, out);
 }
 
 const char *wh_pagination_parse_filters(apr_pool_t *p, const char *query,
@@ -183,6 +185,14 @@ const char *wh_pagination_parse_filters(apr_pool_t *p, const char *query,
             if (out->status)
                 return "status is given more than once";
             if ((err = wh_page_filter_value(p, "status", value, &out->status)))
+                return err;
+        } else if ((allowed & WH_PAGE_NOTIFICATION_ID)
+                   && strcmp(name, "notificationId") == 0) {
+            const char *err;
+            if (out->notification_id)
+                return "notificationId is given more than once";
+            if ((err = wh_page_filter_value(p, "notificationId", value,
+                                            &out->notification_id)))
                 return err;
         } else {
             return apr_psprintf(p, "unknown query parameter '%s' (known: %s)",

@@ -2,12 +2,14 @@
 #define WH_PAGINATION_H
 /* Strict offset/limit query parsing for every list the inbox serves (the
  * listing of events, the payments view). wh_pagination_parse (wh_inbox.h)
- * is the events listing's: offset, limit, paymentId, status. */
+ * is the events listing's: offset, limit, paymentId, status,
+ * notificationId. */
 #include "wh_inbox.h"
 
 /* Filters a list accepts besides offset and limit. */
 #define WH_PAGE_PAYMENT_ID 1u
 #define WH_PAGE_STATUS     2u
+#define WH_PAGE_NOTIFICATION_ID 4u
 
 /* As wh_pagination_parse, accepting only the filters in `allowed`; any
  * other parameter is an error naming the ones known. */

@@ -19,13 +19,20 @@
     " id FROM wh_events WHERE payment_id = %s"                                   \
     " ORDER BY event_instant DESC NULLS LAST, id DESC LIMIT %d"
 #define WH_PAY_SQL_LIST WH_PAY_COLS " ORDER BY payment_id LIMIT %d OFFSET %lld"
+/* A status matches whatever its case: wh_payments_status_ci is
+ * (lower(status), payment_id), a seek there too. */
+#define WH_PAY_STATUS " lower(status) = lower(%s)"
 #define WH_PAY_SQL_LIST_STATUS                                                \
-    WH_PAY_COLS " WHERE status = %s ORDER BY payment_id LIMIT %d OFFSET %lld"
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS " ORDER BY payment_id LIMIT %d OFFSET %lld"
 #define WH_PAY_SQL_AFTER WH_PAY_COLS " WHERE payment_id > %s ORDER BY payment_id LIMIT %d"
-/* wh_payments_status is (status, payment_id): a seek there too */
 #define WH_PAY_SQL_AFTER_STATUS                                               \
-    WH_PAY_COLS " WHERE status = %s AND payment_id > %s"                     \
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS " AND payment_id > %s"                 \
     " ORDER BY payment_id LIMIT %d"
+/* By latest activity, newest first: wh_payments_recent (updated_at,
+ * payment_id) and wh_payments_status_recent (lower(status), updated_at,
+ * payment_id), read backwards from a row value. */
+#define WH_PAY_RECENT " ORDER BY updated_at DESC, payment_id DESC LIMIT %d"
+#define WH_PAY_BEFORE " (updated_at, payment_id) < (%lld, %s)"
 
 static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL };
 static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
@@ -33,6 +40,13 @@ static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
 static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
 static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL };
 static const wh_inbox_stmt st_after_status = { WH_PAY_SQL_AFTER_STATUS, NULL };
+static const wh_inbox_stmt st_recent = { WH_PAY_COLS WH_PAY_RECENT, NULL };
+static const wh_inbox_stmt st_recent_before = {
+    WH_PAY_COLS " WHERE" WH_PAY_BEFORE WH_PAY_RECENT, NULL };
+static const wh_inbox_stmt st_recent_status = {
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS WH_PAY_RECENT, NULL };
+static const wh_inbox_stmt st_recent_status_before = {
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS " AND" WH_PAY_BEFORE WH_PAY_RECENT, NULL };
 
 
 static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)
@@ -158,6 +172,38 @@ wh_pay_result wh_payments_after(wh_inbox *ib, apr_pool_t *p, const char *after,
     args[k++] = &fetch;
     if (wh_inbox_db_query(ib, p, "payments page", status ? &st_after_status : &st_after,
                           args, fetch, &found) != 0)
+        return WH_PAY_UNAVAILABLE;
+    *more = found.nrows > limit;
+    n = *more ? limit : found.nrows;
+    *rows = apr_array_make(p, n + 1, sizeof(wh_payment_row));
+    for (int i = 0; i < n; i++)
+        payment_row(&found, i, apr_array_push(*rows));
+    return WH_PAY_OK;
+}
+
+wh_pay_result wh_payments_recent(wh_inbox *ib, apr_pool_t *p, const char *status,
+                                 apr_time_t before_at, const char *before_id, int limit,
+                                 apr_array_header_t **rows, int *more)
+{
+    static const wh_inbox_stmt *const st[4] = { &st_recent, &st_recent_before,
+                                                &st_recent_status, &st_recent_status_before };
+    wh_inbox_rows found;
+    const void *args[4] = { NULL, NULL, NULL, NULL };
+    apr_int64_t at = (apr_int64_t)before_at;
+    int n, fetch = limit + 1, k = 0, which = (status ? 2 : 0) + (before_id ? 1 : 0);
+
+    *rows = NULL;
+    *more = 0;
+    if (!ib || limit < 1)
+        return WH_PAY_UNAVAILABLE;
+    if (status)
+        args[k++] = status;
+    if (before_id) {
+        args[k++] = &at;
+        args[k++] = before_id;
+    }
+    args[k++] = &fetch;
+    if (wh_inbox_db_query(ib, p, "payments by activity", st[which], args, fetch, &found) != 0)
         return WH_PAY_UNAVAILABLE;
     *more = found.nrows > limit;
     n = *more ? limit : found.nrows;

@@ -62,12 +62,22 @@ wh_pay_result wh_payments_view(wh_inbox *ib, apr_pool_t *p, const char *payment_
                                int *truncated);
 
 /* Payments after paymentId `after` ("" or NULL: from the first) in
- * paymentId order, of current status `status` (NULL: any): at most limit
+ * paymentId order, of current status `status` (NULL: any, else
+ * whatever its case): at most limit
  * rows of wh_payment_row, *more when others follow. A seek on the key,
  * the same cost at any depth. */
 wh_pay_result wh_payments_after(wh_inbox *ib, apr_pool_t *p, const char *after,
                                 const char *status, int limit,
                                 apr_array_header_t **rows, int *more);
+
+/* Payments by latest activity (updated_at), newest first, of current
+ * status `status` (NULL: any, else whatever its case): the page after
+ * the row (before_at, before_id) of the previous one (before_id NULL:
+ * the first page). At most limit rows, *more when others follow; a seek,
+ * the same cost at any depth. */
+wh_pay_result wh_payments_recent(wh_inbox *ib, apr_pool_t *p, const char *status,
+                                 apr_time_t before_at, const char *before_id, int limit,
+                                 apr_array_header_t **rows, int *more);
 
 /* Payments by current status (q->status, or every payment when NULL),
  * ordered by paymentId, offset/limit as q says. */

@@ -1,33 +1,68 @@
-/* Reading the quarantine, and checking a quarantined body again with the
- * configuration of today. */
+/* Reading the quarantine, checking a quarantined body again with the
+ * configuration of today, and what an operator does with one: release,
+ * discard, acknowledge. */
 #include "wh_quarantine_ops.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 #include "verify/wh_schema.h"
 
 #include <apr_escape.h>
+#include <json-c/json.h>
 #include <apr_strings.h>
 #include <string.h>
 
 #define WH_Q_COLS                                                             \
     "SELECT id, received_at, code, message, details, notification_id,"        \
-    " released_at, released_event_id"
+    " released_at, released_event_id, resolution, resolved_at, resolved_by,"  \
+    " length(body)"
+#define WH_Q_COLS_PG                                                          \
+    "SELECT id, received_at, code, message, details, notification_id,"        \
+    " released_at, released_event_id, resolution, resolved_at, resolved_by,"  \
+    " octet_length(body)"
+#define WH_Q_NCOLS 12
 #define WH_Q_SQL_LIST                                                         \
-    WH_Q_COLS " FROM wh_quarantine WHERE id > %lld ORDER BY id LIMIT %d"
+    " FROM wh_quarantine WHERE id > %lld ORDER BY id LIMIT %d"
+/* Newest first from before (2^63 - 1: the newest): the key's range. */
+#define WH_Q_SQL_NEWEST " FROM wh_quarantine WHERE id < %lld"
+#define WH_Q_SQL_HELD " AND released_at IS NULL AND resolved_at IS NULL"
+#define WH_Q_SQL_DESC " ORDER BY id DESC LIMIT %d"
 /* The body is a blob: as hex, the one form both engines give as text. */
 #define WH_Q_SQL_GET WH_Q_COLS ", hex(body) FROM wh_quarantine WHERE id = %lld"
 #define WH_Q_SQL_GET_PG                                                       \
-    WH_Q_COLS ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
+    WH_Q_COLS_PG ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
 
-static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL };
+static const wh_inbox_stmt st_list = { WH_Q_COLS WH_Q_SQL_LIST, WH_Q_COLS_PG WH_Q_SQL_LIST };
+static const wh_inbox_stmt st_newest = {
+    WH_Q_COLS WH_Q_SQL_NEWEST WH_Q_SQL_DESC, WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_DESC };
+static const wh_inbox_stmt st_newest_held = {
+    WH_Q_COLS WH_Q_SQL_NEWEST WH_Q_SQL_HELD WH_Q_SQL_DESC,
+    WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_HELD WH_Q_SQL_DESC };
 static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
+/* The bodies of a JSON array of ids, those small enough to check again. */
+static const wh_inbox_stmt st_bodies = {
+    "SELECT id, hex(body) FROM wh_quarantine WHERE id IN"
+    " (SELECT value FROM json_each(%s)) AND length(body) <= %d",
+    "SELECT id, encode(body, 'hex') FROM wh_quarantine WHERE id IN"
+    " (SELECT json_array_elements_text(%s::json)::bigint)"
+    " AND octet_length(body) <= %d" };
 static const wh_inbox_stmt st_event_of = {
     "SELECT id FROM wh_events WHERE notification_id = %s", NULL };
 /* Only a row still in quarantine: the first release wins. */
 static const wh_inbox_stmt st_mark = {
     "UPDATE wh_quarantine SET released_at = %lld, released_event_id = %lld"
     " WHERE id = %lld AND released_at IS NULL", NULL };
-
+/* Only a held row (an acknowledged one may still be discarded). */
+static const wh_inbox_stmt st_acknowledge = {
+    "UPDATE wh_quarantine SET resolution = 'acknowledged', resolved_at = %lld,"
+    " resolved_by = %s WHERE id = %lld AND released_at IS NULL"
+    " AND resolved_at IS NULL", NULL };
+static const wh_inbox_stmt st_discard = {
+    "UPDATE wh_quarantine SET resolution = 'discarded', resolved_at = %lld,"
+    " resolved_by = %s, body = X'' WHERE id = %lld AND released_at IS NULL"
+    " AND (resolution IS NULL OR resolution = 'acknowledged')",
+    "UPDATE wh_quarantine SET resolution = 'discarded', resolved_at = %lld,"
+    " resolved_by = %s, body = ''::bytea WHERE id = %lld AND released_at IS NULL"
+    " AND (resolution IS NULL OR resolution = 'acknowledged')" };
 
 static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
 {
@@ -40,6 +75,30 @@ static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
     q->notification_id = wh_cell_opt(WH_ROW_CELL(r, i, 5));
     q->released_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 6));
     q->released_event_id = wh_cell_num(WH_ROW_CELL(r, i, 7));
+    q->resolution = wh_cell_opt(WH_ROW_CELL(r, i, 8));
+    q->resolved_at = (apr_time_t)wh_cell_num(WH_ROW_CELL(r, i, 9));
+    q->resolved_by = wh_cell_opt(WH_ROW_CELL(r, i, 10));
+    q->stored_len = (apr_size_t)wh_cell_num(WH_ROW_CELL(r, i, 11));
+    q->releasable = -1;
+}
+
+const char *wh_quarantine_first_problem(apr_pool_t *p, const wh_quarantined *q)
+{
+    json_object *arr = q->details ? json_tokener_parse(q->details) : NULL, *f = NULL, *pr = NULL;
+    const char *out = q->message;
+
+    if (arr && json_object_is_type(arr, json_type_array) && json_object_array_length(arr) > 0) {
+        json_object *first = json_object_array_get_idx(arr, 0);
+        json_object_object_get_ex(first, "field", &f);
+        json_object_object_get_ex(first, "problem", &pr);
+        if (pr)
+            out = apr_pstrcat(p, f && *json_object_get_string(f) ? json_object_get_string(f)
+                                                                 : "/",
+                              ": ", json_object_get_string(pr), NULL);
+    }
+    if (arr)
+        json_object_put(arr);
+    return out;
 }
 
 int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int limit,
@@ -50,6 +109,22 @@ int wh_quarantine_list(wh_inbox *ib, apr_pool_t *p, apr_int64_t after_id, int li
 
     *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
     if (wh_inbox_db_query(ib, p, "quarantine list", &st_list, args, limit, &found) != 0)
+        return -1;
+    for (int i = 0; i < found.nrows; i++)
+        row(&found, i, apr_array_push(*rows));
+    return 0;
+}
+
+int wh_quarantine_newest(wh_inbox *ib, apr_pool_t *p, apr_int64_t before_id,
+                         int held_only, int limit, apr_array_header_t **rows)
+{
+    apr_int64_t before = before_id > 0 ? before_id : APR_INT64_MAX;
+    const void *args[2] = { &before, &limit };
+    wh_inbox_rows found;
+
+    *rows = apr_array_make(p, 8, sizeof(wh_quarantined));
+    if (wh_inbox_db_query(ib, p, "quarantine list", held_only ? &st_newest_held : &st_newest,
+                          args, limit, &found) != 0)
         return -1;
     for (int i = 0; i < found.nrows; i++)
         row(&found, i, apr_array_push(*rows));
@@ -82,7 +157,87 @@ int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
     if (!found.nrows)
         return 0;
     row(&found, 0, out);
-    return unhex(p, WH_ROW_CELL(&found, 0, 8), &out->body, &out->body_len) == 0 ? 1 : -1;
+    return unhex(p, WH_ROW_CELL(&found, 0, WH_Q_NCOLS), &out->body, &out->body_len) == 0
+               ? 1 : -1;
+}
+
+int wh_quarantine_recheck(wh_inbox *ib, apr_pool_t *p, const wh_config *cfg,
+                          apr_array_header_t *rows)
+{
+    char *ids = apr_palloc(p, (apr_size_t)rows->nelts * 21 + 3), *w = ids;
+    int n = 0, max = WH_QUARANTINE_RECHECK_MAX;
+    wh_inbox_rows found;
+
+    *w++ = '[';
+    for (int i = 0; i < rows->nelts; i++) {
+        const wh_quarantined *q = &APR_ARRAY_IDX(rows, i, wh_quarantined);
+        if (WH_QUARANTINE_HELD(q))
+            w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, n++ ? "," : "", q->id);
+    }
+    *w++ = ']';
+    *w = '\0';
+    if (!n)
+        return 0;
+    {
+        const void *args[2] = { ids, &max };
+        if (wh_inbox_db_query(ib, p, "quarantine bodies", &st_bodies, args, n, &found) != 0)
+            return -1;
+    }
+    for (int k = 0; k < found.nrows; k++) {
+        apr_int64_t id = wh_cell_num(WH_ROW_CELL(&found, k, 0));
+        const char *body;
+        apr_size_t len;
+        if (unhex(p, WH_ROW_CELL(&found, k, 1), &body, &len) != 0)
+            continue;
+        for (int i = 0; i < rows->nelts; i++) {
+            wh_quarantined *q = &APR_ARRAY_IDX(rows, i, wh_quarantined);
+            wh_verdict v;
+            if (q->id != id)
+                continue;
+            wh_quarantine_check(p, cfg, body, len, &v);
+            q->releasable = v.ok;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    apr_int64_t id, at;
+    const char *by, *resolution;
+    int n;
+} resolve_ctx;
+
+static int resolve(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    resolve_ctx *c = baton;
+    const void *args[3] = { &c->at, c->by, &c->id };
+    int discard = strcmp(c->resolution, WH_QUARANTINE_DISCARD) == 0, rv;
+
+    if ((rv = wh_inbox_db_exec(ib, p, discard ? &st_discard : &st_acknowledge, &c->n,
+                               args)) != 0)
+        return wh_inbox_db_fail(ib, p, discard ? "discarding a quarantined body"
+                                               : "acknowledging a quarantined body", rv);
+    return WH_TXN_COMMIT;
+}
+
+wh_resolve_result wh_quarantine_resolve(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
+                                        const char *resolution, const char *by,
+                                        apr_time_t now)
+{
+    resolve_ctx c = { id, (apr_int64_t)now, by ? by : "-", resolution, 0 };
+    wh_quarantined q;
+    int found;
+
+    if (!resolution || (strcmp(resolution, WH_QUARANTINE_DISCARD) != 0
+                        && strcmp(resolution, WH_QUARANTINE_ACKNOWLEDGE) != 0))
+        return WH_RESOLVE_UNAVAILABLE;
+    if (wh_inbox_db_txn(ib, p, "quarantine resolution", resolve, &c) != WH_DB_OK)
+        return WH_RESOLVE_UNAVAILABLE;
+    if (c.n)
+        return WH_RESOLVE_DONE;
+    found = wh_quarantine_get(ib, p, id, &q);
+    return found < 0 ? WH_RESOLVE_UNAVAILABLE : found ? WH_RESOLVE_NOT_HELD
+                                                      : WH_RESOLVE_NOT_FOUND;
 }
 
 void wh_quarantine_check(apr_pool_t *p, const wh_config *cfg, const char *body,
@@ -152,6 +307,8 @@ wh_release_result wh_quarantine_release(wh_inbox *ib, apr_pool_t *p,
         *event_id = q.released_event_id;
         return WH_RELEASE_ALREADY;
     }
+    if (q.resolution && strcmp(q.resolution, WH_QUARANTINE_DISCARD) == 0)
+        return WH_RELEASE_DISCARDED;
     wh_quarantine_check(p, cfg, q.body, q.body_len, v);
     if (!v->ok)
         return WH_RELEASE_INVALID;

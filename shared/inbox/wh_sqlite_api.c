@@ -18,6 +18,14 @@ static void lookup(void)
     WH_SQLITE_SYM(database_file_object, "sqlite3_database_file_object");
     WH_SQLITE_SYM(file_control, "sqlite3_file_control");
     WH_SQLITE_SYM(libversion, "sqlite3_libversion");
+    WH_SQLITE_SYM(open_v2, "sqlite3_open_v2");
+    WH_SQLITE_SYM(close, "sqlite3_close");
+    WH_SQLITE_SYM(exec, "sqlite3_exec");
+    WH_SQLITE_SYM(free, "sqlite3_free");
+    WH_SQLITE_SYM(errmsg, "sqlite3_errmsg");
+    WH_SQLITE_SYM(backup_init, "sqlite3_backup_init");
+    WH_SQLITE_SYM(backup_step, "sqlite3_backup_step");
+    WH_SQLITE_SYM(backup_finish, "sqlite3_backup_finish");
 }
 
 const wh_sqlite_api *wh_sqlite_api_get(void)

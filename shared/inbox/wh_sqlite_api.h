@@ -1,8 +1,8 @@
 #ifndef WH_SQLITE_API_H
 #define WH_SQLITE_API_H
 /* The few SQLite functions the inbox calls itself, beside apr_dbd: its
- * busy handler (wh_inbox_conn.c) and the WAL-gathering VFS layer
- * (wh_sqlite_wal.c). */
+ * busy handler (wh_inbox_conn.c), the WAL-gathering VFS layer
+ * (wh_sqlite_wal.c) and the online backup (wh_inbox_backup.c). */
 #include <sqlite3.h>
 
 typedef struct {
@@ -12,6 +12,16 @@ typedef struct {
     sqlite3_file *(*database_file_object)(const char *);
     int (*file_control)(sqlite3 *, const char *, int, void *);
     const char *(*libversion)(void);
+    /* the online backup, into a file of its own */
+    int (*open_v2)(const char *, sqlite3 **, int, const char *);
+    int (*close)(sqlite3 *);
+    int (*exec)(sqlite3 *, const char *, int (*)(void *, int, char **, char **),
+                void *, char **);
+    void (*free)(void *);
+    const char *(*errmsg)(sqlite3 *);
+    sqlite3_backup *(*backup_init)(sqlite3 *, const char *, sqlite3 *, const char *);
+    int (*backup_step)(sqlite3_backup *, int);
+    int (*backup_finish)(sqlite3_backup *);
 } wh_sqlite_api;
 
 /* The functions of the SQLite library apr_dbd's sqlite3 driver brought

@@ -8,8 +8,10 @@
  *                        dead events (partial indexes) and the oldest open
  *   attempts by outcome  three rows (wh_attempt_counts)
  *   lag                  the arrival of one event, found by its position,
- *                        when some are not queued yet */
+ *                        when some are not queued yet
+ *   last purge           one row (wh_purge) */
 #include "wh_metrics.h"
+#include "inbox/wh_inbox_purge.h"
 #include "inbox/wh_inbox_views.h"
 
 #include <string.h>
@@ -90,9 +92,14 @@ void wh_metrics_read_inbox(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     m->forward_known = 0;
     if (!m->has_inbox || !ib)
         return;
+    wh_inbox_purge_record last;
+    int purged;
+
     if (wh_inbox_listed(ib, p, &m->events) != 0
-        || wh_inbox_quarantine_held(ib, p, &m->quarantined) != 0)
+        || wh_inbox_quarantine_held(ib, p, &m->quarantined) != 0
+        || (purged = wh_inbox_last_purge(ib, p, &last)) < 0)
         return;
+    m->last_purge = purged ? last.finished_at : 0;
     if (m->forwards && read_forward(p, ib, cfg, now, m) != 0) {
         m->forward_known = 0;
         return;

@@ -412,6 +412,41 @@ static void check_replay_window(apr_pool_t *p, wh_config *cfg,
                                 cfg->replay_window, minimum));
 }
 
+/* 0 keeps for ever, so it is longer than any other value. */
+static int shorter(apr_int64_t a, apr_int64_t b)
+{
+    return a != 0 && (b == 0 || a < b);
+}
+
+/* Retention (docs/inbox.md, "Retention"): the inbox's duplicates are
+ * decided by the events it still holds, so an event must outlive the
+ * promise replay protection makes (ReplayWindow), with TimestampTolerance
+ * more for the clocks of the servers that stored it and of the one that
+ * purges. A dead letter is an event too: it stays at least as long. */
+static void check_retention(apr_pool_t *p, wh_config *cfg,
+                            apr_array_header_t *errs)
+{
+    apr_int64_t floor = cfg->replay_window + cfg->timestamp_tolerance;
+
+    if (!was_set(cfg, "inboxquarantineretention"))
+        cfg->inbox_quarantine_retention = cfg->inbox_retention;
+    if (!was_set(cfg, "inboxdeadletterretention"))
+        cfg->inbox_dead_retention = cfg->inbox_retention;
+    if (cfg->inbox_retention && cfg->inbox_retention < floor)
+        push(errs, apr_psprintf(p, "%sInboxRetention (%s) must be 0 (keep every "
+                                "event) or at least ReplayWindow + "
+                                "TimestampTolerance (%s): a notificationId "
+                                "purged sooner could be stored and forwarded "
+                                "twice", where(p, cfg, "inboxretention"),
+                                wh_format_duration_us(p, cfg->inbox_retention * WH_US_S),
+                                wh_format_duration_us(p, floor * WH_US_S)));
+    if (shorter(cfg->inbox_dead_retention, cfg->inbox_retention))
+        push(errs, apr_psprintf(p, "%sInboxDeadLetterRetention must not be "
+                                "shorter than InboxRetention (0: for ever): a "
+                                "dead letter is an event, kept at least as long",
+                                where(p, cfg, "inboxdeadletterretention")));
+}
+
 /* ReplayCache pgsql or mysql without arguments keeps its ids in the
  * inbox's own database: there must be one, of that engine (the provider
  * is apr_dbd's driver name, as InboxDriver is). */
@@ -546,6 +581,7 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
         check_required(p, cfg, cfg->forward_url, "ForwardUrl", errs);
     check_list_limits(p, cfg, errs);
     check_replay_window(p, cfg, errs);
+    check_retention(p, cfg, errs);
     check_forward(p, cfg, errs);
     check_replay_db(p, cfg, errs);
     resolve_inbox(p, cfg, errs);

@@ -67,6 +67,11 @@ typedef struct {
     apr_int64_t inbox_batch_wait;      /* microseconds */
     int list_default_limit;
     int list_max_limit;
+    /* Retention, in seconds, 0: kept for ever (docs/inbox.md). Unset, the
+     * quarantine's and the dead letters' are InboxRetention's. */
+    apr_int64_t inbox_retention;
+    apr_int64_t inbox_quarantine_retention;
+    apr_int64_t inbox_dead_retention;
 
     const char *replay_cache;          /* ReplayCache as written */
     const char *replay_cache_provider; /* "dbm", "shmcb", "memcache", "redis" */
@@ -94,6 +99,7 @@ typedef struct {
 
     /* The console (docs/console.md). */
     int console_actions;               /* 1: operators act */
+    const char *console_origin;        /* ConsoleOrigin, canonical, or NULL */
     const char *console_readers_file;  /* ConsoleReaders: the CGI's readers */
     const char *console_operators_file;/* ConsoleOperators: its operators */
     /* Set by the host, not a key: where this configuration's readers read

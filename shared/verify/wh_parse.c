@@ -220,6 +220,38 @@ const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out)
     return NULL;
 }
 
+const char *wh_parse_origin(apr_pool_t *p, const char *arg, const char **out)
+{
+    apr_uri_t u;
+    const char *err;
+    char *o;
+
+    if (!arg || !*arg)
+        return "must not be empty";
+    if ((err = check_url_bytes(p, arg)) != NULL)
+        return err;
+    if (apr_uri_parse(p, arg, &u) != APR_SUCCESS || !u.scheme
+        || (strcasecmp(u.scheme, "http") != 0 && strcasecmp(u.scheme, "https") != 0))
+        return "must be an origin: http:// or https://, the host and the port "
+               "only when not the scheme's own (https://console.example.com)";
+    if (!u.hostname || !*u.hostname)
+        return "must name a host (https://host)";
+    if (u.user || u.password || u.query || u.fragment
+        || (u.path && *u.path && strcmp(u.path, "/") != 0))
+        return "must be an origin only: no user, path, query or fragment";
+    if (u.port_str && (!*u.port_str || strspn(u.port_str, "0123456789") != strlen(u.port_str)
+                       || u.port == 0))
+        return "must have a port of digits, from 1 to 65535";
+    o = apr_psprintf(p, strchr(u.hostname, ':') ? "%s://[%s]" : "%s://%s", u.scheme,
+                     u.hostname);
+    for (char *c = o; *c; c++)
+        *c = (char)apr_tolower(*c);
+    if (u.port_str && u.port != apr_uri_port_of_scheme(o[4] == 's' ? "https" : "http"))
+        o = apr_psprintf(p, "%s:%u", o, (unsigned)u.port);
+    *out = o;
+    return NULL;
+}
+
 /* ---- ReplayCache --------------------------------------------------- */
 
 #define WH_PROVIDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"

@@ -14,6 +14,10 @@ const char *wh_parse_header_name(apr_pool_t *p, const char *arg,
 /* An absolute http(s) URL, or an absolute path ("/v1/wires?x=1"). */
 const char *wh_parse_url(apr_pool_t *p, const char *arg, const char **out);
 const char *wh_parse_path(apr_pool_t *p, const char *arg, const char **out);
+/* An origin, scheme://host[:port] (http or https, a trailing "/" allowed):
+ * its canonical form, lowercase, without the scheme's own port
+ * ("https://console.example.com"). */
+const char *wh_parse_origin(apr_pool_t *p, const char *arg, const char **out);
 const char *wh_parse_realm(apr_pool_t *p, const char *arg, const char **out);
 /* "shmcb", "shmcb:/path(512000)", "memcache:host:port", "redis:host:port" */
 const char *wh_parse_replay_cache(apr_pool_t *p, const char *arg,

@@ -120,7 +120,11 @@ typedef enum { OPTIONAL = 0, REQUIRED = 1 } presence;
 /* ARRAY: an array whose items are objects with the row's members. */
 typedef enum { TEXT, OBJECT, ARRAY } member_kind;
 /* The wh_facts field a TEXT row fills. */
-typedef enum { NO_FACT, F_ID, F_TYPE, F_TIME, F_PAYMENT, F_STATUS, N_FACTS } fact;
+/* F_E2E, F_IMAD, F_OMAD: the wire's references, which the inbox keeps
+ * for search (wh_facts). */
+typedef enum {
+    NO_FACT, F_ID, F_TYPE, F_TIME, F_PAYMENT, F_STATUS, F_E2E, F_IMAD, F_OMAD, N_FACTS
+} fact;
 
 typedef struct member_rule {
     const char *key;
@@ -193,7 +197,7 @@ FITS(originator_info);
 static const member_rule wire_info[] = {
     TEXT_ROW("paymentAmount", OPTIONAL, 1,         12,      fmt_amount, NO_FACT),
     TEXT_ROW("referenceId",   OPTIONAL, 1,         35,      NULL,   NO_FACT),
-    TEXT_ROW("endToEndId",    OPTIONAL, 0,         0,       fmt_uuid, NO_FACT),
+    TEXT_ROW("endToEndId",    OPTIONAL, 0,         0,       fmt_uuid, F_E2E),
     END_ROW
 };
 FITS(wire_info);
@@ -217,8 +221,8 @@ FITS(exception_item);
 static const member_rule wire_event_info[] = {
     TEXT_ROW("paymentId",     REQUIRED, 1,         0,       NULL,   F_PAYMENT),
     TEXT_ROW("status",        REQUIRED, 1,         0,       NULL,   F_STATUS),
-    TEXT_ROW("IMAD",          OPTIONAL, 0,         0,       NULL,   NO_FACT),
-    TEXT_ROW("OMAD",          OPTIONAL, 0,         0,       NULL,   NO_FACT),
+    TEXT_ROW("IMAD",          OPTIONAL, 0,         0,       NULL,   F_IMAD),
+    TEXT_ROW("OMAD",          OPTIONAL, 0,         0,       NULL,   F_OMAD),
     ARRAY_ROW("exceptionInfo", OPTIONAL, exception_item),
     OBJECT_ROW("originalWire", OPTIONAL, original_wire),
     END_ROW
@@ -1016,6 +1020,9 @@ static void give_facts(const scan *sc, wh_facts *facts)
     facts->payment_id = sc->facts[F_PAYMENT];
     facts->status = sc->facts[F_STATUS];
     facts->status_known = wh_schema_status_known(sc->facts[F_STATUS]);
+    facts->end_to_end_id = sc->facts[F_E2E];
+    facts->imad = sc->facts[F_IMAD];
+    facts->omad = sc->facts[F_OMAD];
 }
 
 int wh_schema_check(apr_pool_t *p, const char *body, apr_size_t len,

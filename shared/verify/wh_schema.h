@@ -18,7 +18,8 @@ typedef struct {
  * reason, never body content), problems and facts are left alone.
  * JSON: returns the number of problems appended to problems (wh_problem,
  * JSON pointer + reason; may be NULL), and fills what the body has of the
- * facts (strings in p; user and signed_at are left alone). */
+ * facts and of the wire's references (strings in p; user and signed_at
+ * are left alone). */
 int wh_schema_check(apr_pool_t *p, const char *body, apr_size_t len,
                     const wh_schema_opts *opts, apr_array_header_t *problems,
                     wh_facts *facts, const char **why);

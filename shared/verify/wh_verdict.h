@@ -61,6 +61,12 @@ typedef struct {
     apr_time_t signed_at;        /* the timestamp header's instant: what
                                     the sender signed; 0 before it is
                                     checked */
+    /* The wire's references, which the bank's support quotes: kept by the
+     * inbox so an operator finds a payment by them, never handed to the
+     * application (not facts). NULL when absent or not a string. */
+    const char *end_to_end_id;   /* originalWire.wireInfo.endToEndId */
+    const char *imad;            /* wireEventInfo.IMAD */
+    const char *omad;            /* wireEventInfo.OMAD */
 } wh_facts;
 
 typedef struct {

@@ -112,6 +112,8 @@ static void fuzz_values(apr_pool_t *p, const char *s)
         WH_FUZZ_ASSERT(out[0] != '/' && !strpbrk(out, " \r\n#"));
     if (!wh_parse_url(p, s, &out))
         WH_FUZZ_ASSERT(!strpbrk(out, " \r\n#"));
+    if (!wh_parse_origin(p, s, &out))
+        WH_FUZZ_ASSERT(!strpbrk(out, " \r\n#?@") && strstr(out, "://"));
     if (!wh_parse_replay_cache(p, s, &prov, &args))
         WH_FUZZ_ASSERT(prov && *prov);
     if (!wh_parse_path(p, s, &out))

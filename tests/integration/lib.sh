@@ -331,6 +331,11 @@ wh_free_port() {
     return 1
 }
 
+# wh_no_notes: configtest's output without its "note:" lines (it says
+# what the inbox's retention keeps for every inbox, InboxRetention set or
+# not), for the asserts that a configuration draws no warning
+wh_no_notes() { grep -v '^note: ' || true; }
+
 # wh_init -- temp dir ($T), port ($WH_PORT, $WH_URL), secrets, htpasswd,
 # wirehook config ($WH_CONF), the sample body ($WH_SAMPLE), app dirs.
 # Credentials: $WH_USER:$WH_PASSWD (bcrypt). Secrets: $WH_SECRET (first),

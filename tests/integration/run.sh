@@ -12,7 +12,9 @@
 #
 # Environment:
 #   BUILD, WH_SHARED_DIR   as for lib.sh (default build, ../shared)
-#   WH_JOBS=N              suites at once (default 3; 1 runs them one by one)
+#   WH_JOBS=N              suites at once (default: 2 per CPU and 2 more, at
+#                          most 8: a suite spends most of its time waiting
+#                          on httpd and its servers; 1 runs them one by one)
 #   WH_UNIT=1              also run the CUnit suites ($BUILD/unit_tests) as
 #                          the suite "unit" (they print "N passed, N failed,
 #                          N skipped"; their tests count in the last line);
@@ -45,7 +47,10 @@ top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
 export BUILD=${BUILD:-build}
 export WH_SHARED_DIR=${WH_SHARED_DIR:-../shared}
-JOBS=${WH_JOBS:-3}
+cpus=$(nproc 2>/dev/null || echo 1)
+default_jobs=$((2 * cpus + 2))
+[ "$default_jobs" -gt 8 ] && default_jobs=8
+JOBS=${WH_JOBS:-$default_jobs}
 case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 # Every suite signs the provided sample and the unit tests read the
 # provided vectors: without them each assertion would fail on its own

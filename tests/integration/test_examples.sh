@@ -191,7 +191,7 @@ ex_credentials "$R/etc/wirehook"
 SPOOL="$R/var/lib/wirehook/spool"
 ex_writable "$R/var/lib/wirehook"; ex_writable "$SPOOL"
 CONF="$R/etc/wirehook/wirehook.conf"
-out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_eq "Syntax OK" "$out" "cgi-app: wirehook configtest passes the example config, no warning"
 if ex_start "actions" "$R/etc/apache2/conf-available/wirehook-app.conf"; then
     b=$(wh_body Complete)
@@ -259,7 +259,7 @@ ex_put "$E/wirehook.conf" /etc/wirehook/wirehook.conf      # replaces cgi-app's
 CONF="$R/etc/wirehook/wirehook.conf"
 SIGNED=$(sed -n 's/^SignedUrl[[:space:]]*//p' "$CONF")
 assert_eq "https://hooks.example.com/v1/wires" "$SIGNED" "tls-proxy: the example signs the public URL"
-out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_eq "Syntax OK" "$out" "tls-proxy: configtest passes"
 # front.conf has no Listen: Debian's ports.conf gives it, here on the test port
 if EX_PORTS="Listen 127.0.0.1:$TLS_PORT https" ex_start "ssl proxy proxy_http" \
@@ -307,7 +307,7 @@ CONF="$R/etc/wirehook/wirehook.conf"
 # the inbox's own directory, as the README makes it
 ex_writable "$R/var/lib/wirehook/inbox"
 rm -f "$R/var/lib/wirehook/inbox/inbox.db"
-out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_eq "Syntax OK" "$out" "inbox: configtest passes"
 if ex_start "" "$R/etc/apache2/conf-available/wirehook-inbox.conf"; then
     U="$WH_URL/v1/wires"
@@ -379,7 +379,7 @@ if pg_start; then
     chmod 600 "$R/etc/wirehook/forward.secret"
     [ -n "$www" ] && chown "$www" "$R/etc/wirehook/forward.secret"
     assert_eq "ReplayCache        pgsql" "$(grep '^ReplayCache' "$CONF")" "cluster: the replay store is the inbox's database"
-    out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+    out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
     assert_eq "Syntax OK" "$out" "cluster: configtest passes"
     bport=$(wh_free_port)
     while [ "$bport" = "$WH_PORT" ] || [ "$bport" = "$FPORT" ]; do bport=$(wh_free_port); done
@@ -450,7 +450,7 @@ cluster_run() {
     CONF="$R/etc/wirehook/wirehook.conf"
     sed -i "s|replay-store.example.com:$example_port|127.0.0.1:$cport|" "$CONF"
     assert_true "$kind: the example names a $kind ReplayCache" grep -q "^ReplayCache  *$kind:127.0.0.1:$cport\$" "$CONF"
-    out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+    out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
     assert_eq "Syntax OK" "$out" "$kind: configtest passes"
     # a new store: made usable before the first server uses it
     out=$("$WIREHOOK" replay init --config "$CONF" 2>&1)
@@ -525,7 +525,7 @@ ex_put "$EX/cgi-app/wirehook.conf" /etc/wirehook/wirehook.conf
 CONF="$R/etc/wirehook/wirehook.conf"
 chmod 644 "$R/etc/wirehook/secrets"
 chmod 666 "$R/etc/wirehook/htpasswd"
-ct=$("$WIREHOOK" configtest "$CONF" 2>&1)
+ct=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_contains "$ct" "Syntax OK" "hygiene: configtest still passes"
 W1="SigningSecretFile $R/etc/wirehook/secrets is readable by others (chmod o-rw)"
 W2="BasicAuthFile $R/etc/wirehook/htpasswd is readable and writable by others (chmod o-rw)"
@@ -541,7 +541,7 @@ assert_contains "$log" "[wirehook:warn]" "hygiene: logged as a warning"
     assert_status 200 "hygiene: a warning does not stop the service"
 fi
 chmod 640 "$R/etc/wirehook/secrets" "$R/etc/wirehook/htpasswd"
-ct=$("$WIREHOOK" configtest "$CONF" 2>&1)
+ct=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_eq "Syntax OK" "$ct" "hygiene: mode 640: configtest has no warning"
 if ex_start "actions" "$R/etc/apache2/conf-available/wirehook-app.conf"; then
     assert_not_contains "$(wh_errlog)" "by others" "hygiene: mode 640: no startup warning"

@@ -30,7 +30,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 CONF="$R/etc/wirehook/inbox.conf"
 
-out=$("$WIREHOOK" configtest "$CONF" 2>&1)
+out=$("$WIREHOOK" configtest "$CONF" 2>&1 | wh_no_notes)
 assert_eq "Syntax OK" "$out" "forward example: configtest passes"
 assert_true "forward example: the configuration names a ForwardUrl and its secret" \
     grep -qE '^ForwardSecretFile +forward.secret$' "$CONF"

@@ -75,7 +75,7 @@ assert_true "the children tried to open it at most every few seconds ($attempts 
 assert_contains "$(wh_errlog)" "newer than this wirehook" "the reason is in the error log"
 
 # fixed: served again within the retry interval, no restart
-sqlite3 -cmd '.timeout 5000' "$DB" "UPDATE wh_meta SET schema_version = 3"
+sqlite3 -cmd ".timeout 5000" "$DB" "UPDATE wh_meta SET schema_version = 5"
 ib_post_retry "$WH_URL/newer" "$(wh_body Complete)" 8
 assert_json_code accepted "the database fixed: stored again without a restart (${IB_RETRY_MS} ms)"
 

@@ -118,7 +118,7 @@ wh_inbox_result ix_store(fx *f, const char *id, const char *payment,
 const char *ix_list(fx *f, apr_int64_t offset, int limit, const char *payment,
                         const char *status)
 {
-    wh_page_query q = { offset, limit, payment, status };
+    wh_page_query q = { offset, limit, payment, status, NULL };
     const char *json = NULL;
     CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_STORED);
     return json;

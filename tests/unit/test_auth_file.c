@@ -471,6 +471,32 @@ static void test_key_case_names_one_entry(void)
     CU_ASSERT_EQUAL(look(path, upper, NOW, NULL, NULL), 1);
 }
 
+/* The purge empties expired slots only; a dry run counts them; no file
+ * is nothing to do and makes none. */
+static void test_purge_empties_expired_slots(void)
+{
+    const char *dir, *f = fresh(&dir), *user = NULL;
+    const char *old = key(0, 0, 0, 1, 1), *live = key(0, 0, 0, 2, 2);
+    apr_time_t exp = 0;
+    int n = -1;
+
+    CU_ASSERT_EQUAL(wh_auth_file_purge(f, 1000, 0, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_EQUAL(size_of(f), -1);
+    CU_ASSERT_EQUAL(wh_auth_file_store(f, 0600, (gid_t)-1, old, "bank", 500), 0);
+    CU_ASSERT_EQUAL(wh_auth_file_store(f, 0600, (gid_t)-1, live, "bank", 5000), 0);
+    CU_ASSERT_EQUAL(wh_auth_file_purge(f, 1000, 1, &n), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(wh_auth_file_lookup(wh_test_pool(), f, old, 100, &user, &exp), 1);
+    CU_ASSERT_EQUAL(wh_auth_file_purge(f, 1000, 0, &n), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(wh_auth_file_lookup(wh_test_pool(), f, old, 100, &user, &exp), 0);
+    CU_ASSERT_EQUAL(wh_auth_file_lookup(wh_test_pool(), f, live, 1000, &user, &exp), 1);
+    CU_ASSERT_EQUAL(size_of(f), FILE_SIZE);
+    CU_ASSERT_EQUAL(wh_auth_file_purge(f, 1000, 0, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+}
+
 static const wh_test_case cases[] = {
     { "round_trip", test_round_trip },
     { "missing_file_is_a_miss_and_creates_nothing",
@@ -491,6 +517,7 @@ static const wh_test_case cases[] = {
     { "255_byte_user_round_trips", test_255_byte_user_round_trips },
     { "file_layout", test_file_layout },
     { "key_case_names_one_entry", test_key_case_names_one_entry },
+    { "purge_empties_expired_slots", test_purge_empties_expired_slots },
     { NULL, NULL }
 };
 

@@ -158,6 +158,13 @@ static void test_console_keys(void)
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleActions", "on", 1));
     CU_ASSERT_EQUAL(c->console_actions, 1);
     CU_ASSERT(contains(wh_config_set(p, c, "ConsoleActions", "yes", 1), "on or off"));
+    /* ConsoleOrigin: unset by default, kept in its canonical form */
+    CU_ASSERT_PTR_NULL(c->console_origin);
+    CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleOrigin", "HTTPS://Console.Example.com:443/",
+                                     2));
+    ASSERT_STR(c->console_origin, "https://console.example.com");
+    CU_ASSERT(contains(wh_config_set(p, c, "ConsoleOrigin", "https://x.example/path", 3),
+                       "origin only"));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleReaders", users, 0));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "ConsoleOperators", bad, 0));
     CU_ASSERT_PTR_NULL(wh_config_set(p, c, "SigningSecretFile",
@@ -177,13 +184,16 @@ static void test_keys_table(void)
                           "SignedUrlForm", "MaxBodySize", "UnknownStatus", "AuthRealm",
                           "AuthCacheTTL", "InboxDriver", "InboxParams",
                           "InboxGroup", "InboxBatchMax", "InboxBatchWait",
+                          "InboxRetention", "InboxQuarantineRetention",
+                          "InboxDeadLetterRetention",
                           "ListDefaultLimit", "ListMaxLimit", "ReplayCache",
                           "ReplayWindow", "ReplayLease", "CGILogLevel", "ForwardUrl",
                           "ForwardSecretFile",
                           "ForwardMaxAttempts", "ForwardMaxAge", "ForwardTimeout",
                           "ForwardConcurrency", "ForwardCAFile",
                           "ForwardBackoffMin", "ForwardBackoffMax",
-                          "ConsoleActions", "ConsoleReaders", "ConsoleOperators", NULL};
+                          "ConsoleActions", "ConsoleOrigin", "ConsoleReaders",
+                          "ConsoleOperators", NULL};
     const char *keys[64];
     int n = 0;
     for (const wh_key *const *t = wh_config_keys(); *t; t++)
@@ -670,6 +680,68 @@ static void test_list_limit_bounds(void)
     check_int_key("ListMaxLimit", "1", "10000", "0", "10001");
     CU_ASSERT_EQUAL(set_ok("ListMaxLimit", "10000")->list_max_limit, 10000);
     CU_ASSERT_EQUAL(set_ok("ListDefaultLimit", "1")->list_default_limit, 1);
+}
+
+static void test_retention_bounds(void)
+{
+    static const char *const keys[] = { "InboxRetention", "InboxQuarantineRetention",
+                                        "InboxDeadLetterRetention" };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        /* a century, in seconds: the largest */
+        check_int_key(keys[i], "0", "3153600000", "-1", "3153600001");
+        CU_ASSERT_PTR_NULL(set1(keys[i], "90d"));
+        CU_ASSERT_PTR_NOT_NULL(set1(keys[i], "36501d"));
+    }
+    CU_ASSERT_EQUAL(set_ok("InboxRetention", "90d")->inbox_retention, 90 * 86400);
+    CU_ASSERT_EQUAL(set_ok("InboxQuarantineRetention", "2h")->inbox_quarantine_retention,
+                    7200);
+    CU_ASSERT_EQUAL(set_ok("InboxDeadLetterRetention", "30")->inbox_dead_retention, 30);
+}
+
+/* Retention against the replay promise, and the dead letters' against the
+ * events'; the quarantine's and the dead letters' follow InboxRetention
+ * when unset. */
+static void test_retention_rules(void)
+{
+    wh_config *c = NULL;
+    const char *path, *err;
+    const char *req = required_keys();
+
+    /* unset: everything kept, and said so by the defaults */
+    CU_ASSERT_PTR_NULL(load(req, &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_retention, 0);
+    CU_ASSERT_EQUAL(c->inbox_quarantine_retention, 0);
+    CU_ASSERT_EQUAL(c->inbox_dead_retention, 0);
+    /* the floor: ReplayWindow (600) + TimestampTolerance (300), both orders */
+    err = load(apr_pstrcat(P(), req, "InboxRetention 899\n", NULL), &c, &path);
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " InboxRetention (899s)"
+                                        " must be 0 (keep every event) or at least"
+                                        " ReplayWindow + TimestampTolerance (15m)", NULL)));
+    CU_ASSERT(contains(load(apr_pstrcat(P(), req, "InboxRetention 1h\n"
+                                        "ReplayWindow 1h\n", NULL), &c, NULL),
+                       "InboxRetention"));
+    CU_ASSERT(contains(load(apr_pstrcat(P(), req, "TimestampTolerance 1h\n"
+                                        "InboxRetention 2h\n", NULL), &c, NULL),
+                       "ReplayWindow + TimestampTolerance (3h)"));
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 900\n", NULL), &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_retention, 900);
+    CU_ASSERT_EQUAL(c->inbox_quarantine_retention, 900);
+    CU_ASSERT_EQUAL(c->inbox_dead_retention, 900);
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxRetention 0\n", NULL), &c, NULL));
+    /* the quarantine's may be anything; a dead letter at least as long */
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxQuarantineRetention 1d\n"
+                                        "InboxRetention 90d\n"
+                                        "InboxDeadLetterRetention 0\n", NULL), &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_quarantine_retention, 86400);
+    CU_ASSERT_EQUAL(c->inbox_dead_retention, 0);
+    err = load(apr_pstrcat(P(), req, "InboxDeadLetterRetention 30d\n"
+                           "InboxRetention 90d\n", NULL), &c, &path);
+    CU_ASSERT(contains(err, apr_pstrcat(P(), at(path, 3), " InboxDeadLetterRetention must"
+                                        " not be shorter than InboxRetention", NULL)));
+    CU_ASSERT(contains(load(apr_pstrcat(P(), req, "InboxDeadLetterRetention 30d\n", NULL),
+                            &c, NULL), "InboxDeadLetterRetention"));
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), req, "InboxDeadLetterRetention 365d\n"
+                                        "InboxRetention 90d\n", NULL), &c, NULL));
 }
 
 static void test_replay_window_bounds(void)
@@ -1163,6 +1235,8 @@ static const wh_test_case cases[] = {
     {"ReplayWindow default follows tolerance",
      test_replay_window_default_follows_tolerance},
     {"ListDefaultLimit <= ListMaxLimit", test_list_limits_rule},
+    {"retention bounds", test_retention_bounds},
+    {"retention rules", test_retention_rules},
     {"load success", test_load_success},
     {"load file errors", test_load_file_errors},
     {"load reports everything", test_load_reports_everything},

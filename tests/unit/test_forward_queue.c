@@ -91,8 +91,9 @@ static apr_int64_t store(qfx *f, const char *payment)
                      " event_time, payment_id, status, received_at, body) VALUES (%"
                      APR_INT64_T_FMT ", 'n%d', 'wire.status', '2026-11-22T14:05:09Z', %s,"
                      " 'Complete', %d, '{\"n\":%d}')", id, seq, pay, seq, seq),
-        apr_psprintf(p, "INSERT INTO wh_order VALUES (%d, %" APR_INT64_T_FMT ", %s,"
-                     " 'Complete')", seq, id, pay),
+        apr_psprintf(p, "INSERT INTO wh_order (seq, event_id, payment_id, status,"
+                     " received_at) VALUES (%d, %" APR_INT64_T_FMT ", %s, 'Complete', %d)",
+                     seq, id, pay, seq),
         NULL
     };
     CU_ASSERT_EQUAL(wh_inbox_db_txn(f->ib, p, "store", exec_all, (void *)sql), WH_DB_OK);

@@ -695,7 +695,7 @@ static void test_processes_race_same_ids(void)
     f->ib = ix_open_in(f, wh_test_pool());
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
     {
-        wh_page_query q = { 0, 100, NULL, NULL };
+        wh_page_query q = { 0, 100, NULL, NULL, NULL };
         const char *json = NULL;
         CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_STORED);
         CU_ASSERT(contains(json, "\"offset\":\"20\""));
@@ -763,7 +763,7 @@ static void test_pg_recovers_after_restart(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     {
-        wh_page_query q = { 0, 5, NULL, NULL };
+        wh_page_query q = { 0, 5, NULL, NULL, NULL };
         const char *json = NULL;
         CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_UNAVAILABLE);
     }

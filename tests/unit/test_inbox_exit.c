@@ -165,7 +165,7 @@ static int holder(const xfx *f, int ready_fd, int go_fd)
 {
     apr_pool_t *p;
     wh_inbox *ib = NULL;
-    wh_page_query q = { 0, 1, NULL, NULL };
+    wh_page_query q = { 0, 1, NULL, NULL, NULL };
     wh_facts fa;
     const char *json = NULL;
     char c = 'r';

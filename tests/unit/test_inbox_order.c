@@ -168,7 +168,7 @@ static apr_array_header_t *follow(fx *f, volatile int *running, int expect)
     apr_pool_create(&p, wh_test_pool());
     for (int rounds = 0; rounds < 100000; rounds++) {
         int done = __atomic_load_n(running, __ATOMIC_SEQ_CST) == 0;
-        wh_page_query q = { off, READ_LIMIT, NULL, NULL };
+        wh_page_query q = { off, READ_LIMIT, NULL, NULL, NULL };
         const char *json = NULL;
         json_object *root, *events, *o;
         int got;

@@ -87,9 +87,11 @@ static void check_upgraded(fx *f, int version)
 
     f->ib = ix_open_in(f, wh_test_pool());
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ib);
-    ASSERT_STR(ix_query(f, "SELECT schema_version FROM wh_meta"), "3");
+    ASSERT_STR(ix_query(f, "SELECT schema_version FROM wh_meta"),
+               apr_itoa(wh_test_pool(), WH_INBOX_SCHEMA_VERSION));
     CU_ASSERT(contains(f->log, apr_psprintf(wh_test_pool(), "upgraded from schema "
-                                            "version %d to 3", version)));
+                                            "version %d to %d", version,
+                                            WH_INBOX_SCHEMA_VERSION)));
 
     /* positions unchanged: id = old seq = listing position */
     ASSERT_STR(ix_query(f, "SELECT count(*) || ' ' || min(seq) || ' ' || max(seq) || ' ' "

@@ -5,6 +5,7 @@
 #include "inbox_fx.h"
 #include "metrics/wh_expo.h"
 #include "metrics/wh_metrics.h"
+#include "inbox/wh_inbox_purge.h"
 #include "inbox/wh_inbox_views.h"
 #include "forward/wh_forward_queue.h"
 
@@ -436,6 +437,33 @@ static void test_read_inbox(void)
     CU_ASSERT_DOUBLE_EQUAL(m.lag_seconds, 10.0, 1e-9);
 }
 
+/* A purge recorded in the inbox is the last-purge gauge's value. */
+static void test_read_last_purge(void)
+{
+    fx *f = ix_opened();
+    wh_inbox *rib = ix_open_in(f, wh_test_pool());
+    wh_purge_opts o;
+    wh_purge_counts n;
+    wh_metrics_config m;
+
+    f->cfg->forward_url = NULL;
+    for (int i = 1; i <= 3; i++)
+        store_at(f, i, NULL, T0 + SEC(i));
+    m = read_at(f, rib, T0 + SEC(10));
+    CU_ASSERT_EQUAL(m.last_purge, 0);
+    memset(&o, 0, sizeof(o));
+    o.now = T0 + SEC(20);
+    o.dry_run = 1;
+    CU_ASSERT_EQUAL(wh_inbox_purge(f->ib, wh_test_pool(), f->cfg, &o, &n), 0);
+    m = read_at(f, rib, T0 + SEC(30));
+    CU_ASSERT_EQUAL(m.last_purge, 0);          /* a dry run records nothing */
+    o.dry_run = 0;
+    CU_ASSERT_EQUAL(wh_inbox_purge(f->ib, wh_test_pool(), f->cfg, &o, &n), 0);
+    m = read_at(f, rib, T0 + SEC(30));
+    CU_ASSERT_EQUAL(m.inbox_up, 1);
+    CU_ASSERT(m.last_purge > 0);
+}
+
 /* No inbox to read (it could not be opened): only that it is down. */
 static void test_read_inbox_down(void)
 {
@@ -461,6 +489,7 @@ static const wh_test_case cases[] = {
     { "latency buckets", test_latency_buckets },
     { "every family, for the configurations that have it", test_render },
     { "a recorded purge shows", test_render_last_purge },
+    { "the last purge is read from the inbox", test_read_last_purge },
     { "no configuration: the version alone", test_render_bare },
     { "the inbox's and the forwarder's figures", test_read_inbox },
     { "an inbox that cannot be read", test_read_inbox_down },

@@ -284,6 +284,37 @@ static void test_url_bad(void)
     ASSERT_STR(out, "unchanged");
 }
 
+static void test_origin(void)
+{
+    const char *good[][2] = {
+        {"https://console.example.com", "https://console.example.com"},
+        {"https://console.example.com/", "https://console.example.com"},
+        {"HTTPS://Console.Example.COM", "https://console.example.com"},
+        {"https://console.example.com:443", "https://console.example.com"},
+        {"http://console.example.com:80", "http://console.example.com"},
+        {"https://console.example.com:8443", "https://console.example.com:8443"},
+        {"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+        {"https://[::1]:8443", "https://[::1]:8443"},
+    };
+    const char *bad[] = {"", "console.example.com", "ftp://console.example.com",
+                         "https://", "https://console.example.com/path",
+                         "https://console.example.com/?q=1", "https://user@console.example.com",
+                         "https://console.example.com#x", "https://console.example.com:x",
+                         "https://console.example.com:0", "https://console.example.com:",
+                         "https://con sole.example.com", "/path", NULL};
+    const char *out = NULL;
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        out = NULL;
+        CU_ASSERT_PTR_NULL(wh_parse_origin(P(), good[i][0], &out));
+        ASSERT_STR(out, good[i][1]);
+    }
+    out = "unchanged";
+    for (int i = 0; bad[i]; i++)
+        CU_ASSERT_PTR_NOT_NULL(wh_parse_origin(P(), bad[i], &out));
+    ASSERT_STR(out, "unchanged");
+}
+
 static void test_url_path_form(void)
 {
     const char *out = NULL;
@@ -649,6 +680,7 @@ static const wh_test_case cases[] = {
     {"url good", test_url_good},
     {"url bad", test_url_bad},
     {"url path form", test_url_path_form},
+    {"origin: canonical, nothing but an origin", test_origin},
     {"url form", test_url_form},
     {"ReplayCache good", test_replay_cache_good},
     {"ReplayCache bad", test_replay_cache_bad},

@@ -77,7 +77,8 @@ void wh_test_skip(const char *reason);
 #define WH_TEST_PG_DROP_TABLES                                              \
     "DROP TABLE IF EXISTS wh_events, wh_order, wh_pending, wh_payments,"    \
     " wh_quarantine, wh_counter, wh_meta, wh_auth_cache, wh_delivery,"      \
-    " wh_forward_cursor, wh_attempts, wh_attempt_counts CASCADE"
+    " wh_forward_cursor, wh_attempts, wh_attempt_counts, wh_payment_refs,"  \
+    " wh_attempt_minutes, wh_forwarders, wh_purge CASCADE"
 #define WH_TEST_PG_DROP_SEQUENCES "DROP SEQUENCE IF EXISTS wh_event_ids"
 
 /* A pool that lives for one test: cleared before each test runs. */

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
 """Drives Debian's headless Chromium through chromedriver's WebDriver HTTP
 protocol (python's standard library only) over the wirehook console, for
-tests/integration/test_console.sh. Loopback only.
+tests/integration/test_console.sh. Loopback only: other names are mapped
+to 127.0.0.1 (--host-resolver-rules), and the TLS proxy's test
+certificate is accepted.
 
-usage: console_browser.py BASE-URL USER:PASS ROLE SHOTS-DIR PLAN.json
+usage: console_browser.py SHOTS-DIR PLAN.json
 
-PLAN.json: {"pages": [[name, path], ...], "hostile": path,
-            "dead": path, "retry": true|false}
-Prints one JSON object: per page its HTTP-visible title, the browser log's
-SEVERE entries, whether action buttons were shown; the hostile page's
-probe (window.__pwned, an alert open, the text shown); after a real click
-on the dead letters page's Retry button, the URL it landed on. Every wait
-is a bounded poll for a condition, never a fixed sleep."""
+PLAN.json: {"map": ["name", ...], "steps": [STEP, ...]}, one browser for
+every step, in order:
+  {"auth": "user:pass"}              Basic credentials sent from now on
+  {"go": URL, "name": N}             load a page
+  {"click": CSS, "name": N, "wait": JS}   click the first element CSS
+                                     matches, wait until JS is true
+  {"probe": N}                       the hostile page's probe
+  any page step may say "shot": FILE (a screenshot in SHOTS-DIR, "-": none)
+Prints one JSON object: "pages": per name the title, the HTTP status, the
+browser log's SEVERE entries, the action buttons shown, the rows, the
+text, the URL; "probes": per name window.__pwned, an alert open, the
+remittance shown as text, img elements. Every wait is a bounded poll for
+a condition, never a fixed sleep."""
 import base64
 import json
 import os
@@ -35,7 +43,7 @@ def free_port():
 
 
 class Driver:
-    def __init__(self):
+    def __init__(self, mapped):
         self.port = free_port()
         self.proc = subprocess.Popen(["chromedriver", "--port=%d" % self.port],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -52,9 +60,14 @@ class Driver:
         args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                "--window-size=1280,1000", "--user-data-dir=" + self.profile]
+                "--window-size=1280,1000", "--user-data-dir=" + self.profile,
+                "--ignore-certificate-errors"]
+        if mapped:
+            args.append("--host-resolver-rules=" +
+                        ", ".join("MAP %s 127.0.0.1" % n for n in mapped))
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome", "goog:loggingPrefs": {"browser": "ALL"},
+            "acceptInsecureCerts": True,
             "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args}}}}
         self.sid = self.call("POST", "/session", caps)["value"]["sessionId"]
 
@@ -109,55 +122,64 @@ class Driver:
                 self.proc.kill()
 
 
+def page_info(d):
+    return {
+        "title": d.js("return document.title"),
+        "status": d.js("var n = performance.getEntriesByType('navigation')[0];"
+                       " return n && n.responseStatus ? n.responseStatus : 0"),
+        "errors": d.log(),
+        "actions": d.js("return document.querySelectorAll('form.act button').length"),
+        "rows": d.js("return document.querySelectorAll('table.list tbody tr').length"),
+        "text": d.js("return document.body ? document.body.innerText : ''"),
+        "url": d.js("return location.href"),
+        "notice": d.js("var n = document.querySelector('.notice');"
+                       " return n ? n.innerText : ''"),
+    }
+
+
 def main():
-    base, cred, role, shots, plan_path = sys.argv[1:6]
+    shots, plan_path = sys.argv[1:3]
     plan = json.load(open(plan_path))
-    os.makedirs(shots, exist_ok=True)
-    d = Driver()
-    out = {"pages": {}}
+    if shots != "-":
+        os.makedirs(shots, exist_ok=True)
+    d = Driver(plan.get("map", []))
+    out = {"pages": {}, "probes": {}}
     try:
         d.cdp("Network.enable", {})
-        d.cdp("Network.setExtraHTTPHeaders", {"headers": {
-            "Authorization": "Basic " + base64.b64encode(cred.encode()).decode()}})
-        for name, path in plan["pages"]:
-            d.go(base + path)
-            out["pages"][name] = {
-                "title": d.js("return document.title"),
-                "errors": d.log(),
-                "actions": d.js("return document.querySelectorAll('form.act button').length"),
-                "rows": d.js("return document.querySelectorAll('table.list tbody tr').length"),
-                "text": d.js("return document.body.innerText"),
-            }
-            if shots != "-":
-                d.shot(os.path.join(shots, "%s-%s.png" % (role, name)))
-        if plan.get("hostile"):
-            d.go(base + plan["hostile"])
-            alert = d.s("GET", "/alert/text")
-            out["hostile"] = {
-                "pwned": d.js("return typeof window.__pwned"),
-                "alert": alert.get("value") if isinstance(alert.get("value"), str) else None,
-                "shown": d.js("return document.body.innerText.indexOf(arguments[0]) >= 0",
-                              "<img src=x onerror=alert(1)>"),
-                "imgs": d.js("return document.querySelectorAll('img').length"),
-                "errors": d.log(),
-            }
-        if plan.get("retry"):
-            d.go(base + plan["dead"])
-            found = d.s("POST", "/element", {"using": "css selector",
-                                             "value": "form.act button"})["value"]
-            key = [k for k in found if k.startswith("element")] if isinstance(found, dict) else []
-            if key:
+        for step in plan["steps"]:
+            if "auth" in step:
+                d.cdp("Network.setExtraHTTPHeaders", {"headers": {
+                    "Authorization": "Basic " + base64.b64encode(step["auth"].encode()).decode()}})
+                continue
+            if "go" in step:
+                d.go(step["go"])
+            elif "click" in step:
+                found = d.s("POST", "/element", {"using": "css selector",
+                                                 "value": step["click"]})["value"]
+                key = [k for k in found if k.startswith("element")] \
+                    if isinstance(found, dict) else []
+                if not key:
+                    out["pages"][step["name"]] = {"missing": step["click"], "errors": [],
+                                                  "text": "", "notice": "", "url": "",
+                                                  "status": 0, "actions": 0, "rows": 0}
+                    continue
                 d.s("POST", "/element/%s/click" % found[key[0]], {})
-                d.wait("return location.search.indexOf('done=retry') >= 0 && "
-                       "document.readyState === 'complete'", "the retry's answer")
-                out["retry"] = {"url": d.js("return location.href"),
-                                "notice": d.js("var n = document.querySelector('.notice');"
-                                               " return n ? n.innerText : ''"),
-                                "errors": d.log()}
-                if shots != "-":
-                    d.shot(os.path.join(shots, "%s-retried.png" % role))
-            else:
-                out["retry"] = {"url": "", "notice": "no Retry button", "errors": []}
+                d.wait(step.get("wait", "return true") + " && document.readyState === 'complete'",
+                       "the click's answer (%s)" % step["name"])
+            elif "probe" in step:
+                alert = d.s("GET", "/alert/text")
+                out["probes"][step["probe"]] = {
+                    "pwned": d.js("return typeof window.__pwned"),
+                    "alert": alert.get("value") if isinstance(alert.get("value"), str) else None,
+                    "shown": d.js("return document.body.innerText.indexOf(arguments[0]) >= 0",
+                                  "<img src=x onerror=alert(1)>"),
+                    "imgs": d.js("return document.querySelectorAll('img').length"),
+                    "errors": d.log(),
+                }
+                continue
+            out["pages"][step["name"]] = page_info(d)
+            if shots != "-" and step.get("shot"):
+                d.shot(os.path.join(shots, step["shot"] + ".png"))
     finally:
         d.quit()
     print(json.dumps(out))

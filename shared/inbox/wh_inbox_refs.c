@@ -1,0 +1,83 @@
+/* The wire's references of each payment (wh_inbox_refs.h). */
+#include "wh_inbox_refs.h"
+#include "wh_inbox_sql.h"
+#include "wh_pagination.h"
+#include "verify/wh_schema.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Rows per round trip while an upgrade reads the bodies. */
+#define WH_REFS_CHUNK 500
+
+/* A payment's events mostly repeat its references: the usual store only
+ * finds the key there. (A dialect without ON CONFLICT has INSERT ...
+ * IGNORE or the like.) */
+static const wh_inbox_stmt st_add = {
+    "INSERT INTO wh_payment_refs (ref, kind, payment_id) VALUES (%s, %d, %s)"
+    " ON CONFLICT DO NOTHING", NULL };
+static const wh_inbox_stmt st_bodies = {
+    "SELECT id, payment_id, body FROM wh_events WHERE id > %lld"
+    " AND payment_id IS NOT NULL ORDER BY id LIMIT %d", NULL };
+
+/* What a search can ask for: a filter value (1 to 128 bytes of UTF-8,
+ * no control characters). */
+static int searchable(apr_pool_t *p, const char *ref)
+{
+    const char *out;
+    return ref && wh_page_filter_value(p, "reference", ref, &out) == NULL;
+}
+
+int wh_inbox_refs_add(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
+                      const wh_facts *facts)
+{
+    const struct { const char *ref; int kind; } refs[3] = {
+        { facts->end_to_end_id, WH_REF_END_TO_END_ID },
+        { facts->imad, WH_REF_IMAD },
+        { facts->omad, WH_REF_OMAD },
+    };
+    int rv = 0;
+
+    for (int i = 0; rv == 0 && i < 3; i++) {
+        const void *args[3] = { refs[i].ref, &refs[i].kind, payment_id };
+        if (payment_id && searchable(p, refs[i].ref))
+            rv = wh_inbox_db_exec(ib, p, &st_add, NULL, args);
+    }
+    return rv;
+}
+
+int wh_inbox_refs_fill(wh_inbox *ib, apr_pool_t *p)
+{
+    apr_int64_t last = 0;
+    int chunk = WH_REFS_CHUNK, rv = 0;
+    apr_pool_t *tmp;
+
+    if (apr_pool_create(&tmp, p) != APR_SUCCESS)
+        return -1;
+    for (;;) {
+        const void *args[2] = { &last, &chunk };
+        wh_inbox_rows rows;
+
+        apr_pool_clear(tmp);
+        if ((rv = wh_inbox_db_select(ib, tmp, &st_bodies, args, chunk, &rows)) != 0)
+            break;
+        for (int i = 0; rv == 0 && i < rows.nrows; i++) {
+            const char *id = WH_ROW_CELL(&rows, i, 0), *body = WH_ROW_CELL(&rows, i, 2);
+            const char *why;
+            wh_facts f;
+
+            last = id ? apr_atoi64(id) : last;
+            /* every stored body passed the checks; one that no longer
+             * parses (edited by hand) simply has no references */
+            memset(&f, 0, sizeof(f));
+            if (!body || wh_schema_check(tmp, body, strlen(body), NULL, NULL, &f, &why)
+                             == WH_SCHEMA_NOT_JSON)
+                continue;
+            rv = wh_inbox_refs_add(ib, tmp, WH_ROW_CELL(&rows, i, 1), &f);
+        }
+        if (rv != 0 || rows.nrows < chunk)
+            break;
+    }
+    apr_pool_destroy(tmp);
+    return rv;
+}
