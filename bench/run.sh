@@ -4,13 +4,16 @@
 # table and rewrites docs/benchmarks.md.
 #
 # Sections (BENCH_SECTIONS, default all, in this order): core inbox module
-# inbox-http pg pg-pairs php node cgi fcgid memory forward console.
+# inbox-http pg pg-pairs mysql mysql-pairs php node cgi fcgid memory
+# forward console.
 #   inbox-http  SetHandler wirehook storing to SQLite vs /v1/sink (module in
 #               front of mod_benchok), same httpd, concurrency 16
 #   pg          the same inbox on a PostgreSQL started here on loopback:
 #               concurrency 16 vs concurrency 1
 #   pg-pairs    two httpd on one PostgreSQL, every copy sent to both at once,
 #               vs one server storing each notification once: events stored/s
+#   mysql, mysql-pairs  the same two on a MariaDB started here (InboxDriver
+#               mysql); mysql's concurrency 16 also against pg's
 #   php         a PHP receiver (bench/receivers/receiver.php) under mod_php,
 #               prefork, its own httpd; vs the module (/v1/sink)
 #   fcgid       wirehook.cgi under mod_fcgid with suEXEC (as root) vs the PHP
@@ -29,7 +32,7 @@
 # (1000000), BENCH_FORWARD_EVENTS (20000), BENCH_DOC (docs/benchmarks.md;
 # "-" writes none), BENCH_PERF=FILE (perf profile of the httpd child during
 # the measured runs of BENCH_PERF_PATH: /v1/sink by default, /floor/sink,
-# /sink, /inbox or /pginbox), BENCH_KEEP_TMP=1 keeps the temp dir,
+# /sink, /inbox or /dbinbox), BENCH_KEEP_TMP=1 keeps the temp dir,
 # BENCH_LOGLEVEL sets httpd's LogLevel (warn), BENCH_INBOX_CONF adds a line
 # to the inbox-http section's WirehookConfig ("InboxBatchWait 500").
 #
@@ -59,7 +62,7 @@ MEM_REQUESTS=${BENCH_MEM_REQUESTS:-100000}
 INBOX_RECORDS=${BENCH_INBOX_RECORDS:-1000000}
 FORWARD_EVENTS=${BENCH_FORWARD_EVENTS:-20000}
 CONSOLE_EVENTS=${BENCH_CONSOLE_EVENTS:-100000}
-SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg pg-pairs php node cgi fcgid memory forward console}
+SECTIONS=${BENCH_SECTIONS:-core inbox module inbox-http pg pg-pairs mysql mysql-pairs php node cgi fcgid memory forward console}
 DOC=${BENCH_DOC:-docs/benchmarks.md}
 HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
 MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
@@ -445,11 +448,12 @@ node_stop() {
     NODE_PID=""
 }
 
-# inbox_count DRIVER WHERE: events stored (sqlite3 file or pg)
+# inbox_count DRIVER WHERE: events stored (sqlite3 file, pg or mysql)
 inbox_count() {
     case $1 in
         sqlite3) command -v sqlite3 >/dev/null 2>&1 && sqlite3 "$2" 'SELECT count(*) FROM wh_events' 2>/dev/null ;;
         pgsql) pg_sql 'SELECT count(*) FROM wh_events' 2>/dev/null ;;
+        mysql) mariadb_sql 'SELECT count(*) FROM wh_events' 2>/dev/null ;;
     esac
 }
 
@@ -663,74 +667,103 @@ section_inbox_http() {
     rm -f "$db"*
 }
 
-# ------------------------------------------------------------ 3c. inbox on PostgreSQL ---
-# the same SetHandler wirehook on a PostgreSQL started here (initdb in a
-# temp dir as the postgres user, loopback only, as tests/integration/pg.sh
-# does: that file is sourced), req/s at concurrency 16 vs concurrency 1
-section_pg() {
-    [ -f "$BUILD/mod_wirehook.so" ] || { note "pg: $BUILD/mod_wirehook.so not built"; return 0; }
-    [ -f "$top/tests/integration/pg.sh" ] || { note "pg: tests/integration/pg.sh missing"; return 0; }
-    # shellcheck source=../tests/integration/pg.sh
-    . "$top/tests/integration/pg.sh"
-    pg_available || { note "pg: skipped, no PostgreSQL binaries (apt-get install postgresql)"; return 0; }
-    log "pg: SetHandler wirehook on PostgreSQL, $ROUNDS x ${SECONDS_RUN}s at concurrency 1 and $WRK_CONN"
-    pg_start || { note "pg: PostgreSQL did not start"; return 1; }
-    R[pg.version]=$("$(pg_bin)/postgres" --version | awk '{ print $3 }')
-    local conf="$T/etc/pg.conf" r
-    write_wh_conf "$conf" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\""
-    # it holds the database password: readable by the httpd user only
-    chmod 640 "$conf"; [ -n "$RUN_AS" ] && chgrp www-data "$conf"
-    ref_server pg "" "<Location /pginbox>
-    SetHandler wirehook
-    WirehookConfig $conf
-</Location>" || { pg_destroy; return 1; }
-    local host="127.0.0.1:$PORT" u="http://127.0.0.1:$PORT/pginbox"
-    probe "module inbox (PostgreSQL)" "$u" "$host" /pginbox bank || { httpd_stop; pg_destroy; return 1; }
-    one_run pg16 warm "$u" "$host" /pginbox bank "$WRK_CONN" && one_run pg1 warm "$u" "$host" /pginbox bank 1 \
-        || { httpd_stop; pg_destroy; return 1; }
-    for r in $(seq 1 "$ROUNDS"); do
-        one_run pg1 "$r" "$u" "$host" /pginbox bank 1 || { httpd_stop; pg_destroy; return 1; }
-        one_run pg16 "$r" "$u" "$host" /pginbox bank "$WRK_CONN" || { httpd_stop; pg_destroy; return 1; }
-    done
-    summarize pg1; summarize pg16
-    httpd_stop
-    R[pg.stored]=$(inbox_count pgsql)
-    R[pg.acked]=$(( $(get pg1.ok) + $(get pg16.ok) + 1 \
-        + $(get pg16warm.requests) - $(get pg16warm.non2xx) + $(get pg1warm.requests) - $(get pg1warm.non2xx) ))
-    pg_destroy
+# ------------------------------------------------------------ 3c. inbox on a database server ---
+# The engines a database section runs on: the server is started here on
+# loopback in a temp dir, as the integration tests do (their files are
+# sourced: tests/integration/pg.sh, tests/integration/mariadb.sh).
+#   db_use ENGINE: DB_* for pgsql or mysql; 1 when it cannot run here
+db_use() {
+    DB_ENGINE=$1
+    case $1 in
+        pgsql)
+            DB_NAME=PostgreSQL DB_LIB="$top/tests/integration/pg.sh"
+            DB_PKG=postgresql DB_DEADLOCK="deadlock detected" ;;
+        mysql)
+            DB_NAME=MariaDB DB_LIB="$top/tests/integration/mariadb.sh"
+            DB_PKG=mariadb-server DB_DEADLOCK="Deadlock found" ;;
+    esac
+    [ -f "$DB_LIB" ] || { note "$DB_NAME: $DB_LIB missing"; return 1; }
+    # shellcheck disable=SC1090
+    . "$DB_LIB"
+    if ! { [ "$1" = pgsql ] && pg_available; } && ! { [ "$1" = mysql ] && mariadb_available; }; then
+        note "$DB_NAME: skipped, no server binaries (apt-get install $DB_PKG)"
+        return 1
+    fi
+    return 0
+}
+db_start() { if [ "$DB_ENGINE" = pgsql ]; then pg_start; else mariadb_start; fi; }
+db_destroy() { if [ "$DB_ENGINE" = pgsql ]; then pg_destroy; else mariadb_destroy; fi; }
+db_params() { if [ "$DB_ENGINE" = pgsql ]; then printf '%s' "$PG_CONNINFO"; else printf '%s' "$MARIADB_PARAMS"; fi; }
+db_version() {
+    if [ "$DB_ENGINE" = pgsql ]; then "$(pg_bin)/postgres" --version | awk '{ print $3 }'
+    else mariadb_sql "SELECT VERSION()" | cut -d- -f1; fi
 }
 
-# ------------------------------------------------------------ 3c'. two servers, one PostgreSQL ---
-# the module's inbox on two httpd sharing one PostgreSQL, every copy sent
-# to both at once (a retry storm behind a load balancer): a wrk at
-# concurrency 16 on each server over the same pre-signed list, in the same
-# order (SignedUrl is the same on both, so one signature serves both),
-# against one server storing each notification once (concurrency 16).
-# Events stored per second, from the database's count over the run.
-section_pg_pairs() {
-    [ -f "$BUILD/mod_wirehook.so" ] || { note "pg-pairs: $BUILD/mod_wirehook.so not built"; return 0; }
-    [ -f "$top/tests/integration/pg.sh" ] || { note "pg-pairs: tests/integration/pg.sh missing"; return 0; }
-    # shellcheck source=../tests/integration/pg.sh
-    . "$top/tests/integration/pg.sh"
-    pg_available || { note "pg-pairs: skipped, no PostgreSQL binaries (apt-get install postgresql)"; return 0; }
-    log "pg-pairs: two servers on one PostgreSQL, every copy to both, vs one server, $ROUNDS x ${SECONDS_RUN}s at concurrency $WRK_CONN each"
-    pg_start || { note "pg-pairs: PostgreSQL did not start"; return 1; }
-    local conf="$T/etc/pgpairs.conf" host=pairs.bench r ua ub
-    write_wh_conf "$conf" "InboxDriver pgsql" "InboxParams \"$PG_CONNINFO\"" \
-        "SignedUrl http://$host/pginbox"
+# db_inbox ENGINE PREFIX: the same SetHandler wirehook on a database
+# server started here, req/s at concurrency 16 vs concurrency 1, into
+# R[PREFIX1.*], R[PREFIX16.*], R[PREFIX.version|stored|acked]
+db_inbox() {
+    local pre=$2 conf="$T/etc/$2.conf" r
+    [ -f "$BUILD/mod_wirehook.so" ] || { note "$pre: $BUILD/mod_wirehook.so not built"; return 0; }
+    db_use "$1" || return 0
+    log "$pre: SetHandler wirehook on $DB_NAME, $ROUNDS x ${SECONDS_RUN}s at concurrency 1 and $WRK_CONN"
+    db_start || { note "$pre: $DB_NAME did not start"; return 1; }
+    R[$pre.version]=$(db_version)
+    write_wh_conf "$conf" "InboxDriver $1" "InboxParams \"$(db_params)\""
+    # it holds the database password: readable by the httpd user only
     chmod 640 "$conf"; [ -n "$RUN_AS" ] && chgrp www-data "$conf"
-    local body="<Location /pginbox>
+    ref_server "$pre" "" "<Location /dbinbox>
+    SetHandler wirehook
+    WirehookConfig $conf
+</Location>" || { db_destroy; return 1; }
+    local host="127.0.0.1:$PORT" u="http://127.0.0.1:$PORT/dbinbox"
+    probe "module inbox ($DB_NAME)" "$u" "$host" /dbinbox bank || { httpd_stop; db_destroy; return 1; }
+    one_run "${pre}16" warm "$u" "$host" /dbinbox bank "$WRK_CONN" && one_run "${pre}1" warm "$u" "$host" /dbinbox bank 1 \
+        || { httpd_stop; db_destroy; return 1; }
+    for r in $(seq 1 "$ROUNDS"); do
+        one_run "${pre}1" "$r" "$u" "$host" /dbinbox bank 1 || { httpd_stop; db_destroy; return 1; }
+        one_run "${pre}16" "$r" "$u" "$host" /dbinbox bank "$WRK_CONN" || { httpd_stop; db_destroy; return 1; }
+    done
+    summarize "${pre}1"; summarize "${pre}16"
+    httpd_stop
+    R[$pre.stored]=$(inbox_count "$1")
+    R[$pre.acked]=$(( $(get "${pre}1.ok") + $(get "${pre}16.ok") + 1 \
+        + $(get "${pre}16warm.requests") - $(get "${pre}16warm.non2xx") + $(get "${pre}1warm.requests") - $(get "${pre}1warm.non2xx") ))
+    db_destroy
+}
+section_pg() { db_inbox pgsql pg; }
+section_mysql() { db_inbox mysql my; }
+
+# ------------------------------------------------------------ 3c'. two servers, one database ---
+# db_pairs ENGINE PREFIX: the module's inbox on two httpd sharing one
+# database server, every copy sent to both at once (a retry storm behind a
+# load balancer): a wrk at concurrency 16 on each server over the same
+# pre-signed list, in the same order (SignedUrl is the same on both, so one
+# signature serves both), against one server storing each notification
+# once (concurrency 16). Events stored per second, from the database's
+# count over the run, into R[PREFIX1.rps] (one server), R[PREFIX2.rps]
+# (two), R[PREFIX.deadlocks] (the deadlocks the servers logged).
+db_pairs() {
+    local pre=$2 conf="$T/etc/$2.conf" host=pairs.bench r ua ub engine=$1
+    [ -f "$BUILD/mod_wirehook.so" ] || { note "$pre: $BUILD/mod_wirehook.so not built"; return 0; }
+    db_use "$1" || return 0
+    log "$pre: two servers on one $DB_NAME, every copy to both, vs one server, $ROUNDS x ${SECONDS_RUN}s at concurrency $WRK_CONN each"
+    db_start || { note "$pre: $DB_NAME did not start"; return 1; }
+    write_wh_conf "$conf" "InboxDriver $1" "InboxParams \"$(db_params)\"" \
+        "SignedUrl http://$host/dbinbox"
+    chmod 640 "$conf"; [ -n "$RUN_AS" ] && chgrp www-data "$conf"
+    local body="<Location /dbinbox>
     SetHandler wirehook
     WirehookConfig $conf
 </Location>"
-    PORT=$(free_port) && httpd_conf pgpa "" "$body" && httpd_start || { pg_destroy; return 1; }
-    ua="http://127.0.0.1:$PORT/pginbox"
-    PORT=$(free_port) && httpd_conf pgpb "" "$body" && httpd_start || { use_httpd pgpa; httpd_stop; pg_destroy; return 1; }
-    ub="http://127.0.0.1:$PORT/pginbox"
-    _pairs_stop() { use_httpd pgpb; httpd_stop; use_httpd pgpa; httpd_stop; pg_destroy; }
-    probe "module inbox (PostgreSQL, server A)" "$ua" "$host" /pginbox bank || { _pairs_stop; return 1; }
+    PORT=$(free_port) && httpd_conf "${pre}a" "" "$body" && httpd_start || { db_destroy; return 1; }
+    ua="http://127.0.0.1:$PORT/dbinbox"
+    PORT=$(free_port) && httpd_conf "${pre}b" "" "$body" && httpd_start || { use_httpd "${pre}a"; httpd_stop; db_destroy; return 1; }
+    ub="http://127.0.0.1:$PORT/dbinbox"
+    _pairs_stop() { use_httpd "${pre}b"; httpd_stop; use_httpd "${pre}a"; httpd_stop; db_destroy; }
+    probe "module inbox ($DB_NAME, server A)" "$ua" "$host" /dbinbox bank || { _pairs_stop; return 1; }
     local dl0
-    dl0=$(grep -c "deadlock detected" "$T/logs/error.log" 2>/dev/null)
+    dl0=$(grep -c "$DB_DEADLOCK" "$T/logs/error.log" 2>/dev/null)
     # _pairs_run KEY ROUND URL...: the list sent once to each URL at once;
     # R[KEY ROUND .stored_rps] from the events the database gained
     _pairs_run() {
@@ -738,8 +771,8 @@ section_pg_pairs() {
         shift 2
         [ "$r" = warm ] && secs=2
         cnt=$(awk -v r="${R[$key.est]:-2000}" -v s="$secs" 'BEGIN { printf "%d", r * s * 3 + 5000 }')
-        gen_at "$T/wrk/$key$r" "$host" /pginbox "$cnt" bank || return 1
-        c0=$(inbox_count pgsql)
+        gen_at "$T/wrk/$key$r" "$host" /dbinbox "$cnt" bank || return 1
+        c0=$(inbox_count "$engine")
         for u in "$@"; do
             k=$((k + 1))
             wrk -t1 -c"$WRK_CONN" -d"${secs}s" --timeout 10s -s "$here/signed.lua" "$u" \
@@ -748,7 +781,7 @@ section_pg_pairs() {
         done
         # shellcheck disable=SC2086
         wait $pids
-        c1=$(inbox_count pgsql)
+        c1=$(inbox_count "$engine")
         for k in $(seq 1 $#); do
             grep '^wrk_' "$T/$key$r.$k.raw" | sed 's/^wrk_//' >"$T/$key$r.$k.kv"
             kv "$T/$key$r.$k.kv" "$key$r.$k"
@@ -759,17 +792,19 @@ section_pg_pairs() {
         R[$key.est]=$(awk -v a="${R[$key.est]:-0}" -v b="$(get "$key$r.stored_rps")" 'BEGIN { print (b > a ? b : a) }')
         rm -rf "$T/wrk/$key$r"
     }
-    _pairs_run pp1 warm "$ua" && _pairs_run pp2 warm "$ua" "$ub" || { _pairs_stop; return 1; }
+    _pairs_run "${pre}1" warm "$ua" && _pairs_run "${pre}2" warm "$ua" "$ub" || { _pairs_stop; return 1; }
     local one="" two=""
     for r in $(seq 1 "$ROUNDS"); do
-        _pairs_run pp1 "$r" "$ua" && _pairs_run pp2 "$r" "$ua" "$ub" || { _pairs_stop; return 1; }
-        one="$one $(get "pp1$r.stored_rps")"; two="$two $(get "pp2$r.stored_rps")"
+        _pairs_run "${pre}1" "$r" "$ua" && _pairs_run "${pre}2" "$r" "$ua" "$ub" || { _pairs_stop; return 1; }
+        one="$one $(get "${pre}1$r.stored_rps")"; two="$two $(get "${pre}2$r.stored_rps")"
     done
-    R[pp1.rps]=$(echo "$one" | median); R[pp2.rps]=$(echo "$two" | median)
+    R[${pre}1.rps]=$(echo "$one" | median); R[${pre}2.rps]=$(echo "$two" | median)
     # both servers log to the one error log
-    R[pp.deadlocks]=$(( $(grep -c "deadlock detected" "$T/logs/error.log" 2>/dev/null) - ${dl0:-0} ))
+    R[$pre.deadlocks]=$(( $(grep -c "$DB_DEADLOCK" "$T/logs/error.log" 2>/dev/null) - ${dl0:-0} ))
     _pairs_stop
 }
+section_pg_pairs() { db_pairs pgsql pp; }
+section_mysql_pairs() { db_pairs mysql mp; }
 
 # ------------------------------------------------------------ 3d. PHP ---
 # bench/receivers/receiver.php under mod_php in its own prefork httpd (32
@@ -1336,6 +1371,8 @@ for s in $SECTIONS; do
         core | inbox | module | pg | php | node | cgi | fcgid | memory | forward | console) "section_$s" || note "section $s failed (see above)" ;;
         inbox-http) section_inbox_http || note "section $s failed (see above)" ;;
         pg-pairs) section_pg_pairs || note "section $s failed (see above)" ;;
+        mysql) section_mysql || note "section $s failed (see above)" ;;
+        mysql-pairs) section_mysql_pairs || note "section $s failed (see above)" ;;
         *) note "unknown section $s" ;;
     esac
 done
@@ -1477,6 +1514,35 @@ if has pg-pairs && [ -n "$(get pp2.rps)" ]; then
         "$(fmt "$(get pp2.rps)" events/s), $(get pp.deadlocks) deadlocks logged" \
         "$(fmt "$(get pp1.rps)" events/s) (one server storing each once, concurrency $WRK_CONN)" \
         "$rpp_" "≥ 0.5" "$(verdict "$rpp_" ">=" 0.5)"
+fi
+if has mysql && [ -n "$(get my16.rps)" ]; then
+    rm16_=$(ratio "$(get my16.rps)" "$(get my1.rps)")
+    row "Module inbox on MariaDB $(get my.version): req/s at concurrency $WRK_CONN (median of $ROUNDS × ${SECONDS_RUN}s)" \
+        "$(fmt "$(get my16.rps)" req/s), p99 $(get my16.p99) ms" \
+        "$(fmt "$(get my1.rps)" req/s) at concurrency 1, p99 $(get my1.p99) ms" \
+        "$rm16_" "≥ 4" "$(verdict "$rm16_" ">=" 4)"
+    if [ -n "$(get pg16.rps)" ]; then
+        rmp_=$(ratio "$(get my16.rps)" "$(get pg16.rps)")
+        row "Module inbox on MariaDB ÷ on PostgreSQL, both at concurrency $WRK_CONN" \
+            "$(fmt "$(get my16.rps)" req/s) (MariaDB $(get my.version))" \
+            "$(fmt "$(get pg16.rps)" req/s) (PostgreSQL $(get pg.version))" \
+            "$rmp_" "≥ 0.8" "$(verdict "$rmp_" ">=" 0.8)"
+    fi
+    [ -n "$(get my16.cpu)" ] && row "Module inbox on MariaDB: httpd CPU per request, c$WRK_CONN vs c1" "$(get my16.cpu) µs" \
+        "$(get my1.cpu) µs" "$(ratio "$(get my16.cpu)" "$(get my1.cpu)")" "—" "info"
+    if [ -n "$(get my.stored)" ]; then
+        row "Module inbox on MariaDB: events in the database after the runs" "$(get my.stored)" "$(get my.acked) 200s counted by wrk" "—" "≥ the 200s" \
+            "$(verdict "$(get my.stored)" ">=" "$(get my.acked)")"
+    fi
+fi
+if has mysql-pairs && [ -n "$(get mp2.rps)" ]; then
+    rmpp_=$(ratio "$(get mp2.rps)" "$(get mp1.rps)")
+    v_=$(verdict "$rmpp_" ">=" 0.5)
+    [ "$(get mp.deadlocks)" = 0 ] || v_="**not met**: deadlocks logged"
+    row "Module inbox on MariaDB, two servers storing the same copies at once (each copy to both, concurrency $WRK_CONN on each; median of $ROUNDS × ${SECONDS_RUN}s): events stored/s" \
+        "$(fmt "$(get mp2.rps)" events/s), $(get mp.deadlocks) deadlocks logged" \
+        "$(fmt "$(get mp1.rps)" events/s) (one server storing each once, concurrency $WRK_CONN)" \
+        "$rmpp_" "≥ 0.5, no deadlock" "$v_"
 fi
 if has php && [ -n "$(get php_php.rps)" ]; then
     rphp_=$(ratio "$(get php_mod.rps)" "$(get php_php.rps)")

@@ -61,8 +61,8 @@ static const char *replay_problem(apr_pool_t *p, const wh_config *cfg)
     if (file && file[0] == '/' && (net = wh_replay_network_fs(file)) != NULL)
         return apr_psprintf(p, "%s is on a network file system (%s), where a "
                             "store's locks hold for no one: several servers "
-                            "share redis, memcache or pgsql; one server keeps "
-                            "lmdb or dbm on a local disk", file, net);
+                            "share redis, memcache, pgsql or mysql; one server "
+                            "keeps lmdb or dbm on a local disk", file, net);
     return NULL;
 }
 

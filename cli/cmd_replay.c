@@ -85,9 +85,9 @@ int wh_cmd_replay(int argc, const char *const *argv, apr_pool_t *p)
                "behind wirehook's back, and is otherwise answered 503 for\n"
                "TimestampTolerance after its first use. Writes the store's epoch marker\n"
                "\"new\" only when it has none, so it never changes a store in use.\n"
-               "Run it once, before the first server uses a new store. A pgsql store\n"
-               "is new when wirehook creates its table, and lmdb, dbm and shmcb decide\n"
-               "at httpd's start: for them it has nothing to do.\n\n"
+               "Run it once, before the first server uses a new store. A pgsql or mysql\n"
+               "store is new when wirehook creates its table, and lmdb, dbm and shmcb\n"
+               "decide at httpd's start: for them it has nothing to do.\n\n"
                "  --config CONFIG   the configuration file (module or CGI format)\n");
         return 0;
     }

@@ -19,7 +19,7 @@
  * httpd lifecycle is wh_mod_replay_lmdb.c), dbm and shmcb (httpd's
  * mod_socache, one machine: wh_mod_replay_socache.c), and the stores
  * several servers share, whose clients are the core's: redis (hiredis),
- * memcache (libmemcached) and pgsql (apr_dbd). The mod_socache_redis and
+ * memcache (libmemcached), pgsql and mysql (apr_dbd). The mod_socache_redis and
  * mod_socache_memcache modules are not used (a configuration that still
  * loads them keeps working): mod_socache has no atomic "add unless
  * present", so two servers could both find an id absent and both deliver.
@@ -70,7 +70,7 @@ struct wh_mod_replay {
                                            conninfo: never logged) */
     const char *spec;                   /* as logs show it */
     wh_replay_model model;
-    const char *conninfo;               /* pgsql */
+    const char *conninfo;               /* pgsql, mysql */
     apr_int64_t window;                 /* longest ReplayWindow using it */
     apr_int64_t tolerance;              /* largest TimestampTolerance */
     apr_interval_time_t lease;          /* longest ReplayLease */
@@ -176,8 +176,8 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                          "WirehookConfig %s: ReplayCache %s: %s is on a "
                          "network file system (%s), where its locks and its "
                          "shared map hold for no one: a store several servers "
-                         "share is redis, memcache or pgsql; one server's "
-                         "lmdb or dbm file belongs on a local disk",
+                         "share is redis, memcache, pgsql or mysql; one "
+                         "server's lmdb or dbm file belongs on a local disk",
                          config->path, spec_of(ptemp, config->cfg), file, net);
             bad = 1;
         }
@@ -211,8 +211,9 @@ static int replay_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         config->replay = NULL;
         if (!config->app_use)
             continue;
-        if (cfg->replay_cache_provider
-            && strcmp(cfg->replay_cache_provider, "pgsql") == 0 && !args)
+        if (cfg->replay_cache_provider && !args
+            && (strcmp(cfg->replay_cache_provider, "pgsql") == 0
+                || strcmp(cfg->replay_cache_provider, "mysql") == 0))
             args = cfg->inbox_params;   /* the inbox's own database */
         key = apr_pstrcat(pconf, cfg->replay_cache_provider
                                  ? cfg->replay_cache_provider : "lmdb",

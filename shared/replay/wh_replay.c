@@ -187,7 +187,7 @@ const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
         m->shared = 1;
         return host_port(p, m->provider, args, &m->host, &m->port);
     }
-    if (strcmp(m->provider, "pgsql") == 0) {
+    if (strcmp(m->provider, "pgsql") == 0 || strcmp(m->provider, "mysql") == 0) {
         m->survives_restart = 1;
         m->uses_marker = 1;
         m->shared = 1;
@@ -196,7 +196,7 @@ const char *wh_replay_model_make(apr_pool_t *p, const char *provider,
     }
     return apr_psprintf(p, "provider '%s' makes no promise wirehook can rely "
                         "on: use lmdb (the default), dbm, shmcb, memcache, "
-                        "redis or pgsql", m->provider);
+                        "redis, pgsql or mysql", m->provider);
 }
 
 const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
@@ -246,6 +246,15 @@ const char *wh_replay_model_describe(apr_pool_t *p, const wh_replay_model *m,
             "INSERT ... ON CONFLICT DO NOTHING, expiries by the database's "
             "clock); no fixed capacity, evicts nothing, expired ids purged as "
             "new ones come; survives restarts of httpd and of PostgreSQL; an "
+            "emptied table is detected and answered 503 for %" APR_INT64_T_FMT
+            " s", tolerance_sec);
+    if (strcmp(m->provider, "mysql") == 0)
+        return apr_psprintf(
+            p, "shared by every server naming the database (claims are "
+            "INSERT ... ON DUPLICATE KEY UPDATE, expiries by the database's "
+            "clock); no fixed capacity, evicts nothing, expired ids purged as "
+            "new ones come; survives restarts of httpd and of the MySQL "
+            "server (durably with innodb_flush_log_at_trx_commit = 1); an "
             "emptied table is detected and answered 503 for %" APR_INT64_T_FMT
             " s", tolerance_sec);
     return apr_psprintf(
@@ -318,6 +327,56 @@ static const char *mask_conninfo(apr_pool_t *p, const char *ci)
     return out;
 }
 
+/* apr_dbd's mysql parameters as its driver reads them (each '=' ends a
+ * key of letters before it, a value runs to one of " \r\n\t;|,"; a key
+ * is matched by its first letters, so "p=" is a password too), with the
+ * value of every key but those that name no secret replaced by "***". */
+static const char *mask_mysql_params(apr_pool_t *p, const char *params)
+{
+    static const char *const shown[] = {
+        "host", "port", "user", "dbname", "sock", "flags", "fldsz", "group",
+        "reconnect", "connecttimeout", "readtimeout", "writetimeout", NULL
+    };
+    apr_size_t n = strlen(params);
+    /* each value at most grows to "***" */
+    char *out = apr_palloc(p, 2 * n + 4), *o = out;
+    const char *from = params, *eq;
+
+    for (eq = strchr(params, '='); eq; eq = strchr(eq, '=')) {
+        const char *k = eq, *v = eq + 1, *end;
+        apr_size_t klen = 0;
+        int secret = 1;
+
+        while (k > params && apr_isspace(k[-1]))
+            k--;
+        while (k > params && apr_isalpha(k[-1])) {
+            k--;
+            klen++;
+        }
+        for (int i = 0; klen && shown[i]; i++)
+            if (strlen(shown[i]) == klen && strncasecmp(shown[i], k, klen) == 0)
+                secret = 0;
+        while (apr_isspace(*v))
+            v++;
+        end = v + strcspn(v, " \r\n\t;|,");
+        memcpy(o, from, (apr_size_t)(v - from));
+        o += v - from;
+        if (secret && end > v) {
+            memcpy(o, "***", 3);
+            o += 3;
+        }
+        else {
+            memcpy(o, v, (apr_size_t)(end - v));
+            o += end - v;
+        }
+        from = eq = end;
+        if (!*eq)
+            break;
+    }
+    strcpy(o, from);
+    return out;
+}
+
 const char *wh_replay_spec_display(apr_pool_t *p, const char *provider,
                                    const char *args)
 {
@@ -326,6 +385,8 @@ const char *wh_replay_spec_display(apr_pool_t *p, const char *provider,
         return apr_pstrcat(p, name, ":", NULL);
     if (strcmp(name, "pgsql") == 0)
         return apr_pstrcat(p, name, ":", mask_conninfo(p, args), NULL);
+    if (strcmp(name, "mysql") == 0)
+        return apr_pstrcat(p, name, ":", mask_mysql_params(p, args), NULL);
     return apr_pstrcat(p, name, ":", args, NULL);
 }
 

@@ -32,13 +32,14 @@
 
 typedef struct {
     const char *provider;        /* "lmdb", "dbm", "shmcb", "memcache",
-                                    "redis", "pgsql" */
+                                    "redis", "pgsql", "mysql" */
     const char *args;            /* as configured (dbm/shmcb: a path) */
     int shared;                  /* safe for several servers at once: the
                                     claim is atomic in the store itself */
     const char *host;            /* memcache, redis: the server */
     int port;
-    const char *conninfo;        /* pgsql:CONNINFO; NULL: the inbox's */
+    const char *conninfo;        /* pgsql:CONNINFO, mysql:PARAMS; NULL: the
+                                    inbox's */
     const char *path;            /* lmdb: the file ("": the default one) */
     apr_size_t map_size;         /* lmdb: bytes of its map */
     int survives_restart;        /* keeps its ids across httpd restarts */
@@ -73,7 +74,8 @@ int wh_replay_shmcb_layout(apr_size_t shm_size, apr_size_t hint_id_len,
                            apr_uint64_t *per_subcache);
 
 /* The spec as logs show it: "provider:args", but a pgsql conninfo's
- * password replaced by "***". */
+ * password, and every value of mysql's parameters that may be a secret,
+ * replaced by "***". */
 const char *wh_replay_spec_display(apr_pool_t *p, const char *provider,
                                    const char *args);
 

@@ -1,8 +1,9 @@
 #ifndef WH_REPLAY_POOL_H
 #define WH_REPLAY_POOL_H
 /* The connections of a replay store several servers share (redis,
- * memcache, pgsql), kept one way for all three: at most max per process in
- * an apr_reslist, each opened on first use (after any fork) and kept open;
+ * memcache, pgsql, mysql), kept one way for all four: at most max per
+ * process in an apr_reslist, each opened on first use (after any fork) and
+ * kept open;
  * a connection an operation broke is closed when it comes back, and the
  * operation runs once more on a fresh one (the server was restarted since
  * the connection was opened; every operation of the stores gives the same
@@ -19,9 +20,9 @@
  * operation then fails at once, on the connections open too, so that a
  * stall costs a request the timeout once, not once per connection.
  *
- * A store whose client cannot bound its wait for a reply (libpq waits for
- * as long as the server is silent) gives the pool its connections'
- * sockets: the pool's watch (verify/wh_sock_watch.h) shuts down the
+ * A store whose client cannot bound its wait for a reply (libpq and the
+ * MySQL client wait for as long as the server is silent) gives the pool
+ * its connections' sockets: the pool's watch (verify/wh_sock_watch.h) shuts down the
  * socket of an operation that outlives the timeout, and the operation
  * fails as on a broken connection, so a stalled server is a 503 after the
  * timeout, not a request that never ends. */

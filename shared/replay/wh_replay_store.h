@@ -7,7 +7,8 @@
  *   claim    look the id up and, unless it is held, claim it for this
  *            delivery: one atomic step in the store itself (lmdb: one
  *            write transaction; redis: SET NX PX inside a script; memcached:
- *            add; PostgreSQL: INSERT ... ON CONFLICT DO NOTHING), so two
+ *            add; PostgreSQL: INSERT ... ON CONFLICT DO NOTHING; MySQL:
+ *            INSERT ... ON DUPLICATE KEY UPDATE), so two
  *            copies reaching two servers at once are delivered once;
  *   confirm  the delivery succeeded: the id is a duplicate for the window;
  *   forget   the delivery failed (5xx): the claim goes, a copy is delivered;
@@ -16,11 +17,12 @@
  *            stops renewing it, that is, when it is gone);
  *   fill, health, init   server-status, and marking a new store new.
  *
- * The stores several servers share (redis, memcache, pgsql) keep their
- * values in one form: "1" for a confirmed id, "P" and the holder's token
- * for a claim; the ids under "wirehook-replay:" and the id in hex, as
- * httpd's mod_socache_redis and mod_socache_memcache wrote them, so a store
- * used through those modules before keeps its ids and its epoch marker. */
+ * redis and memcache keep their values in one form: "1" for a confirmed
+ * id, "P" and the holder's token for a claim; the ids under
+ * "wirehook-replay:" and the id in hex, as httpd's mod_socache_redis and
+ * mod_socache_memcache wrote them, so a store used through those modules
+ * before keeps its ids and its epoch marker (pgsql and mysql keep rows of
+ * their own). */
 #include <apr_pools.h>
 #include <apr_time.h>
 

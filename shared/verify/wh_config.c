@@ -465,20 +465,24 @@ static void check_retention(apr_pool_t *p, wh_config *cfg,
                                 where(p, cfg, "inboxtombstoneretention")));
 }
 
-/* ReplayCache pgsql without a conninfo keeps its ids in the inbox's own
- * PostgreSQL database: there must be one. */
-static void check_replay_pgsql(apr_pool_t *p, const wh_config *cfg,
-                               apr_array_header_t *errs)
+/* ReplayCache pgsql or mysql without arguments keeps its ids in the
+ * inbox's own database: there must be one, of that engine (the provider
+ * is apr_dbd's driver name, as InboxDriver is). */
+static void check_replay_db(apr_pool_t *p, const wh_config *cfg,
+                            apr_array_header_t *errs)
 {
-    if (!cfg->replay_cache_provider
-        || strcmp(cfg->replay_cache_provider, "pgsql") != 0
-        || cfg->replay_cache_args
-        || (cfg->inbox_driver == WH_INBOX_PGSQL && cfg->inbox_params))
+    const char *prov = cfg->replay_cache_provider;
+    int pg = prov && strcmp(prov, "pgsql") == 0;
+
+    if (!prov || (!pg && strcmp(prov, "mysql") != 0) || cfg->replay_cache_args
+        || (cfg->inbox_driver_name && strcmp(cfg->inbox_driver_name, prov) == 0
+            && cfg->inbox_params))
         return;
-    push(errs, apr_psprintf(p, "%sReplayCache pgsql without a conninfo uses "
-                            "the inbox's database: it needs InboxDriver pgsql "
-                            "and InboxParams (or name one: pgsql:CONNINFO)",
-                            where(p, cfg, "replaycache")));
+    push(errs, apr_psprintf(p, "%sReplayCache %s without %s uses the inbox's "
+                            "database: it needs InboxDriver %s and InboxParams "
+                            "(or name one: %s)", where(p, cfg, "replaycache"),
+                            prov, pg ? "a conninfo" : "parameters", prov,
+                            pg ? "pgsql:CONNINFO" : "mysql:PARAMS"));
 }
 
 /* A URL without a secret could not be signed, and a secret without a URL
@@ -597,7 +601,7 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
     check_replay_window(p, cfg, errs);
     check_retention(p, cfg, errs);
     check_forward(p, cfg, errs);
-    check_replay_pgsql(p, cfg, errs);
+    check_replay_db(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
     load_files(p, cfg, parts, errs);
     check_files_apart(p, cfg, parts, errs);

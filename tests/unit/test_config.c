@@ -902,6 +902,25 @@ static void test_replay_pgsql_needs_the_inbox_database(void)
     CU_ASSERT_PTR_NULL(err);
 }
 
+/* ReplayCache mysql alone uses the inbox's own MySQL database likewise;
+ * another engine's inbox is not one. */
+static void test_replay_mysql_needs_the_inbox_database(void)
+{
+    wh_config *c = NULL;
+    const char *req = required_keys(), *err;
+
+    err = load(apr_pstrcat(P(), req, "ReplayCache mysql\n", NULL), &c, NULL);
+    CU_ASSERT(contains(err, "ReplayCache mysql without parameters uses the "
+                            "inbox's database: it needs InboxDriver mysql"));
+    CU_ASSERT(contains(err, "mysql:PARAMS"));
+    err = load(apr_pstrcat(P(), req, "ReplayCache mysql\nInboxDriver pgsql\n"
+                           "InboxParams host=db dbname=x\n", NULL), &c, NULL);
+    CU_ASSERT(contains(err, "InboxDriver mysql"));
+    err = load(apr_pstrcat(P(), req, "ReplayCache mysql:host=db user=u pass=pw "
+                           "dbname=x\n", NULL), &c, NULL);
+    CU_ASSERT_PTR_NULL(err);
+}
+
 static void test_missing_required_keys(void)
 {
     wh_config *c = NULL;
@@ -1233,6 +1252,7 @@ static const wh_test_case cases[] = {
     {"SignedUrlForm", test_signed_url_form_key},
     {"ReplayCache", test_replay_cache_key},
     {"ReplayCache pgsql needs the inbox's database", test_replay_pgsql_needs_the_inbox_database},
+    {"ReplayCache mysql needs the inbox's database", test_replay_mysql_needs_the_inbox_database},
     {"missing required keys", test_missing_required_keys},
     {"finalize fails closed after bad value",
      test_finalize_fails_closed_after_bad_value},

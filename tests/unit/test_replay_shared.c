@@ -1,10 +1,12 @@
 /* The replay stores several servers share, each against a real server on
  * loopback: redis (WH_TEST_REDIS=host:port), memcached
- * (WH_TEST_MEMCACHE=host:port) and PostgreSQL (WH_TEST_REPLAY_PG=conninfo
- * of a scratch database). A suite whose variable is unset is reported
- * skipped: tests/integration/test_replay_stores.sh starts the three
- * servers and runs them. The same cases run on each store (but the
- * values mod_socache wrote, which only redis and memcached can hold):
+ * (WH_TEST_MEMCACHE=host:port), PostgreSQL (WH_TEST_REPLAY_PG=conninfo
+ * of a scratch database) and MariaDB (WH_TEST_MYSQL_CONNINFO, apr_dbd's
+ * mysql parameters of a scratch database). A suite whose variable is
+ * unset is reported skipped: tests/integration/test_replay_stores.sh
+ * starts the first three servers and runs them, test_replay_mysql.sh
+ * MariaDB. The same cases run on each store (but the values mod_socache
+ * wrote, which only redis and memcached can hold):
  *
  *   a claim, then IN_PROGRESS for every other holder, DUPLICATE once
  *   confirmed; forget and renew only the holder's own claim; a claim
@@ -18,6 +20,7 @@
 #include "wh_test.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_memcache.h"
+#include "replay/wh_replay_mysql.h"
 #include "replay/wh_replay_pgsql.h"
 #include "replay/wh_replay_redis.h"
 #include "replay/wh_replay_store.h"
@@ -32,7 +35,7 @@
 #define SEC(n) apr_time_from_sec(n)
 #define TOL 300
 
-typedef enum { K_REDIS, K_MEMCACHE, K_PGSQL } kind;
+typedef enum { K_REDIS, K_MEMCACHE, K_PGSQL, K_MYSQL } kind;
 static kind current;
 
 /* The server each suite runs against, started by test_replay_stores.sh. */
@@ -47,7 +50,14 @@ static const wh_test_need needs[] = {
 
 static const char *env_of(kind k)
 {
-    return getenv(needs[k].env);
+    /* MariaDB's suite is a database twin (WH_TEST_SUITE_MYSQL): the
+     * variable is the one every MySQL twin reads */
+    return getenv(k == K_MYSQL ? "WH_TEST_MYSQL_CONNINFO" : needs[k].env);
+}
+
+static int is_sql(void)
+{
+    return current == K_PGSQL || current == K_MYSQL;
 }
 
 static void split(const char *hp, char **host, int *port)
@@ -72,6 +82,12 @@ static wh_replay_store *open_store(apr_pool_t *p, int unreachable)
                                      : target;
         err = wh_replay_pgsql_open(p, ci, 4, SEC(3), &st);
     }
+    else if (current == K_MYSQL) {
+        const char *params = unreachable ? "host=127.0.0.1 port=1 user=x "
+                                           "pass=topsecret dbname=x"
+                                         : target;
+        err = wh_replay_mysql_open(p, params, 4, SEC(3), &st);
+    }
     else {
         split(target, &host, &port);
         if (unreachable)
@@ -84,6 +100,51 @@ static wh_replay_store *open_store(apr_pool_t *p, int unreachable)
         fprintf(stderr, "\n  open: %s\n", err);
     CU_ASSERT_PTR_NULL(err);
     return st;
+}
+
+/* A statement on the database under test, on a connection of its own:
+ * the rows it changed, or -1. With value, the first cell of its first
+ * row (a query) in the test pool instead. */
+static int sql_run(const char *q, const char **value)
+{
+    const apr_dbd_driver_t *drv;
+    apr_dbd_t *h;
+    const char *err;
+    int n = -1;
+
+    apr_dbd_init(P());
+    CU_ASSERT_FATAL(apr_dbd_get_driver(P(), current == K_MYSQL ? "mysql" : "pgsql",
+                                       &drv) == APR_SUCCESS);
+    CU_ASSERT_FATAL(apr_dbd_open_ex(drv, P(), env_of(current), &h, &err) == APR_SUCCESS);
+    if (value) {
+        apr_dbd_results_t *res = NULL;
+        apr_dbd_row_t *row = NULL;
+        *value = NULL;
+        if (apr_dbd_select(drv, P(), h, &res, q, 0) == 0) {
+            n = 0;
+            while (apr_dbd_get_row(drv, P(), res, &row, -1) == 0)
+                if (!*value) {
+                    const char *v = apr_dbd_get_entry(drv, row, 0);
+                    *value = apr_pstrdup(P(), v ? v : "NULL");
+                }
+        }
+    }
+    else if (apr_dbd_query(drv, h, &n, q) != 0)
+        n = -1;
+    apr_dbd_close(drv, h);
+    return n;
+}
+
+static int sql_exec(const char *q)
+{
+    return sql_run(q, NULL);
+}
+
+static const char *sql_value(const char *q)
+{
+    const char *v = NULL;
+    CU_ASSERT(sql_run(q, &v) >= 0);
+    return v ? v : "";
 }
 
 /* Empties the whole store behind wirehook's back (a flushed or restarted
@@ -113,17 +174,9 @@ static void flush_store(void)
         memcached_free(mc);
     }
     else {
-        const apr_dbd_driver_t *drv;
-        apr_dbd_t *h;
-        const char *err;
-        int n;
-        apr_dbd_init(P());
-        CU_ASSERT_FATAL(apr_dbd_get_driver(P(), "pgsql", &drv) == APR_SUCCESS);
-        CU_ASSERT_FATAL(apr_dbd_open_ex(drv, P(), env_of(current), &h, &err) == APR_SUCCESS);
         /* the table exists once a store has connected; a fresh database
          * has nothing to empty */
-        (void)apr_dbd_query(drv, h, &n, "DELETE FROM wh_replay");
-        apr_dbd_close(drv, h);
+        (void)sql_exec("DELETE FROM wh_replay");
     }
 }
 
@@ -176,7 +229,7 @@ static wh_replay_store *new_store(apr_pool_t *p)
     flush_store();
     st = open_store(p, 0);
     CU_ASSERT_FATAL(st != NULL);
-    if (current == K_PGSQL) {
+    if (is_sql()) {
         /* the table a first connection creates is new; after a flush its
          * marker went too, and init writes one saying new */
         CU_ASSERT(st->ops->init(st, P(), &since, &err) >= 0);
@@ -199,7 +252,7 @@ static void test_claim_confirm_duplicate(void)
     CU_ASSERT_EQUAL(claim_as(st, id, "a.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
     CU_ASSERT_EQUAL(claim_as(st, id, "b.1", now, SEC(60), &info), WH_CLAIM_IN_PROGRESS);
     /* when the claim lapses unless renewed (the 503's Retry-After when
-     * sooner than a copy waits anyway): redis and PostgreSQL say;
+     * sooner than a copy waits anyway): redis and the databases say;
      * libmemcached cannot read an expiry */
     if (current == K_MEMCACHE) {
         CU_ASSERT_EQUAL(info.retry_in, 0);
@@ -402,6 +455,99 @@ static void test_values_of_mod_socache(void)
     apr_pool_destroy(p);
 }
 
+/* ---- the SQL stores' own ------------------------------------------- */
+
+/* Threads racing to take over the same lapsed claims (a dead server's):
+ * one FIRST per id, the takeover being one statement like the claim. */
+static void test_racing_takeovers_one_first(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *ids[RACE_IDS];
+    racer *rs;
+    apr_thread_t *th[RACE_THREADS];
+    apr_time_t now = apr_time_now();
+    int errors = 0, bad = 0;
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    for (int i = 0; i < RACE_IDS; i++) {
+        ids[i] = fresh_id();
+        CU_ASSERT_EQUAL(claim_as(st, ids[i], "dead.1", now, apr_time_from_msec(300),
+                                 NULL), WH_CLAIM_FIRST);
+    }
+    apr_sleep(SEC(1));
+    rs = apr_pcalloc(P(), sizeof(*rs) * RACE_THREADS);
+    for (int k = 0; k < RACE_THREADS; k++) {
+        rs[k].st = st;
+        rs[k].ids = ids;
+        rs[k].me = k;
+        CU_ASSERT_FATAL(apr_thread_create(&th[k], NULL, race, &rs[k], P()) == APR_SUCCESS);
+    }
+    for (int k = 0; k < RACE_THREADS; k++) {
+        apr_status_t rv;
+        apr_thread_join(&rv, th[k]);
+        errors += rs[k].errors;
+    }
+    for (int i = 0; i < RACE_IDS; i++) {
+        int n = 0;
+        for (int k = 0; k < RACE_THREADS; k++)
+            n += rs[k].first[i];
+        bad += n != 1;
+    }
+    CU_ASSERT_EQUAL(errors, 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    apr_pool_destroy(p);
+}
+
+/* A table dropped behind wirehook's back comes back with a marker saying
+ * "from now", not "new" (its ids went with it); the versioned schema is
+ * kept; ids past their window are purged as new claims come. */
+static void test_dropped_table_and_purge(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    wh_claim_info info;
+    const char *err = NULL;
+    apr_time_t now = apr_time_now();
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    CU_ASSERT_PTR_NOT_NULL(st);
+    CU_ASSERT_EQUAL(sql_exec("DROP TABLE wh_replay"), 0);
+    apr_pool_destroy(p);
+    apr_pool_create(&p, P());
+    st = open_store(p, 0);
+    CU_ASSERT_FATAL(st != NULL);
+    CU_ASSERT_EQUAL(claim_as(st, fresh_id(), "a.1", now, SEC(60), &info),
+                    WH_CLAIM_PREDATES);
+    CU_ASSERT(info.since >= now - SEC(5));
+    ASSERT_STR(sql_value("SELECT value FROM wh_replay_meta WHERE name = 'version'"), "1");
+    CU_ASSERT(strncmp(sql_value("SELECT holder FROM wh_replay WHERE id = "
+                                "'wirehook:epoch'"), "since=0 ", 8) != 0);
+
+    /* 40 ids confirmed for a second; 32 claims later (two purges of this
+     * connection) they are gone, and the live ones stay */
+    apr_pool_destroy(p);
+    flush_store();
+    apr_pool_create(&p, P());
+    st = open_store(p, 0);
+    CU_ASSERT_FATAL(st != NULL);
+    CU_ASSERT(st->ops->init(st, P(), &now, &err) >= 0);
+    now = apr_time_now();
+    for (int i = 0; i < 40; i++) {
+        const char *id = fresh_id();
+        CU_ASSERT_EQUAL(claim_as(st, id, "a.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+        CU_ASSERT_EQUAL(st->ops->confirm(st, P(), id, "a.1", 1, &err), 0);
+    }
+    apr_sleep(SEC(2));
+    for (int i = 0; i < 32; i++)
+        CU_ASSERT_EQUAL(claim_as(st, fresh_id(), "b.1", now, SEC(60), NULL), WH_CLAIM_FIRST);
+    /* the marker, the 32 claims, and none of the expired */
+    ASSERT_STR(sql_value("SELECT COUNT(*) FROM wh_replay"), "33");
+    apr_pool_destroy(p);
+}
+
 /* One suite per store; the cases look at `current`, set by the suite's
  * own wrappers. */
 #define STORE_WRAPPERS(name, k)                                             \
@@ -443,3 +589,14 @@ static const wh_test_case replay_pgsql_cases[] = {
     STORE_CASES(replay_pgsql) { NULL, NULL }
 };
 WH_TEST_SUITE_NEEDS(replay_pgsql, replay_pgsql_cases, needs[K_PGSQL])
+
+STORE_WRAPPERS(replay_mysql, K_MYSQL)
+static void replay_mysql_8(void) { replay_mysql_set(); test_racing_takeovers_one_first(); }
+static void replay_mysql_9(void) { replay_mysql_set(); test_dropped_table_and_purge(); }
+static const wh_test_case replay_mysql_cases[] = {
+    STORE_CASES(replay_mysql)
+    { "racing takeovers of lapsed claims: one first per id", replay_mysql_8 },
+    { "a dropped table remembers from now; expired ids purged", replay_mysql_9 },
+    { NULL, NULL }
+};
+WH_TEST_SUITE_MYSQL(replay_mysql, replay_mysql_cases, "test_replay_mysql.sh")

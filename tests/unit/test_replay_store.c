@@ -8,6 +8,7 @@
 #include "wh_test.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_fs.h"
+#include "replay/wh_replay_mysql.h"
 #include "replay/wh_replay_pgsql.h"
 #include "replay/wh_replay_renew.h"
 #include "replay/wh_replay_store.h"
@@ -48,6 +49,12 @@ static void test_shared_specs(void)
     CU_ASSERT_PTR_NULL(m.conninfo);
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "pgsql", "host=db dbname=x", &m));
     ASSERT_STR(m.conninfo, "host=db dbname=x");
+    /* mysql: the same, with apr_dbd's mysql parameters */
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "mysql", NULL, &m));
+    CU_ASSERT(m.shared && m.uses_marker && m.survives_restart);
+    CU_ASSERT_PTR_NULL(m.conninfo);
+    CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "mysql", "host=db dbname=x", &m));
+    ASSERT_STR(m.conninfo, "host=db dbname=x");
     /* one machine's stores are not shared */
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "lmdb", NULL, &m));
     CU_ASSERT(!m.shared);
@@ -56,6 +63,20 @@ static void test_shared_specs(void)
     CU_ASSERT_PTR_NULL(wh_replay_model_make(P(), "shmcb", NULL, &m));
     CU_ASSERT(!m.shared);
     CU_ASSERT(contains(wh_replay_model_make(P(), "dc", "x", &m), "pgsql"));
+    CU_ASSERT(contains(wh_replay_model_make(P(), "dc", "x", &m), "mysql"));
+}
+
+/* The mysql store's connections never reconnect by themselves (a new
+ * session would lack its settings and statements) and count the rows a
+ * statement changed, whatever the parameters say: what it adds comes
+ * last, and the driver takes a key's last value. */
+static void test_mysql_params(void)
+{
+    ASSERT_STR(wh_replay_mysql_params(P(), "host=db pass=x reconnect=1 "
+                                      "flags=CLIENT_FOUND_ROWS"),
+               "host=db pass=x reconnect=1 flags=CLIENT_FOUND_ROWS "
+               "reconnect=0 flags=none");
+    CU_ASSERT_PTR_NULL(wh_replay_mysql_params(P(), NULL));
 }
 
 /* A conninfo's password never reaches a log line. */
@@ -78,6 +99,21 @@ static void test_spec_display_hides_passwords(void)
     /* many keys: the output grows, and stays whole */
     d = wh_replay_spec_display(P(), "pgsql", "password=a password=b password=c password=d");
     ASSERT_STR(d, "pgsql:password=*** password=*** password=*** password=***");
+    /* mysql: apr_dbd's driver reads "pass" (or any key it begins with),
+     * values end at " \r\n\t;|,": every value but those known to name
+     * no secret is hidden */
+    ASSERT_STR(wh_replay_spec_display(P(), "mysql", NULL), "mysql:");
+    d = wh_replay_spec_display(P(), "mysql", "host=db port=3306 user=u "
+                               "pass=s3cret dbname=x");
+    ASSERT_STR(d, "mysql:host=db port=3306 user=u pass=*** dbname=x");
+    d = wh_replay_spec_display(P(), "mysql", "host=db;pass=s3cret,user=u");
+    ASSERT_STR(d, "mysql:host=db;pass=***,user=u");
+    d = wh_replay_spec_display(P(), "mysql", "p=s3cret|PASS = s3cret\tPa=a=b");
+    CU_ASSERT(!contains(d, "s3cret") && !contains(d, "a=b"));
+    d = wh_replay_spec_display(P(), "mysql", "host=db pass=");
+    ASSERT_STR(d, "mysql:host=db pass=");
+    d = wh_replay_spec_display(P(), "mysql", "=s3cret pass=a pass=b pass=c");
+    ASSERT_STR(d, "mysql:=*** pass=*** pass=*** pass=***");
 }
 
 static void test_keys_and_values(void)
@@ -310,6 +346,7 @@ static void test_renewer_thread(void)
 static const wh_test_case cases[] = {
     { "specs of the shared stores", test_shared_specs },
     { "a conninfo's password is never shown", test_spec_display_hides_passwords },
+    { "mysql: no reconnection, rows changed counted", test_mysql_params },
     { "keys and values as mod_socache wrote them", test_keys_and_values },
     { "holder tokens are unique", test_holders_are_unique },
     { "network file systems are told apart", test_network_file_systems },
