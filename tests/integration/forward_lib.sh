@@ -148,11 +148,13 @@ fw_send() {
 # fw_sent_id NAME N -> the notificationId of the N-th event sent (from 1)
 fw_sent_id() { sed -n "${2}p" "$(fw_dir "$1")/sent" | cut -d' ' -f1; }
 
-# fw_drain NAME [ARGS]... -- sets FW_RC, FW_OUT (stdout), FW_ERR (stderr)
+# fw_drain NAME [ARGS]... -- sets FW_RC, FW_OUT (stdout), FW_ERR (stderr);
+# the bound only stops a hang: a drain through retries on a loaded
+# machine has taken over a minute
 fw_drain() {
     local name=$1; shift
     local d; d=$(fw_dir "$name")
-    timeout -s KILL "${FW_DRAIN_TIMEOUT:-60}" "$WIREHOOK" forward --config "$(fw_conf "$name")" \
+    timeout -s KILL "${FW_DRAIN_TIMEOUT:-240}" "$WIREHOOK" forward --config "$(fw_conf "$name")" \
         --drain --interval 0 "$@" >"$d/drain.out" 2>"$d/drain.err"
     FW_RC=$?
     FW_OUT=$(cat "$d/drain.out")
