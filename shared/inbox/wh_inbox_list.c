@@ -12,16 +12,16 @@
 #define WH_LIST_FROM " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 static const wh_inbox_stmt st_list = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.seq > %lld ORDER BY o.seq LIMIT %d",
-    NULL };
+    NULL, NULL };
 static const wh_inbox_stmt st_list_payment = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 static const wh_inbox_stmt st_list_status = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.status = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 static const wh_inbox_stmt st_list_both = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s AND o.status = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 
 wh_inbox_result wh_inbox_list(wh_inbox *ib, apr_pool_t *p,
                               const wh_page_query *q, const char **json_out)

@@ -15,35 +15,38 @@
 
 /* Unfiltered: a range of positions, whatever the offset. */
 static const wh_inbox_stmt st_page = {
-    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq LIMIT %d", NULL };
+    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq LIMIT %d", NULL, NULL };
 /* Filtered: the (filter, seq) index range from the window's start. */
 static const wh_inbox_stmt st_page_payment = {
     WH_EV_FROM " WHERE o.payment_id = %s AND" WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 static const wh_inbox_stmt st_page_status = {
     WH_EV_FROM " WHERE o.status = %s AND" WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 static const wh_inbox_stmt st_page_both = {
     WH_EV_FROM " WHERE o.payment_id = %s AND o.status = %s AND" WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
 /* An event that is stored but not listed yet (PostgreSQL's sequencer has
  * not numbered it) is still shown, at position 0. */
 static const wh_inbox_stmt st_event = {
     "SELECT coalesce(o.seq, 0), e.id, e.notification_id, e.event_type,"
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
-    " WHERE e.id = %lld", NULL };
+    " WHERE e.id = %lld", NULL, NULL };
 static const wh_inbox_stmt st_listed = {
-    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
+    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL, NULL };
 /* The arrival time at each position of a JSON array of positions. */
 static const wh_inbox_stmt st_probe = {
     "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
     " ON e.id = o.event_id WHERE o.seq IN (SELECT value FROM json_each(%s))",
     "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
     " ON e.id = o.event_id WHERE o.seq IN"
-    " (SELECT json_array_elements_text(%s::json)::bigint)" };
+    " (SELECT json_array_elements_text(%s::json)::bigint)",
+    "SELECT o.seq, e.received_at FROM wh_order o JOIN wh_events e"
+    " ON e.id = o.event_id WHERE o.seq IN (SELECT j.v FROM"
+    " JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j)" };
 static const wh_inbox_stmt st_held = {
-    "SELECT count(*) FROM wh_quarantine WHERE released_at IS NULL", NULL };
+    "SELECT count(*) FROM wh_quarantine WHERE released_at IS NULL", NULL, NULL };
 
 static void event_row(const wh_inbox_rows *r, int i, wh_event_row *e)
 {

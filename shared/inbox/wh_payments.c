@@ -27,12 +27,17 @@
     WH_PAY_COLS " WHERE status = %s AND payment_id > %s"                     \
     " ORDER BY payment_id LIMIT %d"
 
-static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL };
-static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
-static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
-static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
-static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL };
-static const wh_inbox_stmt st_after_status = { WH_PAY_SQL_AFTER_STATUS, NULL };
+static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL, NULL };
+/* MySQL has no NULLS LAST; its DESC puts NULLs last anyway. */
+static const wh_inbox_stmt st_history = {
+    WH_PAY_SQL_HISTORY, NULL,
+    "SELECT notification_id, event_type, event_time, status, received_at,"
+    " id FROM wh_events WHERE payment_id = %s"
+    " ORDER BY event_instant DESC, id DESC LIMIT %d" };
+static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL, NULL };
+static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL, NULL };
+static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL, NULL };
+static const wh_inbox_stmt st_after_status = { WH_PAY_SQL_AFTER_STATUS, NULL, NULL };
 
 
 static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)

@@ -19,14 +19,14 @@
 #define WH_Q_SQL_GET_PG                                                       \
     WH_Q_COLS ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
 
-static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL };
-static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
+static const wh_inbox_stmt st_list = { WH_Q_SQL_LIST, NULL, NULL };
+static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG, NULL };
 static const wh_inbox_stmt st_event_of = {
-    "SELECT id FROM wh_events WHERE notification_id = %s", NULL };
+    "SELECT id FROM wh_events WHERE notification_id = %s", NULL, NULL };
 /* Only a row still in quarantine: the first release wins. */
 static const wh_inbox_stmt st_mark = {
     "UPDATE wh_quarantine SET released_at = %lld, released_event_id = %lld"
-    " WHERE id = %lld AND released_at IS NULL", NULL };
+    " WHERE id = %lld AND released_at IS NULL", NULL, NULL };
 
 
 static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
