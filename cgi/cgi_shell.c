@@ -144,8 +144,8 @@ static int configtest(apr_pool_t *p, const char *argv0)
     }
     else {
         printf("InboxParams: %s, not checked here\n",
-               cfg->inbox_driver == WH_INBOX_PGSQL
-                   ? "a PostgreSQL database"
+               cfg->inbox_driver == WH_INBOX_PGSQL   ? "a PostgreSQL database"
+               : cfg->inbox_driver == WH_INBOX_MYSQL ? "a MariaDB or MySQL database"
                    : "an SQLite URI or :memory:");
     }
     warn = wh_config_permission_warnings(p, cfg);

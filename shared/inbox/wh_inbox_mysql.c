@@ -253,7 +253,9 @@ wh_conn_status wh_mysql_session(const wh_inbox_settings *s, apr_pool_t *p,
     *grant = wh_mysql_grant(p, c[1], c[2]);
     if (set_session(s, p, handle, mariadb, why) != 0)
         return WH_CONN_DOWN;
-    if (!s->readonly && (!c[3] || strcmp(c[3], "1") != 0))
+    /* also for a reader: the CGI's session starts as one and goes on to
+     * store */
+    if (!c[3] || strcmp(c[3], "1") != 0)
         wh_logf(&s->log, WH_LOG_WARN, "inbox: the mysql server runs with "
                 "innodb_flush_log_at_trx_commit = %s, not 1: a notification "
                 "answered 200 may be lost if the server's machine fails",
