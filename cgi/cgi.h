@@ -87,7 +87,8 @@ void wh_cgi_locate_config(apr_pool_t *p, char **envp, const char *script,
 /* Builds the configuration: the file the locating rule finds (*found says
  * where it looked), or none, then every WIREHOOK_<KEY> of the environment
  * overriding its key. Returns NULL or all problems joined with '\n' (for
- * the log only). The self-contained build refuses InboxDriver pgsql.
+ * the log only). The self-contained build refuses InboxDriver pgsql and
+ * mysql.
  * files (may be NULL) receives what was read. */
 const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
                                wh_config **out, wh_config_found *found,

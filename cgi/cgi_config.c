@@ -201,6 +201,16 @@ const char *wh_cgi_load_config(apr_pool_t *p, char **envp, const char *script,
         APR_ARRAY_PUSH(errs, const char *) =
             "InboxDriver pgsql needs the dynamic build: make CGI_LINK=dynamic (this "
             "wirehook.cgi is self-contained and has no PostgreSQL client)";
+    /* MariaDB Connector/C is not linked in: it loads its authentication
+     * plugins as shared objects and looks names up through NSS, which
+     * this build refuses, and the LGPL would have every copy come with
+     * what a user needs to relink it (docs/cgi.md, "Linking"). */
+    if (cfg->inbox_driver == WH_INBOX_MYSQL)
+        APR_ARRAY_PUSH(errs, const char *) =
+            "InboxDriver mysql needs the dynamic build: make CGI_LINK=dynamic (this "
+            "wirehook.cgi is self-contained and has no MySQL client: MariaDB "
+            "Connector/C loads its authentication plugins as shared objects and "
+            "asks NSS, which a self-contained program cannot)";
 #endif
     if (errs->nelts == 0 && (err = wh_config_finalize(p, cfg)) != NULL)
         APR_ARRAY_PUSH(errs, const char *) = err;

@@ -129,7 +129,11 @@ static int configtest(apr_pool_t *p, const char *argv0)
         printf("ConsoleReaders %s: readable\n", cfg->console_readers_file);
     if (cfg->console_operators_file)
         printf("ConsoleOperators %s: readable\n", cfg->console_operators_file);
-    if ((db = wh_inbox_sqlite_file(cfg)) != NULL) {
+    if ((w = wh_inbox_network_fs(p, cfg)) != NULL) {
+        printf("error: %s\n", w);
+        bad = 1;
+    }
+    else if ((db = wh_inbox_sqlite_file(cfg)) != NULL) {
         if ((w = inbox_access(p, db)) != NULL) {
             printf("error: InboxParams %s: %s\n", db, w);
             bad = 1;
@@ -144,8 +148,8 @@ static int configtest(apr_pool_t *p, const char *argv0)
     }
     else {
         printf("InboxParams: %s, not checked here\n",
-               cfg->inbox_driver == WH_INBOX_PGSQL
-                   ? "a PostgreSQL database"
+               cfg->inbox_driver == WH_INBOX_PGSQL   ? "a PostgreSQL database"
+               : cfg->inbox_driver == WH_INBOX_MYSQL ? "a MariaDB or MySQL database"
                    : "an SQLite URI or :memory:");
     }
     warn = wh_config_permission_warnings(p, cfg);

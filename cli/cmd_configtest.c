@@ -7,7 +7,7 @@
 #include "verify/wh_config_lint.h"
 #include "forward/wh_forward.h"
 #include "replay/wh_replay.h"
-#include "replay/wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include <apr_strings.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ static const char *replay_problem(apr_pool_t *p, const wh_config *cfg)
         file = m.path;
     else if (strcmp(m.provider, "dbm") == 0)
         file = m.args;
-    if (file && file[0] == '/' && (net = wh_replay_network_fs(file)) != NULL)
+    if (file && file[0] == '/' && (net = wh_fs_network(file)) != NULL)
         return apr_psprintf(p, "%s is on a network file system (%s), where a "
                             "store's locks hold for no one: several servers "
                             "share redis, memcache, pgsql or mysql; one server "
@@ -119,6 +119,10 @@ int wh_cmd_configtest(int argc, const char *const *argv, apr_pool_t *p)
     }
     if ((err = replay_problem(p, cfg))) {
         fprintf(stderr, "%s: ReplayCache: %s\n", config, err);
+        return 1;
+    }
+    if ((err = wh_inbox_network_fs(p, cfg))) {
+        fprintf(stderr, "%s: %s\n", config, err);
         return 1;
     }
     warn = wh_config_permission_warnings(p, cfg);

@@ -137,15 +137,39 @@ static int inbox_without_config(apr_pool_t *ptemp, server_rec *s0)
     return bad;
 }
 
+/* An SQLite inbox on a network file system, refused as the replay
+ * stores' files are (WH00994): the core says why and what instead. */
+static int inbox_on_network_fs(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
+{
+    apr_hash_t *configs = wh_mod_configs(pconf);
+    int bad = 0;
+
+    for (apr_hash_index_t *hi = apr_hash_first(ptemp, configs); hi;
+         hi = apr_hash_next(hi)) {
+        wh_mod_config *config = apr_hash_this_val(hi);
+        const char *why = wh_inbox_network_fs(ptemp, config->cfg);
+        if (why) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(01004)
+                         "WirehookConfig %s: %s", config->path, why);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
 static int check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                         server_rec *s)
 {
+    int bad;
+
     (void)plog;
     /* at a start, post_config writes the warnings to the error log, which
      * is not open yet here */
     if (ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST)
         report_warnings(pconf, ptemp, s);
-    return inbox_without_config(ptemp, s) ? HTTP_INTERNAL_SERVER_ERROR : OK;
+    bad = inbox_without_config(ptemp, s);
+    bad |= inbox_on_network_fs(pconf, ptemp, s);
+    return bad ? HTTP_INTERNAL_SERVER_ERROR : OK;
 }
 
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,

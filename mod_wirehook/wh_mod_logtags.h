@@ -95,8 +95,9 @@
     X(01000, "check-config: SetHandler wirehook that no WirehookConfig reaches") \
     X(01001, "check-config: the same, unless a Directory, Files or If section gives one") \
     X(01002, "a claim nobody held released, or a delivery confirmed, once the store answered again; or one not remembered") \
-    X(01003, "console: refused, a Host that is none of the server's names")
+    X(01003, "console: refused, a Host that is none of the server's names") \
+    X(01004, "check-config: an SQLite inbox on a network file system")
 
-#define WH_LOGTAG_NEXT 01004
+#define WH_LOGTAG_NEXT 01005
 
 #endif

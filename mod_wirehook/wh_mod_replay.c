@@ -55,7 +55,7 @@
 #include "ap_socache.h"
 #include "util_mutex.h"
 #include "replay/wh_replay.h"
-#include "replay/wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include "replay/wh_replay_renew.h"
 #include "replay/wh_replay_settle.h"
 #include "replay/wh_replay_shared.h"
@@ -171,7 +171,7 @@ static int replay_check_config(apr_pool_t *pconf, apr_pool_t *plog,
             bad = 1;
         }
         if ((file = store_file(ptemp, &m)) != NULL
-            && (net = wh_replay_network_fs(file)) != NULL) {
+            && (net = wh_fs_network(file)) != NULL) {
             ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00994)
                          "WirehookConfig %s: ReplayCache %s: %s is on a "
                          "network file system (%s), where its locks and its "

@@ -12,7 +12,7 @@
 #include "unixd.h"
 #include "replay/wh_replay.h"
 #include "replay/wh_replay_lmdb.h"
-#include "replay/wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include "replay/wh_replay_lmdb_store.h"
 #include <apr_strings.h>
 #include <unistd.h>
@@ -135,7 +135,7 @@ int wh_mod_lmdb_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                      "now are answered 503", spec, l->path, tolerance);
         break;
     }
-    if (wh_replay_on_ram_fs(l->path))
+    if (wh_fs_on_ram(l->path))
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00982)
                      "ReplayCache %s: %s is in a RAM file system: a reboot "
                      "empties it (then notifications are answered 503 for "

@@ -29,7 +29,7 @@
 #include "ap_provider.h"
 #include "ap_socache.h"
 #include "util_mutex.h"
-#include "replay/wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include <apr_dbm.h>
 #include <apr_global_mutex.h>
 #include <apr_shm.h>
@@ -295,7 +295,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                       sizeof(WH_REPLAY_MARKER_KEY) - 1, val, &len, ptemp);
         if (rv != APR_SUCCESS
             || wh_replay_marker_decode((const char *)val, len, &since, &set) != 0) {
-            int trusted = fresh_file && !wh_replay_on_ram_fs(dbm_file);
+            int trusted = fresh_file && !wh_fs_on_ram(dbm_file);
             since = trusted ? 0 : now;
             if (marker_store(sc, s, since, now, ptemp) != APR_SUCCESS) {
                 ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, WHLOGNO(00959)
@@ -312,7 +312,7 @@ int wh_mod_socache_create(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                                    "notifications signed before TimestampTolerance "
                                    "from now are answered 503");
         }
-        if (wh_replay_on_ram_fs(dbm_file))
+        if (wh_fs_on_ram(dbm_file))
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, WHLOGNO(00961)
                          "ReplayCache %s: %s is in a RAM file system: a reboot "
                          "empties it (then notifications are answered 503 for "

@@ -17,46 +17,54 @@
 
 #define WH_FQ_REVIVE_BATCH 1000
 
-static const wh_inbox_stmt st_cursor = { WH_FQ_SQL_CURSOR, WH_FQ_SQL_CURSOR_PG };
-static const wh_inbox_stmt st_cursor_set = { WH_FQ_SQL_CURSOR_SET, NULL };
-static const wh_inbox_stmt st_ingest = { WH_FQ_SQL_INGEST, NULL };
-static const wh_inbox_stmt st_due = { WH_FQ_SQL_DUE, WH_FQ_SQL_DUE_PG };
-static const wh_inbox_stmt st_lease = { WH_FQ_SQL_LEASE, WH_FQ_SQL_LEASE_PG };
-static const wh_inbox_stmt st_lease_one_pg = { WH_FQ_SQL_LEASE_ONE_PG, NULL };
-static const wh_inbox_stmt st_forwarded = { WH_FQ_SQL_FORWARDED, WH_FQ_SQL_FORWARDED_PG };
-static const wh_inbox_stmt st_retry = { WH_FQ_SQL_RETRY, NULL };
-static const wh_inbox_stmt st_release = { WH_FQ_SQL_RELEASE, WH_FQ_SQL_RELEASE_PG };
-static const wh_inbox_stmt st_dead = { WH_FQ_SQL_DEAD, NULL };
-static const wh_inbox_stmt st_promote = { WH_FQ_SQL_PROMOTE, WH_FQ_SQL_PROMOTE_PG };
-static const wh_inbox_stmt st_next_due = { WH_FQ_SQL_NEXT_DUE, NULL };
-static const wh_inbox_stmt st_peek = { WH_FQ_SQL_PEEK, NULL };
-static const wh_inbox_stmt st_stats = { WH_FQ_SQL_STATS, NULL };
-static const wh_inbox_stmt st_dead_list = { WH_FQ_SQL_DEAD_LIST, NULL };
-static const wh_inbox_stmt st_dead_by_id = { WH_FQ_SQL_DEAD_BY_ID, NULL };
-static const wh_inbox_stmt st_dead_by_nid = { WH_FQ_SQL_DEAD_BY_NID, NULL };
-static const wh_inbox_stmt st_dead_ids = { WH_FQ_SQL_DEAD_IDS, NULL };
-static const wh_inbox_stmt st_revive = { WH_FQ_SQL_REVIVE, NULL };
-static const wh_inbox_stmt st_dead_ids_payment = { WH_FQ_SQL_DEAD_IDS_PAYMENT, NULL };
-static const wh_inbox_stmt st_dead_count_payment = { WH_FQ_SQL_DEAD_COUNT_PAYMENT, NULL };
-static const wh_inbox_stmt st_states = { WH_FQ_SQL_STATES, WH_FQ_SQL_STATES_PG };
+static const wh_inbox_stmt st_cursor = {
+    WH_FQ_SQL_CURSOR, WH_FQ_SQL_CURSOR_PG, WH_FQ_SQL_CURSOR_MY };
+static const wh_inbox_stmt st_cursor_set = { WH_FQ_SQL_CURSOR_SET, NULL, NULL };
+static const wh_inbox_stmt st_ingest = { WH_FQ_SQL_INGEST, NULL, WH_FQ_SQL_INGEST_MY };
+static const wh_inbox_stmt st_due = { WH_FQ_SQL_DUE, WH_FQ_SQL_DUE_PG, WH_FQ_SQL_DUE_MY };
+static const wh_inbox_stmt st_lease = {
+    WH_FQ_SQL_LEASE, WH_FQ_SQL_LEASE_PG, WH_FQ_SQL_LEASE_MY };
+static const wh_inbox_stmt st_lease_one_pg = { WH_FQ_SQL_LEASE_ONE_PG, NULL, NULL };
+static const wh_inbox_stmt st_forwarded = {
+    WH_FQ_SQL_FORWARDED, WH_FQ_SQL_FORWARDED_PG, WH_FQ_SQL_FORWARDED_MY };
+static const wh_inbox_stmt st_retry = { WH_FQ_SQL_RETRY, NULL, NULL };
+static const wh_inbox_stmt st_release = {
+    WH_FQ_SQL_RELEASE, WH_FQ_SQL_RELEASE_PG, WH_FQ_SQL_RELEASE_MY };
+static const wh_inbox_stmt st_dead = { WH_FQ_SQL_DEAD, NULL, NULL };
+static const wh_inbox_stmt st_promote = {
+    WH_FQ_SQL_PROMOTE, WH_FQ_SQL_PROMOTE_PG, WH_FQ_SQL_PROMOTE_MY };
+static const wh_inbox_stmt st_next_due = { WH_FQ_SQL_NEXT_DUE, NULL, NULL };
+static const wh_inbox_stmt st_peek = { WH_FQ_SQL_PEEK, NULL, NULL };
+static const wh_inbox_stmt st_stats = { WH_FQ_SQL_STATS, NULL, NULL };
+static const wh_inbox_stmt st_dead_list = { WH_FQ_SQL_DEAD_LIST, NULL, NULL };
+static const wh_inbox_stmt st_dead_by_id = { WH_FQ_SQL_DEAD_BY_ID, NULL, NULL };
+static const wh_inbox_stmt st_dead_by_nid = { WH_FQ_SQL_DEAD_BY_NID, NULL, NULL };
+static const wh_inbox_stmt st_dead_ids = { WH_FQ_SQL_DEAD_IDS, NULL, NULL };
+static const wh_inbox_stmt st_revive = { WH_FQ_SQL_REVIVE, NULL, WH_FQ_SQL_REVIVE_MY };
+static const wh_inbox_stmt st_dead_ids_payment = { WH_FQ_SQL_DEAD_IDS_PAYMENT, NULL, NULL };
+static const wh_inbox_stmt st_dead_count_payment = { WH_FQ_SQL_DEAD_COUNT_PAYMENT, NULL, NULL };
+static const wh_inbox_stmt st_states = {
+    WH_FQ_SQL_STATES, WH_FQ_SQL_STATES_PG, WH_FQ_SQL_STATES_MY };
 static const wh_inbox_stmt st_attempts_add = {
-    WH_FQ_SQL_ATTEMPTS_ADD, WH_FQ_SQL_ATTEMPTS_ADD_PG };
-static const wh_inbox_stmt st_attempts_of = { WH_FQ_SQL_ATTEMPTS_OF, NULL };
-static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL };
+    WH_FQ_SQL_ATTEMPTS_ADD, WH_FQ_SQL_ATTEMPTS_ADD_PG, WH_FQ_SQL_ATTEMPTS_ADD_MY };
+static const wh_inbox_stmt st_attempts_of = { WH_FQ_SQL_ATTEMPTS_OF, NULL, NULL };
+static const wh_inbox_stmt st_attempts_count = { WH_FQ_SQL_ATTEMPTS_COUNT, NULL, NULL };
 static const wh_inbox_stmt st_totals_add = {
-    WH_FQ_SQL_TOTALS_ADD, WH_FQ_SQL_TOTALS_ADD_PG };
-static const wh_inbox_stmt st_totals = { WH_FQ_SQL_TOTALS, NULL };
+    WH_FQ_SQL_TOTALS_ADD, WH_FQ_SQL_TOTALS_ADD_PG, WH_FQ_SQL_TOTALS_ADD_MY };
+static const wh_inbox_stmt st_totals = { WH_FQ_SQL_TOTALS, NULL, NULL };
 static const wh_inbox_stmt st_minutes_add = {
-    WH_FQ_SQL_MINUTES_ADD, WH_FQ_SQL_MINUTES_ADD_PG };
-static const wh_inbox_stmt st_minutes_drop = { WH_FQ_SQL_MINUTES_DROP, NULL };
-static const wh_inbox_stmt st_alive = { WH_FQ_SQL_ALIVE, NULL };
-static const wh_inbox_stmt st_stopped = { WH_FQ_SQL_STOPPED, NULL };
-static const wh_inbox_stmt st_forget = { WH_FQ_SQL_FORGET, NULL };
+    WH_FQ_SQL_MINUTES_ADD, WH_FQ_SQL_MINUTES_ADD_PG, WH_FQ_SQL_MINUTES_ADD_MY };
+static const wh_inbox_stmt st_minutes_drop = { WH_FQ_SQL_MINUTES_DROP, NULL, NULL };
+static const wh_inbox_stmt st_alive = { WH_FQ_SQL_ALIVE, NULL, WH_FQ_SQL_ALIVE_MY };
+static const wh_inbox_stmt st_stopped = { WH_FQ_SQL_STOPPED, NULL, NULL };
+static const wh_inbox_stmt st_forget = { WH_FQ_SQL_FORGET, NULL, NULL };
 static const wh_inbox_stmt st_totals_table = {
     "SELECT count(*) FROM sqlite_master"
     " WHERE type = 'table' AND name = 'wh_attempt_counts'",
     "SELECT count(*) FROM pg_catalog.pg_tables"
-    " WHERE tablename = 'wh_attempt_counts' AND schemaname = current_schema()" };
+    " WHERE tablename = 'wh_attempt_counts' AND schemaname = current_schema()",
+    "SELECT count(*) FROM information_schema.tables"
+    " WHERE table_name = 'wh_attempt_counts' AND table_schema = DATABASE()" };
 /* Which of the forwarder's tables exist: the queue's, and the attempt
  * history (an older forwarder made the first without the second). */
 static const wh_inbox_stmt st_tables = {
@@ -66,12 +74,18 @@ static const wh_inbox_stmt st_tables = {
     "SELECT (SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename ="
     " 'wh_forward_cursor' AND schemaname = current_schema()),"
     " (SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename ="
-    " 'wh_attempts' AND schemaname = current_schema())" };
+    " 'wh_attempts' AND schemaname = current_schema())",
+    "SELECT (SELECT count(*) FROM information_schema.tables WHERE table_name ="
+    " 'wh_forward_cursor' AND table_schema = DATABASE()),"
+    " (SELECT count(*) FROM information_schema.tables WHERE table_name ="
+    " 'wh_attempts' AND table_schema = DATABASE())" };
 static const wh_inbox_stmt st_started = {
     "SELECT count(*) FROM sqlite_master"
     " WHERE type = 'table' AND name = 'wh_forward_cursor'",
     "SELECT count(*) FROM pg_catalog.pg_tables"
-    " WHERE tablename = 'wh_forward_cursor' AND schemaname = current_schema()" };
+    " WHERE tablename = 'wh_forward_cursor' AND schemaname = current_schema()",
+    "SELECT count(*) FROM information_schema.tables"
+    " WHERE table_name = 'wh_forward_cursor' AND table_schema = DATABASE()" };
 
 
 
@@ -82,13 +96,17 @@ static int is_pg(wh_inbox *ib)
 
 /* ---- schema ---------------------------------------------------------- */
 
+/* On MySQL each CREATE commits by itself; every statement is idempotent,
+ * so a set of tables made half-way is finished by the next start. */
 static int create_schema(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     static const char *const ddl[] = { WH_FQ_SQL_SCHEMA };
-    int rv;
+    static const char *const ddl_my[] = { WH_FQ_SQL_SCHEMA_MY };
+    int my = wh_inbox_db_engine(ib) == WH_INBOX_MYSQL, rv;
+    size_t n = my ? sizeof(ddl_my) / sizeof(ddl_my[0]) : sizeof(ddl) / sizeof(ddl[0]);
     (void)baton;
-    for (size_t i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++)
-        if ((rv = wh_inbox_db_sql(ib, ddl[i])) != 0)
+    for (size_t i = 0; i < n; i++)
+        if ((rv = wh_inbox_db_sql(ib, my ? ddl_my[i] : ddl[i])) != 0)
             return wh_inbox_db_fail(ib, p, "creating the forward queue's tables", rv);
     return WH_TXN_COMMIT;
 }
@@ -393,7 +411,8 @@ static int run_cycle(wh_inbox *ib, apr_pool_t *p, void *baton)
      * would send its event again, while this forwarder, still running,
      * knows it was sent. (SQLite's NORMAL, below, loses commits only
      * with the machine, which takes the forwarder's own requests in
-     * flight with it.) */
+     * flight with it. MySQL syncs them like its stores, a setting of the
+     * server.) */
     /* The cursor row first: its lock orders ingest and outcomes (which
      * decide who is ready) across forwarders. */
     if ((rv = wh_inbox_db_select(ib, p, &st_cursor, NULL, 1, &cur)) != 0 || !cur.nrows)
@@ -441,7 +460,7 @@ int wh_fq_cycle(wh_fq *q, apr_pool_t *p,
 
     memset(out, 0, sizeof(*out));
     out->leases = apr_array_make(p, lease_max > 0 ? lease_max : 1, sizeof(wh_fq_lease));
-    if ((!is_pg(q->ib) &&
+    if ((wh_inbox_db_engine(q->ib) == WH_INBOX_SQLITE3 &&
          wh_inbox_db_read(q->ib, p, "forward session", sqlite_no_fsync, NULL) != WH_DB_OK) ||
         wh_inbox_db_txn(q->ib, p, "forward cycle", run_cycle, &c) != WH_DB_OK) {
         memset(out, 0, sizeof(*out));

@@ -23,21 +23,32 @@
 #define BY_O " FROM wh_order o JOIN wh_delivery d ON d.event_id = o.event_id"    \
     " JOIN wh_events e ON e.id = o.event_id WHERE "
 #define PAY " AND o.payment_id = %s"
-#define STA " AND lower(o.status) = lower(%s)"
+/* The filters a page's base adds, in a dialect's words for the status
+ * (WH_SQL_STATUS_IS, WH_MY_STATUS_IS). */
+#define B_NONE(st) ""
+#define B_PAY(st) PAY
+#define B_STA(st) " AND " st
+#define B_BOTH(st) PAY " AND " st
 #define WIN_D " AND d.seq > %lld AND d.seq <= %lld ORDER BY d.seq "
 #define WIN_O " AND o.seq > %lld AND o.seq <= %lld ORDER BY o.seq "
 #define DESC "DESC LIMIT %d"
 #define ASC "LIMIT %d"
-#define D(c, base, dir) { EV_SEL BY_D c base WIN_D dir, NULL }
-#define O(c, base, dir) { EV_SEL BY_O c base WIN_O dir, NULL }
+#define D(c, base, dir)                                                       \
+    { EV_SEL BY_D c base(WH_SQL_STATUS_IS("o.")) WIN_D dir, NULL,               \
+      EV_SEL BY_D c base(WH_MY_STATUS_IS("o.")) WIN_D dir }
+#define O(c, base, dir)                                                       \
+    { EV_SEL BY_O c base(WH_SQL_STATUS_IS("o.")) WIN_O dir, NULL,               \
+      EV_SEL BY_O c base(WH_MY_STATUS_IS("o.")) WIN_O dir }
 #define RARE(c, pc)                                                           \
-    { { D(c, "", DESC), D(c, "", ASC) }, { O(pc, PAY, DESC), O(pc, PAY, ASC) },  \
-      { D(c, STA, DESC), D(c, STA, ASC) },                                    \
-      { O(pc, PAY STA, DESC), O(pc, PAY STA, ASC) } }
+    { { D(c, B_NONE, DESC), D(c, B_NONE, ASC) },                              \
+      { O(pc, B_PAY, DESC), O(pc, B_PAY, ASC) },                              \
+      { D(c, B_STA, DESC), D(c, B_STA, ASC) },                                \
+      { O(pc, B_BOTH, DESC), O(pc, B_BOTH, ASC) } }
 #define COMMON(pc)                                                            \
-    { { O(pc, "", DESC), O(pc, "", ASC) }, { O(pc, PAY, DESC), O(pc, PAY, ASC) },  \
-      { O(pc, STA, DESC), O(pc, STA, ASC) },                                  \
-      { O(pc, PAY STA, DESC), O(pc, PAY STA, ASC) } }
+    { { O(pc, B_NONE, DESC), O(pc, B_NONE, ASC) },                            \
+      { O(pc, B_PAY, DESC), O(pc, B_PAY, ASC) },                              \
+      { O(pc, B_STA, DESC), O(pc, B_STA, ASC) },                              \
+      { O(pc, B_BOTH, DESC), O(pc, B_BOTH, ASC) } }
 /* "Retrying": ready after at least one failed attempt (a leased one's
  * attempts count the attempt in flight). */
 #define RETRYING " AND d.attempts > CASE WHEN d.lease_owner IS NULL THEN 0 ELSE 1 END"
@@ -51,7 +62,7 @@ static const wh_inbox_stmt st_state[S_N][4][2] = {
     RARE("d.state = 1" RETRYING, "+d.state = 1" RETRYING),
 };
 static const wh_inbox_stmt st_cursor_seq = {
-    "SELECT last_seq FROM wh_forward_cursor WHERE id = 1", NULL };
+    "SELECT last_seq FROM wh_forward_cursor WHERE id = 1", NULL, NULL };
 
 static const struct {
     wh_fq_show show;
@@ -198,16 +209,26 @@ int wh_fq_events(wh_fq *q, apr_pool_t *p, const wh_events_query *eq, wh_fq_show 
     " WHERE d.event_id IN (SELECT d.event_id" from DEAD_WHERE                 \
     " AND d.event_id < %lld ORDER BY d.event_id DESC LIMIT %d)"               \
     " ORDER BY d.event_id DESC"
-static const wh_inbox_stmt st_dead_page = { DEAD_PAGE(DEAD_FROM_SQ), DEAD_PAGE(DEAD_FROM_PG) };
+/* MySQL takes no LIMIT in an IN subquery: the page's ids as a table. */
+#define DEAD_PAGE_MY                                                          \
+    WH_FQ_DEAD_COLS " FROM (SELECT d.event_id" DEAD_FROM_PG DEAD_WHERE          \
+    " AND d.event_id < %lld ORDER BY d.event_id DESC LIMIT %d) AS x"          \
+    " JOIN wh_delivery d ON d.event_id = x.event_id"                          \
+    " JOIN wh_events e ON e.id = d.event_id ORDER BY d.event_id DESC"
+static const wh_inbox_stmt st_dead_page = {
+    DEAD_PAGE(DEAD_FROM_SQ), DEAD_PAGE(DEAD_FROM_PG), DEAD_PAGE_MY };
 static const wh_inbox_stmt st_dead_count = {
-    "SELECT count(*)" DEAD_FROM_SQ DEAD_WHERE, "SELECT count(*)" DEAD_FROM_PG DEAD_WHERE };
+    "SELECT count(*)" DEAD_FROM_SQ DEAD_WHERE, "SELECT count(*)" DEAD_FROM_PG DEAD_WHERE,
+    "SELECT count(*)" DEAD_FROM_PG DEAD_WHERE };
 static const wh_inbox_stmt st_dead_ids = {
-    "SELECT d.event_id FROM wh_delivery d" DEAD_WHERE " ORDER BY d.seq LIMIT %d", NULL };
+    "SELECT d.event_id FROM wh_delivery d" DEAD_WHERE " ORDER BY d.seq LIMIT %d", NULL,
+    NULL };
 #define REASONS(from)                                                         \
     "SELECT d.reason, coalesce(nullif(d.http_status, 0), -1), count(*)" from  \
     " WHERE d.state = 4 GROUP BY d.reason, coalesce(nullif(d.http_status, 0), -1)" \
     " ORDER BY 3 DESC LIMIT %d"
-static const wh_inbox_stmt st_reasons = { REASONS(DEAD_FROM_SQ), REASONS(DEAD_FROM_PG) };
+static const wh_inbox_stmt st_reasons = {
+    REASONS(DEAD_FROM_SQ), REASONS(DEAD_FROM_PG), REASONS(DEAD_FROM_PG) };
 /* a JSON array of paymentIds; each payment's range of the dead letters'
  * own index (SQLite would read every dead letter by state otherwise) */
 static const wh_inbox_stmt st_dead_by_payment = {
@@ -215,7 +236,9 @@ static const wh_inbox_stmt st_dead_by_payment = {
     " WHERE state = 4 AND payment_id IN"
     " (SELECT value FROM json_each(%s)) GROUP BY payment_id",
     "SELECT payment_id, count(*) FROM wh_delivery WHERE state = 4 AND payment_id IN"
-    " (SELECT json_array_elements_text(%s::json)) GROUP BY payment_id" };
+    " (SELECT json_array_elements_text(%s::json)) GROUP BY payment_id",
+    "SELECT payment_id, count(*) FROM wh_delivery WHERE state = 4 AND payment_id IN"
+    " (SELECT j.v" WH_FQ_MY_JSON("v VARCHAR(1024) PATH '$'") ") GROUP BY payment_id" };
 #define WH_FQ_DEAD_RETRY_BATCH 1000
 
 typedef struct {
@@ -383,15 +406,19 @@ int wh_fq_dead_by_payment(wh_fq *q, apr_pool_t *p, const char *const *payment_id
 static const wh_inbox_stmt st_has_table = {
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = %s",
     "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = %s"
-    " AND schemaname = current_schema()" };
+    " AND schemaname = current_schema()",
+    "SELECT count(*) FROM information_schema.tables WHERE table_name = %s"
+    " AND table_schema = DATABASE()" };
 /* Summed into the chart's bins by the database: a day's chart is 432
  * rows copied out, not the 4320 minutes it sums. */
 static const wh_inbox_stmt st_minutes = {
     "SELECT (minute - %lld) / %lld, outcome, sum(n) FROM wh_attempt_minutes"
-    " WHERE minute >= %lld AND minute < %lld GROUP BY 1, 2", NULL };
+    " WHERE minute >= %lld AND minute < %lld GROUP BY 1, 2", NULL,
+    "SELECT (minute - %lld) DIV %lld, outcome, sum(n) FROM wh_attempt_minutes"
+    " WHERE minute >= %lld AND minute < %lld GROUP BY 1, 2" };
 static const wh_inbox_stmt st_forwarders = {
     "SELECT owner, started_at, seen_at, stopped_at FROM wh_forwarders"
-    " ORDER BY seen_at DESC LIMIT %d", NULL };
+    " ORDER BY seen_at DESC LIMIT %d", NULL, NULL };
 
 /* 1 when table exists (a reader never makes it), 0, -1. */
 static int has_table(wh_fq *q, apr_pool_t *p, const char *table)

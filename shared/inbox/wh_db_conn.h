@@ -14,6 +14,10 @@ typedef struct {
     pid_t pid;                   /* the process that opened it */
     apr_pool_t *pool;            /* lives as long as the connection */
     apr_hash_t *prepared;        /* wh_inbox_stmt * -> apr_dbd_prepared_t * */
+    apr_pool_t *handle_pool;     /* MySQL: the handle's own pool, destroyed
+                                    after it is closed (wh_inbox_mysql.h) */
+    const char *grant;           /* MySQL: the GRANT the user needs, said
+                                    with an "access denied" */
 } wh_db_conn;
 
 /* The inbox's current connection, or NULL (mutex held). */

@@ -5,13 +5,16 @@
 #include <apr_strings.h>
 
 static const wh_inbox_stmt st_get = {
-    "SELECT user_name, expires FROM wh_auth_cache WHERE cache_key = %s", NULL };
+    "SELECT user_name, expires FROM wh_auth_cache WHERE cache_key = %s", NULL, NULL };
 static const wh_inbox_stmt st_purge = {
-    "DELETE FROM wh_auth_cache WHERE expires <= %lld", NULL };
+    "DELETE FROM wh_auth_cache WHERE expires <= %lld", NULL, NULL };
 static const wh_inbox_stmt st_put = {
     "INSERT INTO wh_auth_cache (cache_key, user_name, expires)"
     " VALUES (%s, %s, %lld) ON CONFLICT (cache_key) DO UPDATE"
-    " SET user_name = excluded.user_name, expires = excluded.expires", NULL };
+    " SET user_name = excluded.user_name, expires = excluded.expires", NULL,
+    "INSERT INTO wh_auth_cache (cache_key, user_name, expires)"
+    " VALUES (%s, %s, %lld) ON DUPLICATE KEY UPDATE"
+    " user_name = VALUES(user_name), expires = VALUES(expires)" };
 
 typedef struct {
     const char *key, *user;

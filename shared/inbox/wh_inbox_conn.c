@@ -1,5 +1,5 @@
 /* The inbox's connection: opening it, the per-engine session set-up
- * (PRAGMAs vs SET), renewing it after a failure, and running units of
+ * (PRAGMAs, SET; MySQL's in wh_inbox_mysql.c), renewing it after a failure, and running units of
  * work on it under the inbox's mutex (wh_inbox_db_txn / _read).
  *
  * One wh_inbox owns at most one connection and serializes every use of it
@@ -9,6 +9,7 @@
 #include "wh_db_conn.h"
 #include "wh_inbox_dbfile.h"
 #include "wh_inbox_files.h"
+#include "wh_inbox_mysql.h"
 #include "wh_inbox_sql.h"
 #include "wh_inbox_walsync.h"
 #include "wh_inbox_writers.h"
@@ -78,6 +79,9 @@ static apr_status_t conn_cleanup(void *data)
     if (c->handle && c->pid == getpid())
         apr_dbd_close(c->driver, c->handle);
     c->handle = NULL;
+    if (c->handle_pool)
+        apr_pool_destroy(c->handle_pool);
+    c->handle_pool = NULL;
     return APR_SUCCESS;
 }
 
@@ -177,10 +181,13 @@ static int empty_file(const char *path)
     return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
 }
 
-static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
+static wh_conn_status session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
 {
     int rv;
     const char *mode = NULL;
+
+    if (ib->set.engine == WH_INBOX_MYSQL)
+        return wh_mysql_session(&ib->set, p, ib->conn->handle, &ib->conn->grant, why);
 
     if (ib->set.engine == WH_INBOX_SQLITE3) {
         int per_try = ib->set.lock_wait_ms / WH_SQLITE_DRIVER_TRIES
@@ -194,14 +201,14 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
             && (rv = wh_inbox_db_sql_value(ib, p, apr_psprintf(p, "PRAGMA busy_timeout = %d",
                                                                 per_try), NULL)) != 0) {
             *why = apr_psprintf(p, "busy_timeout: %s", wh_inbox_db_error(ib, p, rv));
-            return rv;
+            return WH_CONN_DOWN;
         }
         /* WAL: readers (listing) never wait for the writer. It is a
          * property of the file; a read-only file keeps its mode, which
          * still serves listings, so a refusal is only worth a warning. A
          * read-only connection leaves the file as it is. */
         if (ib->set.readonly)
-            return 0;
+            return WH_CONN_OK;
         /* A new, empty file: incremental auto-vacuum, so that a purge can
          * give back the space of what it deletes (wh_inbox_purge.c).
          * SQLite takes it only before the first page is written, which
@@ -211,7 +218,7 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
             && (rv = wh_inbox_db_sql_value(ib, p, "PRAGMA auto_vacuum = INCREMENTAL",
                                            NULL)) != 0) {
             *why = apr_psprintf(p, "auto_vacuum: %s", wh_inbox_db_error(ib, p, rv));
-            return rv;
+            return WH_CONN_DOWN;
         }
         rv = wh_inbox_db_sql_value(ib, p, "PRAGMA journal_mode = WAL", &mode);
         if (rv != 0 || !mode || strcasecmp(mode, "wal") != 0)
@@ -224,9 +231,9 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
          * own after each commit (wh_inbox_walsync.c), where it can. */
         if ((rv = wh_inbox_db_sql_value(ib, p, "PRAGMA synchronous = FULL", NULL)) != 0) {
             *why = apr_psprintf(p, "synchronous: %s", wh_inbox_db_error(ib, p, rv));
-            return rv;
+            return WH_CONN_DOWN;
         }
-        return 0;
+        return WH_CONN_OK;
     }
 
     {
@@ -250,10 +257,10 @@ static int session_setup(wh_inbox *ib, apr_pool_t *p, const char **why)
         for (apr_size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
             if ((rv = wh_inbox_db_sql(ib, set[i])) != 0) {
                 *why = apr_psprintf(p, "session setup: %s", wh_inbox_db_error(ib, p, rv));
-                return rv;
+                return WH_CONN_DOWN;
             }
     }
-    return 0;
+    return WH_CONN_OK;
 }
 
 int wh_inbox_db_writer_lock(wh_inbox *ib, apr_pool_t *p)
@@ -314,9 +321,14 @@ static wh_conn_status connect_once(wh_inbox *ib, apr_pool_t *p, const char **why
         disconnect(ib);
         goto out;
     }
-    st = ib->set.engine == WH_INBOX_SQLITE3
-         ? wh_sqlite_wal_open(ib->set.driver, ib->conn->pool, params, &handle, &err, &gathered)
-         : apr_dbd_open_ex(ib->set.driver, ib->conn->pool, params, &handle, &err);
+    if (ib->set.engine == WH_INBOX_SQLITE3)
+        st = wh_sqlite_wal_open(ib->set.driver, ib->conn->pool, params, &handle, &err,
+                                &gathered);
+    else if (ib->set.engine == WH_INBOX_MYSQL)
+        st = wh_mysql_open(ib->set.driver, params, ib->set.connect_timeout_s, p, &handle,
+                           &ib->conn->handle_pool, &err);
+    else
+        st = apr_dbd_open_ex(ib->set.driver, ib->conn->pool, params, &handle, &err);
     if (st != APR_SUCCESS || !handle) {
         /* A reader finding nothing usable is a cache miss, not an error. */
         wh_logf(&ib->set.log, ib->set.readonly ? WH_LOG_DEBUG : WH_LOG_ERROR,
@@ -334,10 +346,8 @@ static wh_conn_status connect_once(wh_inbox *ib, apr_pool_t *p, const char **why
     ib->conn->handle = handle;
     ib->conn->pid = getpid();
 
-    if (session_setup(ib, p, &why) != 0) {
-        cs = WH_CONN_DOWN;
+    if ((cs = session_setup(ib, p, &why)) != WH_CONN_OK)
         goto fail;
-    }
     wh_writer_queue_open(&ib->writers, &ib->set, ib->root, p);
     if ((cs = ib->ensure_schema(ib, p, ib->set.readonly, &why)) != WH_CONN_OK)
         goto fail;
@@ -647,9 +657,11 @@ void wh_inbox_allow_writes(wh_inbox *ib, apr_pool_t *p)
             /* SQLite: a read-only file handle cannot write; the next use
              * opens the file for writing (creating it if need be) */
             ib->broken = 1;
-        } else if (wh_inbox_db_sql(ib, "SET default_transaction_read_only = off") != 0
+        } else if (wh_inbox_db_sql(ib, ib->set.engine == WH_INBOX_MYSQL
+                                           ? WH_MYSQL_SQL_READ_WRITE
+                                           : "SET default_transaction_read_only = off") != 0
                    || ib->ensure_schema(ib, p, 0, &why) != WH_CONN_OK) {
-            /* PostgreSQL: the same session goes on (no second login) */
+            /* PostgreSQL, MySQL: the same session goes on (no second login) */
             ib->broken = 1;
         }
         use_end(ib);
@@ -672,6 +684,11 @@ wh_walsync *wh_inbox_db_walsync(wh_inbox *ib)
 wh_inbox_driver wh_inbox_db_engine(const wh_inbox *ib)
 {
     return ib->set.engine;
+}
+
+int wh_inbox_db_concurrent(const wh_inbox *ib)
+{
+    return ib->set.engine != WH_INBOX_SQLITE3;
 }
 
 const char *wh_inbox_db_driver_name(const wh_inbox *ib)

@@ -19,14 +19,23 @@
 
 /* A statement: its text in each SQL dialect, side by side where it is
  * written. apr_dbd placeholders (%s text, %d int, %lld 64-bit, %pDb
- * blob), rewritten by apr_dbd to "?" (SQLite) or "$n" (PostgreSQL). A
- * dialect's own text is NULL where the shared one serves; a new dialect
- * is one more field here and one more case where the text is picked
- * (wh_inbox_stmt.c). */
+ * blob), rewritten by apr_dbd to "?" (SQLite, MySQL) or "$n"
+ * (PostgreSQL); a literal % is %%. A dialect's own text is NULL where the
+ * shared one serves; a new dialect is one more field here and one more
+ * case where the text is picked (wh_inbox_stmt.c). */
 typedef struct {
     const char *sql;         /* every engine, unless its own is set */
     const char *pg_sql;      /* PostgreSQL's text when it differs, else NULL */
+    const char *my_sql;      /* MariaDB's and MySQL's, when it differs */
 } wh_inbox_stmt;
+
+/* A status filter, whatever the case, on table alias t ("o.", or "" for
+ * none): SQLite and PostgreSQL index lower(status); MySQL has no index on
+ * an expression (MariaDB) and lower() leaves VARBINARY as it is, so its
+ * tables keep status_ci (wh_inbox_sql.h), the status lowered, a stored generated column
+ * with the index. */
+#define WH_SQL_STATUS_IS(t) "lower(" t "status) = lower(%s)"
+#define WH_MY_STATUS_IS(t) t "status_ci = lower(%s)"
 
 /* What wh_inbox_db_txn / wh_inbox_db_read report. */
 typedef enum {
@@ -115,8 +124,13 @@ int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
 
 /* ---- the inbox itself ----------------------------------------------- */
 
-/* Which engine: WH_INBOX_SQLITE3 or WH_INBOX_PGSQL. */
+/* Which engine: WH_INBOX_SQLITE3, WH_INBOX_PGSQL or WH_INBOX_MYSQL. */
 wh_inbox_driver wh_inbox_db_engine(const wh_inbox *ib);
+/* 1 for a database server (PostgreSQL, MySQL), whose writers commit in
+ * parallel: their events get listing positions from the sequencer
+ * (wh_inbox_sequence.c), and a batch takes its keys in one global order
+ * (wh_inbox_store.c). 0 for SQLite, whose writers take turns. */
+int wh_inbox_db_concurrent(const wh_inbox *ib);
 const char *wh_inbox_db_driver_name(const wh_inbox *ib);
 /* 1 for an inbox opened WH_INBOX_READ_ONLY. */
 int wh_inbox_db_readonly(const wh_inbox *ib);
@@ -126,9 +140,9 @@ const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv);
 
 /* ---- the listing order (wh_inbox_sequence.c) ------------------------ */
 
-/* PostgreSQL: numbers every committed event still waiting in wh_pending,
- * waiting for a sequencer run under way to finish; for readers that need
- * the whole order (the listing, a forwarder's ingest). 0, or -1 when the
+/* PostgreSQL and MySQL: numbers every committed event still waiting in
+ * wh_pending, waiting for a sequencer run under way to finish; for
+ * readers that need the whole order (the listing, a forwarder's ingest). 0, or -1 when the
  * database is unavailable. Nothing to do on SQLite. */
 int wh_inbox_sequence(wh_inbox *ib, apr_pool_t *p);
 /* The same after a store, without waiting: when another run holds the

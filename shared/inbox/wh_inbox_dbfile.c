@@ -3,6 +3,7 @@
 #include "wh_inbox_dbfile.h"
 #include "wh_inbox_files.h"
 #include "verify/wh_account.h"
+#include "verify/wh_fs.h"
 #include <apr_escape.h>
 #include <apr_strings.h>
 #include <errno.h>
@@ -52,10 +53,17 @@ wh_conn_status wh_inbox_dbfile_prepare(const wh_inbox_settings *s, apr_pool_t *p
                                        const char **params, const char **why)
 {
     struct stat st;
+    const char *fs;
     int created = 0, rv;
 
     if (s->engine != WH_INBOX_SQLITE3)
         return WH_CONN_OK;
+    if (s->db_file && (fs = wh_fs_network(s->db_file)) != NULL) {
+        *why = apr_pstrcat(p, s->where ? s->where : "",
+                           wh_inbox_network_refusal(p, s->db_file, fs), NULL);
+        wh_logf(&s->log, WH_LOG_ERROR, "inbox: cannot open the sqlite3 database: %s", *why);
+        return WH_CONN_FATAL;
+    }
     if (s->readonly) {
         if (!s->db_file) {
             *why = "a read-only open needs InboxParams to be a file path";

@@ -10,8 +10,9 @@
 #include "wh_inbox_settings.h"
 
 /* OK, with *params the driver's parameters (a reader's URI replaces
- * s->params); DOWN with *why in p (logged for a writer). Nothing to do
- * for other engines. */
+ * s->params); DOWN with *why in p (logged for a writer); FATAL (logged)
+ * for a file on a network file system (wh_inbox_network_fs). Nothing to
+ * do for other engines. */
 wh_conn_status wh_inbox_dbfile_prepare(const wh_inbox_settings *s, apr_pool_t *p,
                                        const char **params, const char **why);
 

@@ -5,6 +5,7 @@
  * can read. SQLite gives its -wal and -shm files the mode of the database
  * file, so creating that one right is enough for them. */
 #include "wh_inbox_files.h"
+#include "verify/wh_fs.h"
 #include <apr_strings.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,24 @@ const char *wh_inbox_file_dir(apr_pool_t *p, const char *path)
 mode_t wh_inbox_file_mode(const char *group)
 {
     return group ? 0640 : 0600;
+}
+
+const char *wh_inbox_network_refusal(apr_pool_t *p, const char *db_file, const char *fs)
+{
+    return apr_psprintf(p, "InboxParams %s is on a network file system (%s): "
+                        "SQLite's locks and the shared memory of its WAL hold "
+                        "only among the processes of one machine, so commits "
+                        "there can be lost or torn; keep the database in a "
+                        "local directory, or use a database server: "
+                        "InboxDriver mysql (MariaDB, MySQL) or pgsql", db_file, fs);
+}
+
+const char *wh_inbox_network_fs(apr_pool_t *p, const wh_config *cfg)
+{
+    const char *db = wh_inbox_sqlite_file(cfg), *fs;
+
+    return db && (fs = wh_fs_network(db)) != NULL ? wh_inbox_network_refusal(p, db, fs)
+                                                  : NULL;
 }
 
 const char *wh_inbox_sqlite_file(const wh_config *cfg)

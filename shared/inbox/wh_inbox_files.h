@@ -12,6 +12,13 @@ mode_t wh_inbox_file_mode(const char *group);
  * pgsql, ":memory:" and file: URIs. */
 const char *wh_inbox_sqlite_file(const wh_config *cfg);
 
+/* An SQLite inbox on a network file system (NFS, SMB/CIFS, ... as
+ * verify/wh_fs.h judges it, the test the lmdb replay store's file gets) is
+ * refused: the message, naming the alternatives, or NULL. */
+const char *wh_inbox_network_fs(apr_pool_t *p, const wh_config *cfg);
+/* The message for db_file on the network file system fs. */
+const char *wh_inbox_network_refusal(apr_pool_t *p, const char *db_file, const char *fs);
+
 /* The directory path is in ("." for a bare name, "/" at the root): where
  * SQLite and wirehook create the files beside the database. */
 const char *wh_inbox_file_dir(apr_pool_t *p, const char *path);

@@ -14,7 +14,7 @@ static const wh_inbox_stmt st_find = {
     " AND " WH_SQL_NOT_TOMBSTONE("id")
     " UNION ALL SELECT -1, 0, payment_id FROM wh_payments WHERE payment_id = %s"
     " UNION ALL SELECT kind, 0, payment_id FROM wh_payment_refs WHERE ref = %s"
-    " LIMIT %d", NULL };
+    " LIMIT %d", NULL, NULL };
 
 const char *wh_found_name(wh_found_kind kind)
 {

@@ -11,6 +11,7 @@
 static const wh_choice drivers[] = {
     { "sqlite3", WH_INBOX_SQLITE3 },
     { "pgsql", WH_INBOX_PGSQL },
+    { "mysql", WH_INBOX_MYSQL },
     { NULL, 0 }
 };
 
@@ -21,8 +22,8 @@ const wh_key wh_inbox_keys[] = {
      * InboxDriver, which may come later, so wh_config_finalize()
      * resolves it. */
     WH_KEY_STRING_ROW("InboxParams", inbox_params, wh_parse_path, "TEXT",
-                      NULL, "sqlite3 file or pgsql conninfo (unset: no "
-                      "inbox)"),
+                      NULL, "sqlite3 file, pgsql conninfo or mysql "
+                      "parameters (unset: no inbox)"),
     WH_KEY_STRING_ROW("InboxGroup", inbox_group, wh_parse_group, "NAME", NULL,
                       "sqlite3 inbox files 0640 in this group (unset: 0600)"),
     WH_KEY_INT_ROW("InboxBatchMax", inbox_batch_max, 1, 1000, "64",

@@ -16,22 +16,24 @@
 #define WH_LIST_FROM " FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
 static const wh_inbox_stmt st_list = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.seq > %lld ORDER BY o.seq LIMIT %d",
-    NULL };
+    NULL, NULL };
 static const wh_inbox_stmt st_list_payment = {
     "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
-/* A status matches whatever its case: the index is on lower(status). */
+    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL, NULL };
+/* A status matches whatever its case: the index is on lower(status)
+ * (MySQL: status_ci). */
+#define ST_LIST_STATUS(st)                                                    \
+    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE " st " ORDER BY o.seq LIMIT %d OFFSET %lld"
 static const wh_inbox_stmt st_list_status = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE lower(o.status) = lower(%s)"
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    ST_LIST_STATUS(WH_SQL_STATUS_IS("o.")), NULL, ST_LIST_STATUS(WH_MY_STATUS_IS("o.")) };
 static const wh_inbox_stmt st_list_both = {
-    "SELECT o.seq, e.body" WH_LIST_FROM " WHERE o.payment_id = %s"
-    " AND lower(o.status) = lower(%s) ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    ST_LIST_STATUS("o.payment_id = %s AND " WH_SQL_STATUS_IS("o.")), NULL,
+    ST_LIST_STATUS("o.payment_id = %s AND " WH_MY_STATUS_IS("o.")) };
 /* One event by its notificationId (unique): the page holds it or
  * nothing. The other filters are applied to it here. */
 static const wh_inbox_stmt st_list_nid = {
     "SELECT o.seq, e.body, o.payment_id, o.status" WH_LIST_FROM
-    " WHERE e.notification_id = %s", NULL };
+    " WHERE e.notification_id = %s", NULL, NULL };
 
 /* 1 when the one event found by its notificationId passes the other
  * filters (row i of rows: seq, body, payment_id, status). */

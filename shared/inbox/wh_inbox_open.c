@@ -6,6 +6,8 @@
 #include "wh_inbox_files.h"
 #include "verify/wh_account.h"
 #include "verify/wh_sock_watch.h"
+#include "verify/wh_mysql_params.h"
+#include "wh_inbox_mysql.h"
 #include "wh_inbox_sql.h"
 #include <apr_strings.h>
 #include <string.h>
@@ -28,9 +30,19 @@ static const char *settings(apr_pool_t *p, const wh_config *cfg, const wh_logger
     if (cfg->inbox_driver == WH_INBOX_PGSQL)
         s->params = wh_sock_watch_pq_conninfo(p, s->params,
                                               apr_time_from_sec(WH_INBOX_CONNECT_TIMEOUT_S));
-    s->engine = cfg->inbox_driver == WH_INBOX_PGSQL ? WH_INBOX_PGSQL : WH_INBOX_SQLITE3;
+    s->engine = cfg->inbox_driver;
     s->driver_name = cfg->inbox_driver_name ? cfg->inbox_driver_name
-                     : s->engine == WH_INBOX_SQLITE3 ? "sqlite3" : "pgsql";
+                     : s->engine == WH_INBOX_PGSQL ? "pgsql"
+                     : s->engine == WH_INBOX_MYSQL ? "mysql" : "sqlite3";
+    if (s->engine == WH_INBOX_MYSQL) {
+        wh_mysql_params mp;
+        const char *err = wh_parse_mysql_params(p, cfg->inbox_params, &mp);
+        if (err)
+            return apr_psprintf(p, "InboxParams: %s", err);
+        s->params = wh_mysql_driver_params(p, cfg->inbox_params);
+        s->connect_timeout_s = mp.connect_timeout ? mp.connect_timeout
+                                                  : WH_MYSQL_CONNECT_TIMEOUT_DEFAULT;
+    }
     s->lock_wait_ms = WH_INBOX_LOCK_WAIT_MS;
     s->retry_interval = apr_time_from_msec(WH_INBOX_RETRY_MS);
     s->readonly = (flags & WH_INBOX_READ_ONLY) != 0;

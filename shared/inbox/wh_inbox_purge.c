@@ -25,19 +25,21 @@
 /* A JSON array of ids as rows, in each dialect. */
 #define WH_PURGE_IDS "SELECT value FROM json_each(%s)"
 #define WH_PURGE_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
+#define WH_PURGE_IDS_MY "SELECT j.v FROM JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j"
 
 static const wh_inbox_stmt st_last_seq = {
-    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
+    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL, NULL };
 static const wh_inbox_stmt st_walk = {
     "SELECT o.seq, o.event_id, e.received_at FROM wh_order o"
     " JOIN wh_events e ON e.id = o.event_id"
-    " WHERE o.seq > %lld AND o.seq <= %lld ORDER BY o.seq LIMIT %d", NULL };
+    " WHERE o.seq > %lld AND o.seq <= %lld ORDER BY o.seq LIMIT %d", NULL, NULL };
 static const wh_inbox_stmt st_first_after = {
     "SELECT e.received_at FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
-    " WHERE o.seq > %lld ORDER BY o.seq LIMIT 1", NULL };
+    " WHERE o.seq > %lld ORDER BY o.seq LIMIT 1", NULL, NULL };
 static const wh_inbox_stmt st_del_order = {
     "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS ")",
-    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_PG ")" };
+    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_PG ")",
+    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_MY ")" };
 /* An event becomes its tombstone: the row stays, so its notificationId
  * stays in the unique index that tells a duplicate (a store of the same
  * id meanwhile, on PostgreSQL, waits for this transaction and then finds
@@ -50,30 +52,37 @@ static const wh_inbox_stmt st_del_order = {
     " event_instant = NULL WHERE id > 0 AND id IN ("
 static const wh_inbox_stmt st_del_events = {
     WH_PURGE_TOMBSTONE WH_PURGE_IDS ")",
-    WH_PURGE_TOMBSTONE WH_PURGE_IDS_PG ")" };
+    WH_PURGE_TOMBSTONE WH_PURGE_IDS_PG ")",
+    WH_PURGE_TOMBSTONE WH_PURGE_IDS_MY ")" };
 /* Tombstones, oldest first: -1, -2, ... */
 static const wh_inbox_stmt st_t_walk = {
     "SELECT id, received_at FROM wh_events WHERE id < %lld"
-    " ORDER BY id DESC LIMIT %d", NULL };
+    " ORDER BY id DESC LIMIT %d", NULL, NULL };
 static const wh_inbox_stmt st_t_del = {
-    "DELETE FROM wh_events WHERE id < %lld AND id >= %lld", NULL };
+    "DELETE FROM wh_events WHERE id < %lld AND id >= %lld", NULL, NULL };
 static const wh_inbox_stmt st_q_walk = {
     "SELECT id, received_at FROM wh_quarantine WHERE id > %lld"
-    " ORDER BY id LIMIT %d", NULL };
+    " ORDER BY id LIMIT %d", NULL, NULL };
 static const wh_inbox_stmt st_q_del = {
-    "DELETE FROM wh_quarantine WHERE id > %lld AND id <= %lld", NULL };
+    "DELETE FROM wh_quarantine WHERE id > %lld AND id <= %lld", NULL, NULL };
 static const wh_inbox_stmt st_auth_del = {
-    "DELETE FROM wh_auth_cache WHERE expires <= %lld", NULL };
+    "DELETE FROM wh_auth_cache WHERE expires <= %lld", NULL, NULL };
 static const wh_inbox_stmt st_record = {
     "INSERT INTO wh_purge (id, started_at, finished_at, events, dead_letters,"
     " quarantine, auth_cache) VALUES (1, %lld, %lld, %lld, %lld, %lld, %lld)"
     " ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at,"
     " finished_at = excluded.finished_at, events = excluded.events,"
     " dead_letters = excluded.dead_letters, quarantine = excluded.quarantine,"
-    " auth_cache = excluded.auth_cache", NULL };
+    " auth_cache = excluded.auth_cache", NULL,
+    "INSERT INTO wh_purge (id, started_at, finished_at, events, dead_letters,"
+    " quarantine, auth_cache) VALUES (1, %lld, %lld, %lld, %lld, %lld, %lld)"
+    " ON DUPLICATE KEY UPDATE started_at = VALUES(started_at),"
+    " finished_at = VALUES(finished_at), events = VALUES(events),"
+    " dead_letters = VALUES(dead_letters), quarantine = VALUES(quarantine),"
+    " auth_cache = VALUES(auth_cache)" };
 static const wh_inbox_stmt st_last_purge = {
     "SELECT started_at, finished_at, events, dead_letters, quarantine,"
-    " auth_cache FROM wh_purge WHERE id = 1", NULL };
+    " auth_cache FROM wh_purge WHERE id = 1", NULL, NULL };
 
 typedef enum {
     PHASE_EVENTS = 0,

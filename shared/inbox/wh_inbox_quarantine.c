@@ -7,7 +7,7 @@
 
 static const wh_inbox_stmt st_quarantine = {
     "INSERT INTO wh_quarantine (id, received_at, code, message, details,"
-    " notification_id, body) VALUES (%lld, %lld, %s, %s, %s, %s, %pDb)", NULL };
+    " notification_id, body) VALUES (%lld, %lld, %s, %s, %s, %s, %pDb)", NULL, NULL };
 
 static const char *details_json(apr_pool_t *p, const wh_verdict *v)
 {

@@ -11,14 +11,16 @@
 #define WH_REFS_CHUNK 500
 
 /* A payment's events mostly repeat its references: the usual store only
- * finds the key there. (A dialect without ON CONFLICT has INSERT ...
- * IGNORE or the like.) */
+ * finds the key there. (MySQL's INSERT IGNORE would also turn a value
+ * too long into a warning and store it cut short.) */
 static const wh_inbox_stmt st_add = {
     "INSERT INTO wh_payment_refs (ref, kind, payment_id) VALUES (%s, %d, %s)"
-    " ON CONFLICT DO NOTHING", NULL };
+    " ON CONFLICT DO NOTHING", NULL,
+    "INSERT INTO wh_payment_refs (ref, kind, payment_id) VALUES (%s, %d, %s)"
+    " ON DUPLICATE KEY UPDATE kind = kind" };
 static const wh_inbox_stmt st_bodies = {
     "SELECT id, payment_id, body FROM wh_events WHERE id > %lld"
-    " AND payment_id IS NOT NULL ORDER BY id LIMIT %d", NULL };
+    " AND payment_id IS NOT NULL ORDER BY id LIMIT %d", NULL, NULL };
 
 /* What a search can ask for: a filter value (1 to 128 bytes of UTF-8,
  * no control characters). */

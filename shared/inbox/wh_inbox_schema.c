@@ -23,16 +23,17 @@ static const wh_schema_step upgrade_v3_finish[] = { WH_SQL_UPGRADE_V3_FINISH };
 static const wh_schema_step upgrade_v4[] = { WH_SQL_UPGRADE_V4 };
 static const wh_schema_step upgrade_v5[] = { WH_SQL_V5 };
 static const wh_schema_step upgrade_v5_done[] = { WH_SQL_V5_DONE };
+static const char *const schema_mysql[] = { WH_SQL_SCHEMA_MYSQL };
 
 static const wh_inbox_stmt st_bump = {
-    "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL };
+    "UPDATE wh_counter SET last_value = last_value + 1 WHERE id = %d", NULL, NULL };
 static const wh_inbox_stmt st_counter = {
-    "SELECT last_value FROM wh_counter WHERE id = %d", NULL };
+    "SELECT last_value FROM wh_counter WHERE id = %d", NULL, NULL };
 static const wh_inbox_stmt st_times = {
     "SELECT id, event_time FROM wh_events WHERE id > %lld"
-    " AND event_time IS NOT NULL ORDER BY id LIMIT %d", NULL };
+    " AND event_time IS NOT NULL ORDER BY id LIMIT %d", NULL, NULL };
 static const wh_inbox_stmt st_set_instant = {
-    "UPDATE wh_events SET event_instant = %lld WHERE id = %lld", NULL };
+    "UPDATE wh_events SET event_instant = %lld WHERE id = %lld", NULL, NULL };
 
 static int read_version(wh_inbox *ib, apr_pool_t *p, apr_int64_t *version)
 {
@@ -128,6 +129,31 @@ static int upgrade(wh_inbox *ib, apr_pool_t *p, apr_int64_t from)
     return rv;
 }
 
+/* MySQL: DDL commits by itself, so no transaction holds the schema
+ * together; each statement is idempotent and the version row comes last
+ * (wh_inbox_sql.h), so processes making it at once, or one that stopped
+ * half-way, leave the same schema. */
+static wh_conn_status ensure_mysql(wh_inbox *ib, apr_pool_t *p, apr_int64_t version,
+                                   const char **why)
+{
+    int rv = 0;
+
+    if (version > 0) {
+        *why = apr_psprintf(p, "the database has schema version %" APR_INT64_T_FMT
+                            ", which no wirehook makes on MySQL", version);
+        return WH_CONN_FATAL;
+    }
+    for (apr_size_t i = 0; rv == 0 && i < sizeof(schema_mysql) / sizeof(schema_mysql[0]);
+         i++)
+        rv = wh_inbox_db_sql(ib, schema_mysql[i]);
+    if (rv == 0 && (rv = read_version(ib, p, &version)) == 0
+        && version == WH_INBOX_SCHEMA_VERSION)
+        return WH_CONN_OK;
+    *why = apr_psprintf(p, "creating the schema: %s", rv ? wh_inbox_db_error(ib, p, rv)
+                                                         : "the version row is missing");
+    return WH_CONN_DOWN;
+}
+
 wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
                                       const char **why)
 {
@@ -153,6 +179,8 @@ wh_conn_status wh_inbox_schema_ensure(wh_inbox *ib, apr_pool_t *p, int readonly,
                            : "no inbox schema yet (read-only)";
             return WH_CONN_DOWN;
         }
+        if (wh_inbox_db_engine(ib) == WH_INBOX_MYSQL)
+            return ensure_mysql(ib, p, version, why);
         if (attempt == WH_SCHEMA_ATTEMPTS - 1)
             break;
         if (attempt > 0)

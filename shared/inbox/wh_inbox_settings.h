@@ -14,7 +14,9 @@ typedef struct {
     const apr_dbd_driver_t *driver;
     const char *driver_name;
     wh_inbox_driver engine;
-    const char *params;          /* may hold a password: never logged */
+    const char *params;          /* may hold a password: never logged;
+                                    MySQL: as the driver is given them */
+    int connect_timeout_s;       /* MySQL: how long an open may take */
     int readonly;                /* WH_INBOX_READ_ONLY, until allowed to write */
     int lock_wait_ms;            /* the bounded wait for the write lock */
     apr_interval_time_t retry_interval;  /* between failed connections */

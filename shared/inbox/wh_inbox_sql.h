@@ -28,9 +28,11 @@
 #define WH_INBOX_SCHEMA_VERSION 5
 
 /* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
- * unused, in upgraded databases); 2 numbers quarantined bodies. */
+ * unused, in upgraded databases); 2 numbers quarantined bodies; 3 is
+ * MySQL's sequencer lock (a row lock, for PostgreSQL's advisory lock). */
 #define WH_COUNTER_EVENTS     1
 #define WH_COUNTER_QUARANTINE 2
+#define WH_COUNTER_SEQUENCER  "3"
 
 /* PostgreSQL advisory lock keys (transaction-scoped): the sequencer that
  * numbers committed events, and schema creation/upgrades. Arbitrary
@@ -53,7 +55,8 @@
  * the re-reading dominate (bench/method.md). */
 #define WH_INBOX_EXIT_WAL_MAX (512 * 1024)
 
-/* Longest a single PostgreSQL statement may run (statement_timeout), or
+/* Longest a single PostgreSQL or MySQL statement may run
+ * (statement_timeout, max_statement_time), or
  * the write lock's wait when that is longer: what the inbox and the
  * forwarder run is short but for its lock waits. A schema upgrade lifts
  * it for its own transaction (wh_inbox_schema.c). */
@@ -354,6 +357,109 @@ typedef struct {
 #define WH_SQL_NOT_TOMBSTONE(id_col) id_col " > 0"
 
 #define WH_SQL_SCHEMA_VERSION "SELECT schema_version FROM wh_meta WHERE id = 1"
+
+/* ---- MySQL: the current version, made as such ---------------------------
+ * There is no older MySQL inbox, so no upgrade. The same tables with
+ * MySQL's words: every index in its table (MySQL has no CREATE INDEX IF
+ * NOT EXISTS); keys compared or indexed are VARBINARY, byte for byte as on
+ * the other engines (a utf8mb4 collation would fold case or pad trailing
+ * spaces), bounded because an InnoDB index entry holds at most 3072
+ * bytes: a paymentId, status or eventType above WH_MY_KEY's bound is a
+ * store that fails (503, logged), as one above about 2700 bytes is on
+ * PostgreSQL; bodies and messages are utf8mb4 text; the arrival key is
+ * AUTO_INCREMENT. InnoDB is named: with NO_ENGINE_SUBSTITUTION (the
+ * session's sql_mode) a server without it refuses rather than making
+ * tables that cannot roll back. DDL commits by itself in MySQL, so the
+ * schema is made statement by statement, each idempotent, and the version
+ * row comes last: a schema cut short reads as none yet and is made again.
+ * status_ci: WH_MY_STATUS_IS. A purged event's tombstone keeps its row at
+ * the arrival key negated, below every AUTO_INCREMENT value. */
+#define WH_MY_TABLE " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+#define WH_MY_KEY "VARBINARY(1024)"
+#define WH_MY_ID "VARBINARY(255)"
+#define WH_MY_STATUS_CI                                                       \
+    " status_ci " WH_MY_KEY " AS (lower(convert(status USING utf8mb4))) STORED,"
+#define WH_SQL_SCHEMA_MYSQL                                                \
+    "CREATE TABLE IF NOT EXISTS wh_meta ("                                    \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " schema_version INTEGER NOT NULL)" WH_MY_TABLE,                          \
+    "CREATE TABLE IF NOT EXISTS wh_counter ("                                 \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " last_value BIGINT NOT NULL)" WH_MY_TABLE,                               \
+    "CREATE TABLE IF NOT EXISTS wh_events ("                                  \
+    " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"                         \
+    " notification_id " WH_MY_ID " NOT NULL,"                                 \
+    " event_type " WH_MY_KEY ","                                              \
+    " event_time " WH_MY_KEY ","                                              \
+    " payment_id " WH_MY_KEY ","                                              \
+    " status " WH_MY_KEY ","                                                  \
+    " event_instant BIGINT,"                                                  \
+    " received_at BIGINT NOT NULL,"                                           \
+    " body LONGTEXT NOT NULL,"                                                \
+    " UNIQUE KEY wh_events_notification (notification_id),"                   \
+    " KEY wh_events_history (payment_id, event_instant, id))" WH_MY_TABLE,    \
+    "CREATE TABLE IF NOT EXISTS wh_order ("                                   \
+    " seq BIGINT NOT NULL PRIMARY KEY,"                                       \
+    " event_id BIGINT NOT NULL,"                                              \
+    " payment_id " WH_MY_KEY ","                                              \
+    " status " WH_MY_KEY ","                                                  \
+    " received_at BIGINT,"                                                    \
+    WH_MY_STATUS_CI                                                           \
+    " UNIQUE KEY wh_order_event (event_id),"                                  \
+    " KEY wh_order_payment (payment_id, seq),"                                \
+    " KEY wh_order_status_ci (status_ci, seq))" WH_MY_TABLE,                  \
+    "CREATE TABLE IF NOT EXISTS wh_pending ("                                 \
+    " event_id BIGINT NOT NULL PRIMARY KEY)" WH_MY_TABLE,                     \
+    "CREATE TABLE IF NOT EXISTS wh_payments ("                                \
+    " payment_id " WH_MY_KEY " NOT NULL PRIMARY KEY,"                         \
+    " status " WH_MY_KEY " NOT NULL,"                                         \
+    " event_instant BIGINT,"                                                  \
+    " event_time " WH_MY_KEY ","                                              \
+    " event_id BIGINT NOT NULL,"                                              \
+    " notification_id " WH_MY_ID " NOT NULL,"                                 \
+    " events BIGINT NOT NULL,"                                                \
+    " updated_at BIGINT NOT NULL,"                                            \
+    WH_MY_STATUS_CI                                                           \
+    " KEY wh_payments_status_ci (status_ci, payment_id),"                     \
+    " KEY wh_payments_recent (updated_at, payment_id),"                       \
+    " KEY wh_payments_status_recent (status_ci, updated_at, payment_id))"     \
+    WH_MY_TABLE,                                                              \
+    "CREATE TABLE IF NOT EXISTS wh_payment_refs ("                            \
+    " ref " WH_MY_KEY " NOT NULL,"                                            \
+    " kind INTEGER NOT NULL,"                                                 \
+    " payment_id " WH_MY_KEY " NOT NULL,"                                     \
+    " PRIMARY KEY (ref, kind, payment_id))" WH_MY_TABLE,                      \
+    "CREATE TABLE IF NOT EXISTS wh_quarantine ("                              \
+    " id BIGINT NOT NULL PRIMARY KEY,"                                        \
+    " received_at BIGINT NOT NULL,"                                           \
+    " code " WH_MY_ID " NOT NULL,"                                            \
+    " message MEDIUMTEXT,"                                                    \
+    " details MEDIUMTEXT NOT NULL,"                                           \
+    " notification_id MEDIUMTEXT,"                                            \
+    " body LONGBLOB NOT NULL,"                                                \
+    " released_at BIGINT,"                                                    \
+    " released_event_id BIGINT,"                                              \
+    " resolution " WH_MY_ID ","                                               \
+    " resolved_at BIGINT,"                                                    \
+    " resolved_by MEDIUMTEXT)" WH_MY_TABLE,                                   \
+    "CREATE TABLE IF NOT EXISTS wh_auth_cache ("                              \
+    " cache_key " WH_MY_ID " NOT NULL PRIMARY KEY,"                           \
+    " user_name " WH_MY_KEY " NOT NULL,"                                      \
+    " expires BIGINT NOT NULL)" WH_MY_TABLE,                                  \
+    "CREATE TABLE IF NOT EXISTS wh_purge ("                                   \
+    " id INTEGER NOT NULL PRIMARY KEY,"                                       \
+    " started_at BIGINT NOT NULL,"                                            \
+    " finished_at BIGINT NOT NULL,"                                           \
+    " events BIGINT NOT NULL,"                                                \
+    " dead_letters BIGINT NOT NULL,"                                          \
+    " quarantine BIGINT NOT NULL,"                                            \
+    " auth_cache BIGINT NOT NULL)" WH_MY_TABLE,                               \
+    "INSERT INTO wh_counter (id, last_value) VALUES (2, 0)"                   \
+    " ON DUPLICATE KEY UPDATE id = id",                                       \
+    "INSERT INTO wh_counter (id, last_value) VALUES (" WH_COUNTER_SEQUENCER   \
+    ", 0) ON DUPLICATE KEY UPDATE id = id",                                   \
+    "INSERT INTO wh_meta (id, schema_version) VALUES (1, "                    \
+    APR_STRINGIFY(WH_INBOX_SCHEMA_VERSION) ") ON DUPLICATE KEY UPDATE id = id"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */

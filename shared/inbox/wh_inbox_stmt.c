@@ -3,6 +3,7 @@
  * is a parse), run with bound values, rows copied into the caller's pool.
  * Called with the inbox's mutex held (inside wh_inbox_db_txn/read). */
 #include "wh_db_conn.h"
+#include "wh_inbox_mysql.h"
 #include <apr_strings.h>
 #include <string.h>
 
@@ -37,7 +38,21 @@ const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv)
         m = apr_dbd_error(c->driver, c->handle, rv);
     if (!m || !*m)
         return apr_psprintf(p, "error %d", rv);
-    return wh_inbox_one_line(p, m);
+    m = wh_inbox_one_line(p, m);
+    /* A right the server's administrator must grant: say which. */
+    if (c && c->engine == WH_INBOX_MYSQL && c->grant && wh_mysql_denied(rv))
+        m = apr_psprintf(p, "%s (the inbox needs: %s)", m, c->grant);
+    return m;
+}
+
+/* apr_dbd's MySQL driver reads rows at random only by their numbers
+ * (get_row with -1 answers none): it is asked for rows in order, and
+ * stores the whole result of a prepared statement anyway. The others read
+ * every row at once when asked for random access, which frees the
+ * connection before the rows are read. */
+static int random_access(const wh_db_conn *c)
+{
+    return c->engine != WH_INBOX_MYSQL;
 }
 
 int wh_inbox_db_sql(wh_inbox *ib, const char *sql)
@@ -58,7 +73,7 @@ int wh_inbox_db_sql_value(wh_inbox *ib, apr_pool_t *p, const char *sql,
     int rv;
 
     wh_inbox_db_awaiting(ib);
-    rv = apr_dbd_select(c->driver, p, c->handle, &res, sql, 1);
+    rv = apr_dbd_select(c->driver, p, c->handle, &res, sql, random_access(c));
     if (value)
         *value = NULL;
     if (rv != 0)
@@ -78,6 +93,8 @@ static const char *dialect_sql(const wh_inbox_stmt *st, wh_inbox_driver engine)
     switch (engine) {
     case WH_INBOX_PGSQL:
         return st->pg_sql ? st->pg_sql : st->sql;
+    case WH_INBOX_MYSQL:
+        return st->my_sql ? st->my_sql : st->sql;
     case WH_INBOX_SQLITE3:
         break;
     }
@@ -86,7 +103,8 @@ static const char *dialect_sql(const wh_inbox_stmt *st, wh_inbox_driver engine)
 
 /* The statement prepared on the current connection. No label: PostgreSQL
  * then sends each statement with its values (unnamed statement), so
- * nothing server-side survives a reconnect that could go stale. In the
+ * nothing server-side survives a reconnect that could go stale (MySQL's
+ * prepared statements live as long as their session). In the
  * connection's pool, so a reconnect starts afresh. */
 static int prepared(const wh_db_conn *c, const wh_inbox_stmt *st, apr_dbd_prepared_t **out)
 {
@@ -134,10 +152,11 @@ int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     memset(out, 0, sizeof(*out));
     if ((rv = prepared(c, st, &ps)) != 0)
         return rv;
-    /* Random access: the driver fetches every row at once, so the
-     * connection is free again when this returns. */
+    /* Every row fetched at once (random_access), so the connection is
+     * free again when this returns. */
     wh_inbox_db_awaiting(ib);
-    if ((rv = apr_dbd_pbselect(c->driver, p, c->handle, &res, ps, 1, args)) != 0)
+    if ((rv = apr_dbd_pbselect(c->driver, p, c->handle, &res, ps, random_access(c),
+                               args)) != 0)
         return rv;
     out->ncols = apr_dbd_num_cols(c->driver, res);
     if (out->ncols < 0)

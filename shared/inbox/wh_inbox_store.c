@@ -3,8 +3,9 @@
  *      no row inserted: a duplicate.
  *   2. its listing position: SQLite numbers it in the same transaction
  *      (writers are serialised by the database lock anyway); PostgreSQL
- *      queues it in wh_pending for the sequencer (wh_inbox_sequence.c), so
- *      concurrent writers share no row and commit in parallel.
+ *      and MySQL queue it in wh_pending for the sequencer
+ *      (wh_inbox_sequence.c), so concurrent writers share no row and
+ *      commit in parallel.
  *   3. wh_payments: the payment's current state, and the wire's
  *      references of the payment (wh_payment_refs).
  * A batch (group commit, wh_batch.h) runs the same steps for each of its
@@ -12,8 +13,8 @@
  * batch, and each row is then stored on its own, so one bad row never
  * costs its neighbours their 200.
  *
- * PostgreSQL runs batches of several servers (and several children) at
- * once, and a batch waits for another wherever both write the same key:
+ * PostgreSQL and MySQL run batches of several servers (and several
+ * children) at once, and a batch waits for another wherever both write the same key:
  * an event's notification_id (a copy sent to two servers at once: the
  * second insert waits for the first transaction's outcome) and a
  * payment's row. Taken in arrival order, two batches holding the same
@@ -29,6 +30,7 @@
 #include "wh_inbox_refs.h"
 #include "wh_inbox_sql.h"
 #include "wh_batch.h"
+#include "wh_db_cells.h"
 #include "verify/wh_datetime.h"
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -36,7 +38,10 @@
 
 /* SQLite: the arrival key is max(id) + 1 in the transaction that holds
  * the write lock; PostgreSQL: from a sequence (gaps after rollbacks are
- * fine for it), RETURNING telling whether the row went in. */
+ * fine for it), RETURNING telling whether the row went in; MySQL:
+ * AUTO_INCREMENT, the row count telling (an update of nothing to itself
+ * counts 0: the session never asks for CLIENT_FOUND_ROWS), then
+ * LAST_INSERT_ID(). */
 static const wh_inbox_stmt st_event = {
     "INSERT INTO wh_events (id, notification_id, event_type, event_time,"
     " payment_id, status, event_instant, received_at, body)"
@@ -45,15 +50,20 @@ static const wh_inbox_stmt st_event = {
     "INSERT INTO wh_events (id, notification_id, event_type, event_time,"
     " payment_id, status, event_instant, received_at, body)"
     " VALUES (nextval('wh_event_ids'), %s, %s, %s, %s, %s, %lld, %lld, %s)"
-    " ON CONFLICT (notification_id) DO NOTHING RETURNING id" };
+    " ON CONFLICT (notification_id) DO NOTHING RETURNING id",
+    "INSERT INTO wh_events (notification_id, event_type, event_time,"
+    " payment_id, status, event_instant, received_at, body)"
+    " VALUES (%s, %s, %s, %s, %s, %lld, %lld, %s)"
+    " ON DUPLICATE KEY UPDATE notification_id = notification_id" };
+static const wh_inbox_stmt st_last_id = { "SELECT LAST_INSERT_ID()", NULL, NULL };
 static const wh_inbox_stmt st_last = {
     "SELECT (SELECT coalesce(max(id), 0) FROM wh_events),"
-    " (SELECT coalesce(max(seq), 0) FROM wh_order)", NULL };
+    " (SELECT coalesce(max(seq), 0) FROM wh_order)", NULL, NULL };
 static const wh_inbox_stmt st_order = {
     "INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)"
-    " VALUES (%lld, %lld, %s, %s, %lld)", NULL };
+    " VALUES (%lld, %lld, %s, %s, %lld)", NULL, NULL };
 static const wh_inbox_stmt st_pending = {
-    "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL };
+    "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL, NULL };
 
 /* The new event is later than the payment's current one when its
  * (event_instant, id) is greater, unknown instants sorting first (as the
@@ -73,13 +83,13 @@ static const wh_inbox_stmt st_payment_later = {
     "UPDATE wh_payments SET status = %s, event_instant = %lld, event_time = %s,"
     " event_id = %lld, notification_id = %s, events = events + 1, updated_at = %lld"
     " WHERE payment_id = %s AND (coalesce(%lld, " WH_NO_INSTANT "), %lld)"
-    " > (coalesce(event_instant, " WH_NO_INSTANT "), event_id)", NULL };
+    " > (coalesce(event_instant, " WH_NO_INSTANT "), event_id)", NULL, NULL };
 static const wh_inbox_stmt st_payment_other = {
     "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
     " event_id, notification_id, events, updated_at)"
     " VALUES (%s, %s, %lld, %s, %lld, %s, 1, %lld)"
     " ON CONFLICT (payment_id) DO UPDATE SET"
-    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL };
+    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL, NULL };
 
 /* PostgreSQL: one statement, atomic under concurrent writers (who commit
  * in parallel there), and one round trip; its parser makes light work of
@@ -99,9 +109,30 @@ static const wh_inbox_stmt st_payment_pg = {
     WH_IF_LATER("status") "," WH_IF_LATER("event_instant") ","
     WH_IF_LATER("event_time") "," WH_IF_LATER("event_id") ","
     WH_IF_LATER("notification_id") ","
-    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL };
+    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL, NULL };
+/* MySQL: the same in one statement, its own way: ON DUPLICATE KEY UPDATE
+ * assigns left to right, each assignment seeing the ones before it (the
+ * session's sql_mode leaves out MariaDB's SIMULTANEOUS_ASSIGNMENT). So
+ * the columns the order is not made of go first, each compared with the
+ * row as it was; then event_id, compared the same way; then
+ * event_instant, which follows event_id: event_id equals the new event's
+ * only when the new event won (two events never share an id). */
+#define WH_MY_LATER                                                           \
+    "(coalesce(VALUES(event_instant), " WH_NO_INSTANT "), VALUES(event_id))"  \
+    " > (coalesce(event_instant, " WH_NO_INSTANT "), event_id)"
+#define WH_MY_IF_LATER(col) " " col " = IF(" WH_MY_LATER ", VALUES(" col "), " col ")"
+static const wh_inbox_stmt st_payment_my = {
+    "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
+    " event_id, notification_id, events, updated_at)"
+    " VALUES (%s, %s, %lld, %s, %lld, %s, 1, %lld)"
+    " ON DUPLICATE KEY UPDATE"
+    WH_MY_IF_LATER("status") "," WH_MY_IF_LATER("event_time") ","
+    WH_MY_IF_LATER("notification_id") "," WH_MY_IF_LATER("event_id") ","
+    " event_instant = IF(event_id = VALUES(event_id), VALUES(event_instant),"
+    " event_instant),"
+    " events = events + 1, updated_at = VALUES(updated_at)", NULL, NULL };
 static const wh_inbox_stmt st_seq_of = {
-    "SELECT seq FROM wh_order WHERE event_id = %lld", NULL };
+    "SELECT seq FROM wh_order WHERE event_id = %lld", NULL, NULL };
 
 /* One notification, alone or in a batch. */
 typedef struct {
@@ -134,6 +165,21 @@ static int insert_event(wh_inbox *ib, apr_pool_t *p, store_row *r, int *inserted
                                 f->event_time, f->payment_id, f->status,
                                 instant, &r->received, r->text };
         return wh_inbox_db_exec(ib, p, &st_event, inserted, args);
+    } else if (wh_inbox_db_engine(ib) == WH_INBOX_MYSQL) {
+        const void *args[8] = { f->notification_id, f->event_type, f->event_time,
+                                f->payment_id, f->status, instant,
+                                &r->received, r->text };
+        const char *id = NULL;
+        int n = 0;
+        *inserted = 0;
+        if ((rv = wh_inbox_db_exec(ib, p, &st_event, &n, args)) != 0 || n != 1)
+            return rv;
+        if ((rv = wh_inbox_db_value(ib, p, &st_last_id, NULL, &id)) != 0)
+            return rv;
+        if ((r->id = wh_cell_num(id)) <= 0)
+            return -1;
+        *inserted = 1;
+        return 0;
     } else {
         const void *args[8] = { f->notification_id, f->event_type, f->event_time,
                                 f->payment_id, f->status, instant,
@@ -163,10 +209,11 @@ static int set_payment(wh_inbox *ib, apr_pool_t *p, const store_row *r)
         if ((rv = wh_inbox_db_exec(ib, p, &st_payment_later, &n, later)) == 0 && n != 1)
             rv = wh_inbox_db_exec(ib, p, &st_payment_other, &n, row);
     } else {
-        rv = wh_inbox_db_exec(ib, p, &st_payment_pg, &n, row);
+        rv = wh_inbox_db_exec(ib, p, wh_inbox_db_engine(ib) == WH_INBOX_MYSQL
+                                         ? &st_payment_my : &st_payment_pg, &n, row);
     }
-    /* after the payment's row: on PostgreSQL that row's lock orders the
-     * writers of its references too */
+    /* after the payment's row: on PostgreSQL and MySQL that row's lock
+     * orders the writers of its references too */
     return rv ? rv : wh_inbox_refs_add(ib, p, f->payment_id, f);
 }
 
@@ -216,11 +263,12 @@ static int by_key(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* PostgreSQL: keys in order. SQLite keeps arrival order (one writer at a
- * time: nobody to wait for, and a batch's listing order stays arrival). */
+/* PostgreSQL, MySQL: keys in order. SQLite keeps arrival order (one
+ * writer at a time: nobody to wait for, and a batch's listing order stays
+ * arrival). */
 static void key_order(wh_inbox *ib, keyed *k, int n)
 {
-    if (wh_inbox_db_engine(ib) == WH_INBOX_PGSQL && n > 1)
+    if (wh_inbox_db_concurrent(ib) && n > 1)
         qsort(k, (size_t)n, sizeof(*k), by_key);
 }
 
@@ -269,8 +317,8 @@ static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
         r->result = WH_INBOX_STORED;
         j->stored++;
     }
-    /* PostgreSQL: the payments after every event, by paymentId */
-    if (wh_inbox_db_engine(ib) == WH_INBOX_PGSQL) {
+    /* PostgreSQL, MySQL: the payments after every event, by paymentId */
+    if (wh_inbox_db_concurrent(ib)) {
         for (int i = 0; i < j->n; i++)
             if (j->rows[i]->result == WH_INBOX_STORED && has_payment(j->rows[i]))
                 order[m++] = (keyed){ j->rows[i]->facts->payment_id, j->rows[i]->id, i };
@@ -356,7 +404,7 @@ int wh_inbox_store_many(wh_inbox *ib, apr_pool_t *p, wh_inbox_store_req *reqs, i
         reqs[from[k]].result = rows[k]->result;
         reqs[from[k]].seq = rows[k]->seq;
     }
-    if (stored && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL)
+    if (stored && wh_inbox_db_concurrent(ib))
         (void)wh_inbox_sequence_try(ib, p);
     return stored;
 }
@@ -376,7 +424,8 @@ static void commit_batch(void *ctx, apr_pool_t *p, wh_batch_item **items, int n)
                 "inbox: group commit: %d stores in one transaction", n);
 }
 
-/* After the followers have their answer: numbering on PostgreSQL. */
+/* After the followers have their answer: numbering on PostgreSQL and
+ * MySQL. */
 static void after_batch(void *ctx, apr_pool_t *p)
 {
     (void)wh_inbox_sequence_try(ctx, p);
@@ -386,7 +435,7 @@ wh_batcher *wh_inbox_store_batcher(wh_inbox *ib, apr_pool_t *p, int max,
                                    apr_interval_time_t wait)
 {
     return wh_batcher_create(p, max, wait, commit_batch,
-                             wh_inbox_db_engine(ib) == WH_INBOX_PGSQL ? after_batch : NULL,
+                             wh_inbox_db_concurrent(ib) ? after_batch : NULL,
                              ib);
 }
 
@@ -421,7 +470,7 @@ wh_inbox_result wh_inbox_store(wh_inbox *ib, apr_pool_t *p,
         item.data = &row;
         item.result = WH_INBOX_UNAVAILABLE;
         (void)wh_batcher_submit(batcher, &item);
-    } else if (store_rows(ib, p, &rowp, 1) == 1 && wh_inbox_db_engine(ib) == WH_INBOX_PGSQL
+    } else if (store_rows(ib, p, &rowp, 1) == 1 && wh_inbox_db_concurrent(ib)
                && !seq_out) {
         (void)wh_inbox_sequence_try(ib, p);
     }

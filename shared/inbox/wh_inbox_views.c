@@ -16,30 +16,31 @@
 
 /* Unfiltered: a range of positions, whatever the offset. */
 static const wh_inbox_stmt st_page = {
-    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq LIMIT %d", NULL };
+    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq LIMIT %d", NULL, NULL };
 /* Filtered: the (filter, seq) index range from the window's start. A
- * status matches whatever its case (the index is on lower(status)). */
+ * status matches whatever its case (the index is on lower(status);
+ * MySQL's on status_ci, the same words: wh_inbox_sql.h). */
 #define WH_EV_PAYMENT " o.payment_id = %s AND"
-#define WH_EV_STATUS " lower(o.status) = lower(%s) AND"
-static const wh_inbox_stmt st_page_payment = {
-    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+#define WH_EV_STATUS(st) " " st " AND"
+#define ST_PAGE(filter)                                                       \
+    WH_EV_FROM " WHERE" filter WH_EV_WINDOW " ORDER BY o.seq LIMIT %d OFFSET %lld"
+#define ST_DESC(filter) WH_EV_FROM " WHERE" filter WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d"
+static const wh_inbox_stmt st_page_payment = { ST_PAGE(WH_EV_PAYMENT), NULL, NULL };
 static const wh_inbox_stmt st_page_status = {
-    WH_EV_FROM " WHERE" WH_EV_STATUS WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    ST_PAGE(WH_EV_STATUS(WH_SQL_STATUS_IS("o."))), NULL,
+    ST_PAGE(WH_EV_STATUS(WH_MY_STATUS_IS("o."))) };
 static const wh_inbox_stmt st_page_both = {
-    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_STATUS WH_EV_WINDOW
-    " ORDER BY o.seq LIMIT %d OFFSET %lld", NULL };
+    ST_PAGE(WH_EV_PAYMENT WH_EV_STATUS(WH_SQL_STATUS_IS("o."))), NULL,
+    ST_PAGE(WH_EV_PAYMENT WH_EV_STATUS(WH_MY_STATUS_IS("o."))) };
 /* Newest first: the same index ranges from the window's end. */
-static const wh_inbox_stmt st_desc = {
-    WH_EV_FROM " WHERE" WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
-static const wh_inbox_stmt st_desc_payment = {
-    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
+static const wh_inbox_stmt st_desc = { ST_DESC(""), NULL, NULL };
+static const wh_inbox_stmt st_desc_payment = { ST_DESC(WH_EV_PAYMENT), NULL, NULL };
 static const wh_inbox_stmt st_desc_status = {
-    WH_EV_FROM " WHERE" WH_EV_STATUS WH_EV_WINDOW " ORDER BY o.seq DESC LIMIT %d", NULL };
+    ST_DESC(WH_EV_STATUS(WH_SQL_STATUS_IS("o."))), NULL,
+    ST_DESC(WH_EV_STATUS(WH_MY_STATUS_IS("o."))) };
 static const wh_inbox_stmt st_desc_both = {
-    WH_EV_FROM " WHERE" WH_EV_PAYMENT WH_EV_STATUS WH_EV_WINDOW
-    " ORDER BY o.seq DESC LIMIT %d", NULL };
+    ST_DESC(WH_EV_PAYMENT WH_EV_STATUS(WH_SQL_STATUS_IS("o."))), NULL,
+    ST_DESC(WH_EV_PAYMENT WH_EV_STATUS(WH_MY_STATUS_IS("o."))) };
 /* An event that is stored but not listed yet (PostgreSQL's sequencer has
  * not numbered it) is still shown, at position 0. */
 static const wh_inbox_stmt st_event = {
@@ -47,27 +48,29 @@ static const wh_inbox_stmt st_event = {
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
     " WHERE e.id = %lld"
-    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL };
+    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL, NULL };
 static const wh_inbox_stmt st_event_nid = {
     "SELECT coalesce(o.seq, 0), e.id, e.notification_id, e.event_type,"
     " e.event_time, e.payment_id, e.status, e.received_at, e.body"
     " FROM wh_events e LEFT JOIN wh_order o ON o.event_id = e.id"
     " WHERE e.notification_id = %s"
-    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL };
+    " AND " WH_SQL_NOT_TOMBSTONE("e.id"), NULL, NULL };
 static const wh_inbox_stmt st_listed = {
-    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL };
+    "SELECT coalesce(max(seq), 0) FROM wh_order", NULL, NULL };
 /* The arrival time at each position of a JSON array of positions: from
  * the listing's own narrow rows. */
 static const wh_inbox_stmt st_probe = {
     "SELECT seq, received_at FROM wh_order"
     " WHERE seq IN (SELECT value FROM json_each(%s))",
     "SELECT seq, received_at FROM wh_order WHERE seq IN"
-    " (SELECT json_array_elements_text(%s::json)::bigint)" };
+    " (SELECT json_array_elements_text(%s::json)::bigint)",
+    "SELECT seq, received_at FROM wh_order WHERE seq IN (SELECT j.v FROM"
+    " JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j)" };
 /* Held: neither released nor dealt with otherwise (discarded,
  * acknowledged). */
 static const wh_inbox_stmt st_held = {
     "SELECT count(*) FROM wh_quarantine WHERE released_at IS NULL"
-    " AND resolved_at IS NULL", NULL };
+    " AND resolved_at IS NULL", NULL, NULL };
 
 void wh_event_row_read(const wh_inbox_rows *r, int i, wh_event_row *e)
 {

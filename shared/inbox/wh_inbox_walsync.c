@@ -42,7 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const wh_inbox_stmt st_files = { "PRAGMA database_list", NULL };
+static const wh_inbox_stmt st_files = { "PRAGMA database_list", NULL, NULL };
 
 const char *wh_walsync_init(wh_walsync *ws, apr_pool_t *pool)
 {

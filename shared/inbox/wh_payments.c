@@ -3,6 +3,7 @@
 #include "wh_payments.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
+#include "wh_inbox_sql.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -21,12 +22,13 @@
 #define WH_PAY_SQL_LIST WH_PAY_COLS " ORDER BY payment_id LIMIT %d OFFSET %lld"
 /* A status matches whatever its case: wh_payments_status_ci is
  * (lower(status), payment_id), a seek there too. */
-#define WH_PAY_STATUS " lower(status) = lower(%s)"
-#define WH_PAY_SQL_LIST_STATUS                                                \
-    WH_PAY_COLS " WHERE" WH_PAY_STATUS " ORDER BY payment_id LIMIT %d OFFSET %lld"
+#define WH_PAY_STATUS " " WH_SQL_STATUS_IS("")
+#define WH_PAY_STATUS_MY " " WH_MY_STATUS_IS("")
+#define WH_PAY_SQL_LIST_STATUS(st)                                            \
+    WH_PAY_COLS " WHERE" st " ORDER BY payment_id LIMIT %d OFFSET %lld"
 #define WH_PAY_SQL_AFTER WH_PAY_COLS " WHERE payment_id > %s ORDER BY payment_id LIMIT %d"
-#define WH_PAY_SQL_AFTER_STATUS                                               \
-    WH_PAY_COLS " WHERE" WH_PAY_STATUS " AND payment_id > %s"                 \
+#define WH_PAY_SQL_AFTER_STATUS(st)                                           \
+    WH_PAY_COLS " WHERE" st " AND payment_id > %s"                            \
     " ORDER BY payment_id LIMIT %d"
 /* By latest activity, newest first: wh_payments_recent (updated_at,
  * payment_id) and wh_payments_status_recent (lower(status), updated_at,
@@ -34,19 +36,28 @@
 #define WH_PAY_RECENT " ORDER BY updated_at DESC, payment_id DESC LIMIT %d"
 #define WH_PAY_BEFORE " (updated_at, payment_id) < (%lld, %s)"
 
-static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL };
-static const wh_inbox_stmt st_history = { WH_PAY_SQL_HISTORY, NULL };
-static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL };
-static const wh_inbox_stmt st_list_status = { WH_PAY_SQL_LIST_STATUS, NULL };
-static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL };
-static const wh_inbox_stmt st_after_status = { WH_PAY_SQL_AFTER_STATUS, NULL };
-static const wh_inbox_stmt st_recent = { WH_PAY_COLS WH_PAY_RECENT, NULL };
+static const wh_inbox_stmt st_get = { WH_PAY_SQL_GET, NULL, NULL };
+/* MySQL has no NULLS LAST; its DESC puts NULLs last anyway. */
+static const wh_inbox_stmt st_history = {
+    WH_PAY_SQL_HISTORY, NULL,
+    "SELECT notification_id, event_type, event_time, status, received_at,"
+    " id FROM wh_events WHERE payment_id = %s"
+    " ORDER BY event_instant DESC, id DESC LIMIT %d" };
+static const wh_inbox_stmt st_list = { WH_PAY_SQL_LIST, NULL, NULL };
+static const wh_inbox_stmt st_list_status = {
+    WH_PAY_SQL_LIST_STATUS(WH_PAY_STATUS), NULL, WH_PAY_SQL_LIST_STATUS(WH_PAY_STATUS_MY) };
+static const wh_inbox_stmt st_after = { WH_PAY_SQL_AFTER, NULL, NULL };
+static const wh_inbox_stmt st_after_status = {
+    WH_PAY_SQL_AFTER_STATUS(WH_PAY_STATUS), NULL, WH_PAY_SQL_AFTER_STATUS(WH_PAY_STATUS_MY) };
+static const wh_inbox_stmt st_recent = { WH_PAY_COLS WH_PAY_RECENT, NULL, NULL };
 static const wh_inbox_stmt st_recent_before = {
-    WH_PAY_COLS " WHERE" WH_PAY_BEFORE WH_PAY_RECENT, NULL };
+    WH_PAY_COLS " WHERE" WH_PAY_BEFORE WH_PAY_RECENT, NULL, NULL };
 static const wh_inbox_stmt st_recent_status = {
-    WH_PAY_COLS " WHERE" WH_PAY_STATUS WH_PAY_RECENT, NULL };
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS WH_PAY_RECENT, NULL,
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS_MY WH_PAY_RECENT };
 static const wh_inbox_stmt st_recent_status_before = {
-    WH_PAY_COLS " WHERE" WH_PAY_STATUS " AND" WH_PAY_BEFORE WH_PAY_RECENT, NULL };
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS " AND" WH_PAY_BEFORE WH_PAY_RECENT, NULL,
+    WH_PAY_COLS " WHERE" WH_PAY_STATUS_MY " AND" WH_PAY_BEFORE WH_PAY_RECENT };
 
 
 static void payment_row(const wh_inbox_rows *r, int i, wh_payment_row *out)

@@ -31,38 +31,45 @@
 #define WH_Q_SQL_GET_PG                                                       \
     WH_Q_COLS_PG ", encode(body, 'hex') FROM wh_quarantine WHERE id = %lld"
 
-static const wh_inbox_stmt st_list = { WH_Q_COLS WH_Q_SQL_LIST, WH_Q_COLS_PG WH_Q_SQL_LIST };
+/* MySQL reads SQLite's text: length() and hex() of a blob count and
+ * spell bytes there too. */
+static const wh_inbox_stmt st_list = {
+    WH_Q_COLS WH_Q_SQL_LIST, WH_Q_COLS_PG WH_Q_SQL_LIST, NULL };
 static const wh_inbox_stmt st_newest = {
-    WH_Q_COLS WH_Q_SQL_NEWEST WH_Q_SQL_DESC, WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_DESC };
+    WH_Q_COLS WH_Q_SQL_NEWEST WH_Q_SQL_DESC, WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_DESC,
+    NULL };
 static const wh_inbox_stmt st_newest_held = {
     WH_Q_COLS WH_Q_SQL_NEWEST WH_Q_SQL_HELD WH_Q_SQL_DESC,
-    WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_HELD WH_Q_SQL_DESC };
-static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG };
+    WH_Q_COLS_PG WH_Q_SQL_NEWEST WH_Q_SQL_HELD WH_Q_SQL_DESC, NULL };
+static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG, NULL };
 /* The bodies of a JSON array of ids, those small enough to check again. */
 static const wh_inbox_stmt st_bodies = {
     "SELECT id, hex(body) FROM wh_quarantine WHERE id IN"
     " (SELECT value FROM json_each(%s)) AND length(body) <= %d",
     "SELECT id, encode(body, 'hex') FROM wh_quarantine WHERE id IN"
     " (SELECT json_array_elements_text(%s::json)::bigint)"
-    " AND octet_length(body) <= %d" };
+    " AND octet_length(body) <= %d",
+    "SELECT id, hex(body) FROM wh_quarantine WHERE id IN (SELECT j.v FROM"
+    " JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j)"
+    " AND length(body) <= %d" };
 static const wh_inbox_stmt st_event_of = {
-    "SELECT id FROM wh_events WHERE notification_id = %s", NULL };
+    "SELECT id FROM wh_events WHERE notification_id = %s", NULL, NULL };
 /* Only a row still in quarantine: the first release wins. */
 static const wh_inbox_stmt st_mark = {
     "UPDATE wh_quarantine SET released_at = %lld, released_event_id = %lld"
-    " WHERE id = %lld AND released_at IS NULL", NULL };
+    " WHERE id = %lld AND released_at IS NULL", NULL, NULL };
 /* Only a held row (an acknowledged one may still be discarded). */
 static const wh_inbox_stmt st_acknowledge = {
     "UPDATE wh_quarantine SET resolution = 'acknowledged', resolved_at = %lld,"
     " resolved_by = %s WHERE id = %lld AND released_at IS NULL"
-    " AND resolved_at IS NULL", NULL };
+    " AND resolved_at IS NULL", NULL, NULL };
 static const wh_inbox_stmt st_discard = {
     "UPDATE wh_quarantine SET resolution = 'discarded', resolved_at = %lld,"
     " resolved_by = %s, body = X'' WHERE id = %lld AND released_at IS NULL"
     " AND (resolution IS NULL OR resolution = 'acknowledged')",
     "UPDATE wh_quarantine SET resolution = 'discarded', resolved_at = %lld,"
     " resolved_by = %s, body = ''::bytea WHERE id = %lld AND released_at IS NULL"
-    " AND (resolution IS NULL OR resolution = 'acknowledged')" };
+    " AND (resolution IS NULL OR resolution = 'acknowledged')", NULL };
 
 static void row(const wh_inbox_rows *r, int i, wh_quarantined *q)
 {

@@ -9,7 +9,7 @@
  * in expiry order and no sweep that stalls writers. An expired entry that
  * has not been swept yet counts as absent. */
 #include "wh_replay_lmdb.h"
-#include "wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <errno.h>
@@ -437,7 +437,7 @@ const char *wh_replay_lmdb_prepare(apr_pool_t *p, const char *path,
     char boot[sizeof(st.boot)];
     wh_replay_lmdb_boot_id(boot, sizeof(boot));
     *trust = wh_replay_lmdb_trust(stp, stat(path, &sb) == 0,
-                                  predecessor || wh_replay_on_ram_fs(path),
+                                  predecessor || wh_fs_on_ram(path),
                                   boot, now, since);
     if (*trust == WH_LMDB_TRUST_DISCARD || *trust == WH_LMDB_TRUST_LOST)
         remove_files(p, path);

@@ -22,6 +22,7 @@
 #include "wh_auth.h"
 #include "wh_key.h"
 #include "wh_parse.h"
+#include "wh_mysql_params.h"
 #include "wh_signature.h"
 
 #include <apr_file_info.h>
@@ -507,6 +508,20 @@ static void check_forward(apr_pool_t *p, const wh_config *cfg,
                                               : "forwardbackoffmax")));
 }
 
+/* InboxDriver mysql: apr_dbd's parameters, checked now (the driver
+ * would ignore a misspelt key and fail at the first connection). */
+static void check_inbox_mysql(apr_pool_t *p, const wh_config *cfg,
+                              apr_array_header_t *errs)
+{
+    wh_mysql_params mp;
+    const char *err;
+
+    if (cfg->inbox_driver != WH_INBOX_MYSQL || !cfg->inbox_params)
+        return;
+    if ((err = wh_parse_mysql_params(p, cfg->inbox_params, &mp)) != NULL)
+        push(errs, apr_psprintf(p, "%sInboxParams: %s", where(p, cfg, "inboxparams"), err));
+}
+
 /* sqlite3's ":memory:" is a name, not a file, and stays as written. */
 static void resolve_inbox(apr_pool_t *p, wh_config *cfg,
                           apr_array_header_t *errs)
@@ -603,6 +618,7 @@ const char *wh_config_finalize_parts(apr_pool_t *p, wh_config *cfg,
     check_forward(p, cfg, errs);
     check_replay_db(p, cfg, errs);
     resolve_inbox(p, cfg, errs);
+    check_inbox_mysql(p, cfg, errs);
     load_files(p, cfg, parts, errs);
     check_files_apart(p, cfg, parts, errs);
     return join_errors(p, errs);

@@ -26,7 +26,8 @@ typedef enum {
 
 typedef enum {
     WH_INBOX_SQLITE3 = 0,
-    WH_INBOX_PGSQL
+    WH_INBOX_PGSQL,
+    WH_INBOX_MYSQL             /* MariaDB or MySQL */
 } wh_inbox_driver;
 
 /* One key of the format: its row (wh_key.h). */
@@ -60,8 +61,9 @@ typedef struct {
     apr_int64_t auth_cache_ttl;        /* seconds; 0 off */
 
     wh_inbox_driver inbox_driver;
-    const char *inbox_driver_name;     /* "sqlite3" | "pgsql" (apr_dbd) */
-    const char *inbox_params;          /* file for sqlite3, conninfo pgsql */
+    const char *inbox_driver_name;     /* "sqlite3" | "pgsql" | "mysql" (apr_dbd) */
+    const char *inbox_params;          /* file for sqlite3, conninfo pgsql,
+                                          apr_dbd's parameters mysql */
     const char *inbox_group;           /* InboxGroup: files 0640, this group */
     int inbox_batch_max;
     apr_int64_t inbox_batch_wait;      /* microseconds */

@@ -1,12 +1,13 @@
 # Helpers for the forwarding tests (test_forward*.sh), sourced after lib.sh
-# and wh_init (and pg.sh + pg_start for PostgreSQL). Not a test itself.
+# and wh_init (and pg.sh + pg_start for PostgreSQL, mariadb.sh +
+# mariadb_start for MariaDB). Not a test itself.
 #
 # A scenario NAME has its own inbox (a module location /fw/NAME with its own
 # database), its own application (app/forward_app.py on two free ports) and
 # its own configuration $T/etc/fw-NAME.conf, so scenarios can run side by
 # side (a slow one in the background while quick ones run):
 #
-#   fw_engine sqlite3|pgsql             engine of the inboxes made after it
+#   fw_engine sqlite3|pgsql|mysql       engine of the inboxes made after it
 #   fw_scenario NAME [Key value]...     config + httpd location (before start)
 #   fw_app_start NAME [--down]          the application (after httpd start)
 #   fw_ctl NAME JSON                    tell the application what to do
@@ -34,8 +35,14 @@ fw_engine() { FW_ENGINE=$1; }
 fw_dir() { echo "$T/fw-$1"; }
 
 _fw_conninfo() {
-    # one PostgreSQL database per scenario
+    # one PostgreSQL (or MariaDB) database per scenario
     local db="fw_$1"
+    if [ "$FW_ENGINE" = mysql ]; then
+        mariadb_sql "CREATE DATABASE $db CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            GRANT ALL ON $db.* TO 'wirehook'@'127.0.0.1';" mysql >/dev/null || return 1
+        printf '%s\n' "${MARIADB_PARAMS/dbname=wirehook/dbname=$db}"
+        return 0
+    fi
     pg_sql "CREATE DATABASE $db OWNER wirehook" postgres >/dev/null || return 1
     printf '%s\n' "${PG_CONNINFO/dbname=wirehook/dbname=$db}"
 }
@@ -52,9 +59,9 @@ fw_scenario() {
     echo "$port" >"$d/port"
     echo "$ctl" >"$d/ctl"
     echo "http://127.0.0.1:$port/app/$name" >"$d/url"
-    if [ "$FW_ENGINE" = pgsql ]; then
+    if [ "$FW_ENGINE" = pgsql ] || [ "$FW_ENGINE" = mysql ]; then
         params=$(_fw_conninfo "$name") || return 1
-        wh_write_config "$T/etc/fw-$name.conf" "InboxDriver pgsql" "InboxParams \"$params\""
+        wh_write_config "$T/etc/fw-$name.conf" "InboxDriver $FW_ENGINE" "InboxParams \"$params\""
     else
         wh_write_config "$T/etc/fw-$name.conf" "InboxParams $T/data/fw-$name.db"
     fi

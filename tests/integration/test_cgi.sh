@@ -55,6 +55,8 @@ wh_write_config "$T/etc/evil.conf" "InboxParams $T/data/evil.db"
 # the self-contained CGI has no PostgreSQL client
 wh_write_config "$T/etc/pgsql.conf" "InboxDriver pgsql" "InboxParams \"host=127.0.0.1 dbname=none\""
 ib_cgi_location /cgi/pgsql "SetEnv WIREHOOK_CONFIG $T/etc/pgsql.conf"
+wh_write_config "$T/etc/mysql.conf" "InboxDriver mysql" "InboxParams \"host=127.0.0.1 dbname=none\""
+ib_cgi_location /cgi/mysql "SetEnv WIREHOOK_CONFIG $T/etc/mysql.conf"
 # no CGIPassAuth: httpd withholds Authorization from the script
 wh_httpd_extra "ScriptAlias /cgi/noauth \"$IB_CGI\"
 <Location /cgi/noauth>
@@ -300,6 +302,20 @@ if [ "${CGI_LINK:-static}" = static ]; then
     out=$(WIREHOOK_CONFIG="$T/etc/pgsql.conf" "$IB_CGI" --configtest 2>&1)
     assert_contains "$out" "error: InboxDriver pgsql needs the dynamic build: make CGI_LINK=dynamic" \
         "[$MPM] self-contained CGI, InboxDriver pgsql: --configtest says why"
+    wh_post "$WH_URL/cgi/mysql" "$(wh_body Complete)"
+    assert_status 500 "[$MPM] self-contained CGI, InboxDriver mysql: 500"
+    assert_json_code internal_error "[$MPM] self-contained CGI, InboxDriver mysql: internal_error"
+    assert_contains "$(wh_errlog)" "InboxDriver mysql needs the dynamic build: make CGI_LINK=dynamic" \
+        "[$MPM] self-contained CGI, InboxDriver mysql: the error log says why"
+    out=$(WIREHOOK_CONFIG="$T/etc/mysql.conf" "$IB_CGI" --configtest 2>&1)
+    assert_contains "$out" "error: InboxDriver mysql needs the dynamic build: make CGI_LINK=dynamic" \
+        "[$MPM] self-contained CGI, InboxDriver mysql: --configtest says why"
+    assert_contains "$out" "authentication plugins" \
+        "[$MPM] self-contained CGI, InboxDriver mysql: --configtest gives the reason"
+else
+    out=$(WIREHOOK_CONFIG="$T/etc/mysql.conf" "$IB_CGI" --configtest 2>&1)
+    assert_contains "$out" "InboxParams: a MariaDB or MySQL database, not checked here" \
+        "[$MPM] dynamic CGI, InboxDriver mysql: --configtest takes it"
 fi
 
 # ------------------------------------------ auth cache beside the inbox ---

@@ -12,6 +12,23 @@
 
 /* Which engine the current case runs on (set by the suite wrappers). */
 int ix_use_pg;
+int ix_use_mysql;
+
+static const char *raw_driver(void)
+{
+    return ix_use_mysql ? "mysql" : ix_use_pg ? "pgsql" : "sqlite3";
+}
+
+/* MySQL: a raw connection reads || as concatenation and speaks utf8mb4,
+ * so that the tests' queries are the same text as on the others. */
+static void raw_session(const apr_dbd_driver_t *drv, apr_dbd_t *h)
+{
+    int n = 0;
+    if (ix_use_mysql) {
+        CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, "SET NAMES utf8mb4, SESSION sql_mode ="
+                                      " 'PIPES_AS_CONCAT,STRICT_ALL_TABLES'"), 0);
+    }
+}
 
 void ix_capture_log(void *baton, wh_log_level level, const char *msg)
 {
@@ -41,19 +58,23 @@ fx *ix_make(void)
     f->cfg->inbox_driver = WH_INBOX_SQLITE3;
     f->cfg->inbox_driver_name = "sqlite3";
     f->cfg->inbox_params = f->path;
-    if (ix_use_pg) {
+    if (ix_use_pg || ix_use_mysql) {
         const apr_dbd_driver_t *drv;
         apr_dbd_t *h = NULL;
         const char *err = NULL;
         int n = 0;
-        f->cfg->inbox_driver = WH_INBOX_PGSQL;
-        f->cfg->inbox_driver_name = "pgsql";
-        f->cfg->inbox_params = getenv("WH_TEST_PG_CONNINFO");
-        CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, "pgsql", &drv), APR_SUCCESS);
+        f->cfg->inbox_driver = ix_use_mysql ? WH_INBOX_MYSQL : WH_INBOX_PGSQL;
+        f->cfg->inbox_driver_name = raw_driver();
+        f->cfg->inbox_params = getenv(ix_use_mysql ? "WH_TEST_MYSQL_CONNINFO"
+                                                   : "WH_TEST_PG_CONNINFO");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f->cfg->inbox_params);
+        CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, raw_driver(), &drv), APR_SUCCESS);
         CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, f->cfg->inbox_params, &h, &err),
                               APR_SUCCESS);
+        /* MySQL reads CASCADE and does nothing with it */
         CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_TABLES), 0);
-        CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_SEQUENCES), 0);
+        if (ix_use_pg)
+            CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_SEQUENCES), 0);
         apr_dbd_close(drv, h);
     }
     return f;
@@ -158,10 +179,11 @@ apr_dbd_t *ix_raw_open(fx *f, const apr_dbd_driver_t **drv)
 {
     apr_dbd_t *h = NULL;
     const char *err = NULL;
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(wh_test_pool(), ix_use_pg ? "pgsql" : "sqlite3",
-                                             drv), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(wh_test_pool(), raw_driver(), drv),
+                          APR_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(*drv, wh_test_pool(), f->cfg->inbox_params, &h, &err),
                           APR_SUCCESS);
+    raw_session(*drv, h);
     return h;
 }
 
@@ -170,7 +192,8 @@ const char *ix_raw_value(const apr_dbd_driver_t *drv, apr_dbd_t *h, const char *
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
     const char *v = NULL;
-    if (apr_dbd_select(drv, wh_test_pool(), h, &res, sql, 1) != 0)
+    /* MySQL's driver reads rows at random only by number */
+    if (apr_dbd_select(drv, wh_test_pool(), h, &res, sql, !ix_use_mysql) != 0)
         return NULL;
     while (apr_dbd_get_row(drv, wh_test_pool(), res, &row, -1) == 0)
         if (!v) {

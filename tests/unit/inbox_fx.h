@@ -2,14 +2,22 @@
 #define INBOX_FX_H
 /* The inbox suites' fixture (test_inbox*.c): a fresh SQLite file in a
  * temp directory, or, with ix_use_pg set, a scratch PostgreSQL database
- * named by WH_TEST_PG_CONNINFO whose tables are dropped first. */
+ * named by WH_TEST_PG_CONNINFO, or, with ix_use_mysql set, a scratch
+ * MariaDB database named by WH_TEST_MYSQL_CONNINFO (apr_dbd's mysql
+ * parameters), whose tables are dropped first. */
 #include "wh_test.h"
 #include "inbox/wh_inbox.h"
 #include "inbox/wh_inbox_sql.h"
 #include <apr_dbd.h>
 
-/* Which engine the current case runs on (set by the suite wrappers). */
+/* Which engine the current case runs on (set by the suite wrappers):
+ * SQLite unless one of these is set. */
 extern int ix_use_pg;
+extern int ix_use_mysql;
+/* The engine's own SQL for a test's query: SQLite's, PostgreSQL's or
+ * MySQL's (the raw connections of this fixture let MySQL read || as
+ * concatenation, as the others do). */
+#define IX_SQL(sq, pg, my) (ix_use_mysql ? (my) : ix_use_pg ? (pg) : (sq))
 
 /* X-macro helpers for suites that run each case test_<name> on both
  * engines: CASES(IX_SQ_WRAP) and CASES(IX_PG_WRAP) define sq_<name> and
@@ -18,8 +26,11 @@ extern int ix_use_pg;
     static void sq_##name(void) { ix_use_pg = 0; test_##name(); }
 #define IX_PG_WRAP(name, title)                                               \
     static void pg_##name(void) { ix_use_pg = 1; test_##name(); ix_use_pg = 0; }
+#define IX_MY_WRAP(name, title)                                               \
+    static void my_##name(void) { ix_use_mysql = 1; test_##name(); ix_use_mysql = 0; }
 #define IX_SQ_ROW(name, title) { title, sq_##name },
 #define IX_PG_ROW(name, title) { title, pg_##name },
+#define IX_MY_ROW(name, title) { title, my_##name },
 
 typedef struct {
     const char *dir;

@@ -176,6 +176,34 @@ static void test_console_keys(void)
     CU_ASSERT_PTR_NULL(c->console_operators);
 }
 
+/* InboxDriver mysql: its parameters are checked when the file is read,
+ * in either order of the two keys, and the message names the line but
+ * never the password. */
+static void test_inbox_mysql_params(void)
+{
+    wh_config *c = NULL;
+    const char *err;
+
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), required_keys(),
+                                        "InboxParams host=127.0.0.1 user=wh pass=pw"
+                                        " dbname=wirehook\n"
+                                        "InboxDriver mysql\n", NULL), &c, NULL));
+    CU_ASSERT_EQUAL(c->inbox_driver, WH_INBOX_MYSQL);
+    ASSERT_STR(c->inbox_params, "host=127.0.0.1 user=wh pass=pw dbname=wirehook");
+    err = load(apr_pstrcat(P(), required_keys(), "InboxDriver mysql\n"
+                           "InboxParams host=127.0.0.1 password=hunter2 dbname=w\n", NULL),
+               &c, NULL);
+    CU_ASSERT(contains(err, "InboxParams: unknown mysql parameter 'password'"));
+    CU_ASSERT(!contains(err, "hunter2"));
+    CU_ASSERT(contains(load(apr_pstrcat(P(), required_keys(), "InboxDriver mysql\n"
+                                        "InboxParams host=127.0.0.1 user=wh\n", NULL),
+                            &c, NULL), "dbname="));
+    /* the same string is a pgsql conninfo, not checked here */
+    CU_ASSERT_PTR_NULL(load(apr_pstrcat(P(), required_keys(), "InboxDriver pgsql\n"
+                                        "InboxParams host=127.0.0.1 password=x\n", NULL),
+                            &c, NULL));
+}
+
 static void test_keys_table(void)
 {
     const char *want[] = {"SigningSecretFile", "BasicAuthFile",
@@ -824,7 +852,8 @@ static void test_enum_keys(void)
     CU_ASSERT_EQUAL(set_ok("UnknownStatus", "accept")->unknown_status_reject,
                     0);
     CU_ASSERT_PTR_NOT_NULL(set1("UnknownStatus", "ignore"));
-    CU_ASSERT_PTR_NOT_NULL(set1("InboxDriver", "mysql"));
+    CU_ASSERT_PTR_NOT_NULL(set1("InboxDriver", "oracle"));
+    CU_ASSERT_EQUAL(set_ok("InboxDriver", "MySQL")->inbox_driver, WH_INBOX_MYSQL);
     ASSERT_STR(set_ok("InboxDriver", "SQLITE3")->inbox_driver_name,
                            "sqlite3");
 }
@@ -1217,6 +1246,7 @@ static void test_permission_warnings(void)
 static const wh_test_case cases[] = {
     {"defaults", test_defaults},
     {"keys table", test_keys_table},
+    {"InboxDriver mysql: its parameters checked", test_inbox_mysql_params},
     {"rows: whole, unique, defaults taken", test_rows},
     {"rows described", test_rows_described},
     {"the loader takes its keys", test_loader_takes_its_keys},

@@ -2,7 +2,9 @@
  * order, leases, outcomes, promotion, dead letters. Suite "forward_queue"
  * runs on SQLite in temp files; "forward_queue_pg" runs the same cases on
  * the PostgreSQL database WH_TEST_PG_CONNINFO names (its tables dropped
- * before each case), as tests/integration/test_forward_pg.sh arranges.
+ * before each case), as tests/integration/test_forward_pg.sh arranges;
+ * "forward_queue_mysql" on the MariaDB database WH_TEST_MYSQL_CONNINFO
+ * names (tests/integration/test_forward_mysql.sh).
  * Events are written as the store transaction writes them (wh_events.id,
  * the listing position in wh_order), with arrival keys apart from the
  * positions so that one is never taken for the other. */
@@ -40,21 +42,25 @@ static int exec_all(wh_inbox *ib, apr_pool_t *p, void *baton)
     return WH_TXN_COMMIT;
 }
 
-static int use_pg;
+/* The engine of the current case: WH_INBOX_SQLITE3, _PGSQL or _MYSQL. */
+static wh_inbox_driver engine;
 
-/* A scratch PostgreSQL database, emptied. */
-static void drop_pg_tables(apr_pool_t *p, const char *conninfo)
+/* A scratch PostgreSQL or MariaDB database, emptied (MySQL reads
+ * CASCADE and does nothing with it). */
+static void drop_tables(apr_pool_t *p, const char *name, const char *conninfo)
 {
     const apr_dbd_driver_t *drv;
     apr_dbd_t *h = NULL;
     const char *err = NULL;
     int n = 0;
 
+    CU_ASSERT_PTR_NOT_NULL_FATAL(conninfo);
     apr_dbd_init(p);
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, "pgsql", &drv), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_get_driver(p, name, &drv), APR_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, p, conninfo, &h, &err), APR_SUCCESS);
     CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_TABLES), 0);
-    CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_SEQUENCES), 0);
+    if (engine == WH_INBOX_PGSQL)
+        CU_ASSERT_EQUAL(apr_dbd_query(drv, h, &n, WH_TEST_PG_DROP_SEQUENCES), 0);
     apr_dbd_close(drv, h);
 }
 
@@ -67,11 +73,12 @@ static qfx *make(void)
     f->dir = dir;
     f->cfg = wh_config_create(p);
     f->cfg->inbox_params = apr_pstrcat(p, dir, "/q.db", NULL);
-    if (use_pg) {
-        f->cfg->inbox_driver = WH_INBOX_PGSQL;
-        f->cfg->inbox_driver_name = "pgsql";
-        f->cfg->inbox_params = getenv("WH_TEST_PG_CONNINFO");
-        drop_pg_tables(p, f->cfg->inbox_params);
+    if (engine != WH_INBOX_SQLITE3) {
+        int my = engine == WH_INBOX_MYSQL;
+        f->cfg->inbox_driver = engine;
+        f->cfg->inbox_driver_name = my ? "mysql" : "pgsql";
+        f->cfg->inbox_params = getenv(my ? "WH_TEST_MYSQL_CONNINFO" : "WH_TEST_PG_CONNINFO");
+        drop_tables(p, f->cfg->inbox_driver_name, f->cfg->inbox_params);
     }
     CU_ASSERT_PTR_NULL_FATAL(wh_inbox_open(p, f->cfg, NULL, &f->ib));
     CU_ASSERT_PTR_NULL_FATAL(wh_fq_open(p, f->ib, f->cfg, "me", &f->d));
@@ -463,7 +470,7 @@ static void test_unknown_leases_released(void)
     CU_ASSERT_EQUAL(n, 1);                       /* d1, the other's */
 }
 
-/* Each case twice: on SQLite, and on PostgreSQL. */
+/* Each case on every engine: SQLite, PostgreSQL, MariaDB. */
 #define QUEUE_CASES(X)                                                        \
     X("leases the head of each payment only", test_heads_only)                \
     X("forwarded: the next event of the payment goes", test_forwarded_promotes_next) \
@@ -477,11 +484,13 @@ static void test_unknown_leases_released(void)
     X("leases a lost answer left are released", test_unknown_leases_released)
 
 #define ON_ENGINE(name, fn)                                                   \
-    static void fn##_sqlite(void) { use_pg = 0; fn(); }                       \
-    static void fn##_pg(void) { use_pg = 1; fn(); }
+    static void fn##_sqlite(void) { engine = WH_INBOX_SQLITE3; fn(); }        \
+    static void fn##_pg(void) { engine = WH_INBOX_PGSQL; fn(); }             \
+    static void fn##_mysql(void) { engine = WH_INBOX_MYSQL; fn(); }
 QUEUE_CASES(ON_ENGINE)
 #define SQLITE_ROW(name, fn) { name, fn##_sqlite },
 #define PG_ROW(name, fn) { name, fn##_pg },
+#define MYSQL_ROW(name, fn) { name, fn##_mysql },
 
 static const wh_test_case cases[] = {
     QUEUE_CASES(SQLITE_ROW)
@@ -496,3 +505,10 @@ static const wh_test_case pg_cases[] = {
 WH_TEST_SUITE(forward_queue, cases)
 
 WH_TEST_SUITE_PG(forward_queue_pg, pg_cases, "test_forward_pg.sh")
+
+static const wh_test_case mysql_cases[] = {
+    QUEUE_CASES(MYSQL_ROW)
+    { NULL, NULL }
+};
+
+WH_TEST_SUITE_MYSQL(forward_queue_mysql, mysql_cases, "test_forward_mysql.sh")

@@ -8,10 +8,17 @@
  * names (its tables are dropped before each case; without it the suite is
  * reported skipped), which tests/integration/test_inbox_pg.sh arranges
  * with a throwaway cluster; WH_TEST_PG_STOP / WH_TEST_PG_START are shell
- * commands that stop and restart that cluster for the recovery case. */
+ * commands that stop and restart that cluster for the recovery case.
+ * Suite "inbox_mysql" does the same on MariaDB (WH_TEST_MYSQL_CONNINFO,
+ * WH_TEST_MYSQL_STOP / _START, tests/integration/test_inbox_mysql.sh),
+ * with MySQL's own cases: utf8mb4, strict mode, a server that accepts and
+ * never answers. */
 #include "inbox_fx.h"
+#include "inbox/wh_payments.h"
+#include "inbox/wh_inbox_mysql.h"
 #include <apr_dbd.h>
 #include <apr_file_io.h>
+#include <apr_network_io.h>
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
@@ -276,7 +283,7 @@ static void test_survives_reopen(void)
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_DUPLICATE);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
-    if (!ix_use_pg)
+    if (!ix_use_pg && !ix_use_mysql)
         ASSERT_STR(ix_query(f, "PRAGMA journal_mode"), "wal");
 }
 
@@ -341,9 +348,11 @@ static void test_never_logs_params(void)
     wh_inbox *ib = NULL;
     /* nothing listens there / a directory that cannot exist: the open
      * fails, and the password or path stays out of the log */
-    f->cfg->inbox_params = ix_use_pg ? "host=127.0.0.1 port=1 dbname=x user=u "
-                                    "password=secretpath connect_timeout=2"
-                                  : "/nonexistent-wh-secretpath/x.db";
+    f->cfg->inbox_params = IX_SQL("/nonexistent-wh-secretpath/x.db",
+                                  "host=127.0.0.1 port=1 dbname=x user=u "
+                                  "password=secretpath connect_timeout=2",
+                                  "host=127.0.0.1 port=1 dbname=x user=u "
+                                  "pass=secretpath connecttimeout=2");
     CU_ASSERT_PTR_NULL(wh_inbox_open(wh_test_pool(), f->cfg,
                                      &(wh_logger){ ix_capture_log, f }, &ib));
     CU_ASSERT_PTR_NOT_NULL_FATAL(ib);   /* down now is not a config error */
@@ -352,7 +361,7 @@ static void test_never_logs_params(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "cannot open"));
     /* a conninfo may hold a password; an SQLite file is a path, named so
      * that the administrator knows which directory to fix */
-    if (ix_use_pg) {
+    if (ix_use_pg || ix_use_mysql) {
         CU_ASSERT_PTR_NULL(strstr(f->log, "secretpath"));
     }
     else {
@@ -708,8 +717,9 @@ static void test_processes_race_same_ids(void)
 
 /* PostgreSQL: another session locks the events table against writers;
  * the store waits lock_timeout, answers unavailable, and works once the
- * lock is gone. */
-static void test_pg_locked_unavailable_after_bounded_wait(void)
+ * lock is gone. MySQL: another session holds the payment's row, and the
+ * store waits innodb_lock_wait_timeout (whole seconds: 1 s here). */
+static void test_server_locked_unavailable_after_bounded_wait(void)
 {
     fx *f = ix_opened();
     const apr_dbd_driver_t *drv;
@@ -723,7 +733,10 @@ static void test_pg_locked_unavailable_after_bounded_wait(void)
     wh_inbox_set_lock_wait_ms(f->ib, 300);
     h = ix_raw_open(f, &drv);
     CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "BEGIN"), 0);
-    CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, "LOCK TABLE wh_events IN EXCLUSIVE MODE"), 0);
+    CU_ASSERT_EQUAL_FATAL(apr_dbd_query(drv, h, &n, ix_use_mysql
+                                        ? "UPDATE wh_payments SET events = events"
+                                          " WHERE payment_id = 'P'"
+                                        : "LOCK TABLE wh_events IN EXCLUSIVE MODE"), 0);
     l = hold_for(drv, h, "ROLLBACK", apr_time_from_sec(20));
     t0 = apr_time_now();
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
@@ -735,31 +748,38 @@ static void test_pg_locked_unavailable_after_bounded_wait(void)
     apr_dbd_close(drv, h);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "lock"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->log, ix_use_mysql ? "Lock wait timeout" : "lock"));
 }
 
-static int run_cmd(const char *env_name)
+/* The commands that stop and start the current engine's server. */
+static int run_cmd(const char *what)
 {
-    const char *cmd = getenv(env_name);
+    const char *cmd = getenv(apr_pstrcat(wh_test_pool(), ix_use_mysql ? "WH_TEST_MYSQL_"
+                                                                      : "WH_TEST_PG_",
+                                         what, NULL));
     return cmd && *cmd ? system(cmd) : -1;
 }
 
 /* The server goes away under a long-lived inbox (the module's case): 503
  * while it is down, and the first request after it is back succeeds,
  * whether the outage was seen or happened while idle. */
-static void test_pg_recovers_after_restart(void)
+static void test_server_recovers_after_restart(void)
 {
     fx *f;
     apr_int64_t seq = 0;
+    const char *conninfo = getenv(ix_use_mysql ? "WH_TEST_MYSQL_CONNINFO"
+                                               : "WH_TEST_PG_CONNINFO");
 
-    if (!getenv("WH_TEST_PG_STOP") || !getenv("WH_TEST_PG_START"))
-        WH_SKIP("needs WH_TEST_PG_STOP and WH_TEST_PG_START, commands that "
-                "stop and start the server (test_inbox_pg.sh gives them)");
+    if (!getenv(ix_use_mysql ? "WH_TEST_MYSQL_STOP" : "WH_TEST_PG_STOP")
+        || !getenv(ix_use_mysql ? "WH_TEST_MYSQL_START" : "WH_TEST_PG_START"))
+        WH_SKIP("needs WH_TEST_PG_STOP and WH_TEST_PG_START (WH_TEST_MYSQL_...), "
+                "commands that stop and start the server (test_inbox_pg.sh and "
+                "test_inbox_mysql.sh give them)");
     f = ix_opened();
     /* every call retries at once: the test restarts the server quickly */
     wh_inbox_set_retry_interval(f->ib, 0);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), "P", "Review", NULL), WH_INBOX_STORED);
-    CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_STOP"), 0);
+    CU_ASSERT_EQUAL_FATAL(run_cmd("STOP"), 0);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_UNAVAILABLE);
     {
@@ -767,16 +787,125 @@ static void test_pg_recovers_after_restart(void)
         const char *json = NULL;
         CU_ASSERT_EQUAL(wh_inbox_list(f->ib, wh_test_pool(), &q, &json), WH_INBOX_UNAVAILABLE);
     }
-    CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_START"), 0);
+    CU_ASSERT_EQUAL_FATAL(run_cmd("START"), 0);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 2);
     /* restarted while idle: the old session is dead, nobody noticed yet */
-    CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_STOP"), 0);
-    CU_ASSERT_EQUAL_FATAL(run_cmd("WH_TEST_PG_START"), 0);
+    CU_ASSERT_EQUAL_FATAL(run_cmd("STOP"), 0);
+    CU_ASSERT_EQUAL_FATAL(run_cmd("START"), 0);
     CU_ASSERT_EQUAL(ix_store(f, ix_nid(3), "P", "Review", &seq), WH_INBOX_STORED);
     CU_ASSERT_EQUAL(seq, 3);
     CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, NULL, NULL)).n, 3);
-    CU_ASSERT_PTR_NULL(strstr(f->log, getenv("WH_TEST_PG_CONNINFO")));
+    CU_ASSERT_PTR_NULL(strstr(f->log, conninfo));
+    if (ix_use_mysql) {
+        const char *pass = strstr(conninfo, "pass=");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pass);
+        pass = apr_pstrndup(wh_test_pool(), pass + 5, strcspn(pass + 5, " "));
+        CU_ASSERT_PTR_NULL(strstr(f->log, pass));
+    }
+}
+
+/* ---- MySQL's own cases ---------------------------------------------- */
+
+/* The server's version, and the GRANT an "access denied" names: no
+ * server needed. */
+static void test_my_version_and_grant(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    int mariadb = 0;
+
+    CU_ASSERT_PTR_NULL(wh_mysql_version_check(p, "10.11.19-MariaDB-0+deb12u1", &mariadb));
+    CU_ASSERT_EQUAL(mariadb, 1);
+    CU_ASSERT_PTR_NULL(wh_mysql_version_check(p, "10.6.0-MariaDB", &mariadb));
+    CU_ASSERT_PTR_NULL(wh_mysql_version_check(p, "11.4.2-MariaDB-log", &mariadb));
+    CU_ASSERT(contains(wh_mysql_version_check(p, "10.5.23-MariaDB-0+deb11u1", &mariadb),
+                       "the server is MariaDB 10.5: the inbox needs MariaDB 10.6"));
+    CU_ASSERT_PTR_NULL(wh_mysql_version_check(p, "8.0.36", &mariadb));
+    CU_ASSERT_EQUAL(mariadb, 0);
+    CU_ASSERT_PTR_NULL(wh_mysql_version_check(p, "8.4.0-commercial", &mariadb));
+    CU_ASSERT(contains(wh_mysql_version_check(p, "5.7.44-log", &mariadb),
+                       "the server is MySQL 5.7: the inbox needs"));
+    CU_ASSERT_PTR_NOT_NULL(wh_mysql_version_check(p, "", &mariadb));
+    CU_ASSERT_PTR_NOT_NULL(wh_mysql_version_check(p, NULL, &mariadb));
+    ASSERT_STR(wh_mysql_grant(p, "wirehook", "wh@10.0.0.%"),
+               "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `wirehook`.* TO "
+               "'wh'@'10.0.0.%'");
+    CU_ASSERT(contains(wh_mysql_grant(p, "w", "odd"), "TO the inbox's user"));
+    CU_ASSERT(wh_mysql_denied(1142) && wh_mysql_denied(1044) && wh_mysql_denied(1143));
+    CU_ASSERT(!wh_mysql_denied(1045) && !wh_mysql_denied(1213));
+    /* the driver is given its reconnect off and fields that hold a body */
+    CU_ASSERT(contains(wh_mysql_driver_params(p, "dbname=w"), "dbname=w reconnect=0 fldsz="));
+}
+
+/* Characters outside the BMP (4 bytes in UTF-8: what MySQL's old "utf8"
+ * cannot hold) in a body and in a paymentId come back byte for byte. */
+static void test_my_four_byte_characters(void)
+{
+    fx *f = ix_opened();
+    const char *pay = "P-\xf0\x9f\x98\x80-\xf0\x9d\x84\x9e";
+    const char *b = apr_pstrcat(wh_test_pool(), "{\"notificationId\":\"", ix_nid(1),
+                                "\",\"name\":\"Zo\xc3\xab \xf0\x9f\x98\x80 "
+                                "\xf0\xa0\x80\x80\"}", NULL);
+    wh_facts fa = ix_facts(ix_nid(1), pay, "Complete");
+    const char *json = NULL;
+
+    CU_ASSERT_EQUAL(wh_inbox_store(f->ib, wh_test_pool(), &fa, b, strlen(b),
+                                   apr_time_now(), NULL), WH_INBOX_STORED);
+    ASSERT_STR(ix_list(f, 0, 25, NULL, NULL),
+               apr_pstrcat(wh_test_pool(), "{\"events\":[", b, "],\"pagination\":"
+                           "{\"offset\":\"1\",\"moreRecords\":false}}", NULL));
+    CU_ASSERT_EQUAL(ix_parse_page(ix_list(f, 0, 25, pay, NULL)).n, 1);
+    CU_ASSERT_EQUAL(wh_payments_get(f->ib, wh_test_pool(), pay, &json), WH_PAY_OK);
+    CU_ASSERT(contains(json, pay));
+    ASSERT_STR(ix_query(f, "SELECT hex(payment_id) FROM wh_payments"),
+               "502DF09F98802DF09D849E");
+}
+
+/* Strict mode: a paymentId longer than the key MySQL can index is a
+ * store that fails (503, logged), never a row cut short. */
+static void test_my_too_long_refused_not_cut(void)
+{
+    fx *f = ix_opened();
+    char *pay = apr_palloc(wh_test_pool(), 1101);
+
+    memset(pay, 'x', 1100);
+    pay[1100] = '\0';
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(1), pay, "Review", NULL), WH_INBOX_UNAVAILABLE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "too long"));
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_events"), "0");
+    CU_ASSERT_EQUAL(ix_store(f, ix_nid(2), "P", "Review", NULL), WH_INBOX_STORED);
+}
+
+/* A server that accepts and never greets (a stalled one: here a socket
+ * nobody accepts from): the open gives up after connecttimeout, where
+ * the driver alone would wait for ever. Answered while the socket still
+ * listens, so the wait ended by itself. */
+static void test_my_connect_timeout_bounds_a_silent_server(void)
+{
+    fx *f = ix_make();
+    apr_socket_t *ls = NULL;
+    apr_sockaddr_t *sa = NULL;
+    apr_port_t port = 0;
+    wh_inbox *ib = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(apr_sockaddr_info_get(&sa, "127.0.0.1", APR_INET, 0, 0,
+                                                wh_test_pool()), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_socket_create(&ls, APR_INET, SOCK_STREAM, APR_PROTO_TCP,
+                                            wh_test_pool()), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_socket_bind(ls, sa), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_socket_listen(ls, 8), APR_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(apr_socket_addr_get(&sa, APR_LOCAL, ls), APR_SUCCESS);
+    port = sa->port;
+    f->cfg->inbox_params = apr_psprintf(wh_test_pool(), "host=127.0.0.1 port=%u "
+                                        "dbname=x user=u pass=secretpath connecttimeout=1",
+                                        (unsigned)port);
+    CU_ASSERT_PTR_NULL(wh_inbox_open(wh_test_pool(), f->cfg,
+                                     &(wh_logger){ ix_capture_log, f }, &ib));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ib);
+    f->ib = ib;
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->log, "no connection within 1 s"));
+    CU_ASSERT_PTR_NULL(strstr(f->log, "secretpath"));
+    apr_socket_close(ls);
 }
 
 /* Each case once per engine: the wrappers only choose the engine. */
@@ -798,6 +927,7 @@ static void test_pg_recovers_after_restart(void)
 
 ENGINE_CASES(IX_SQ_WRAP)
 ENGINE_CASES(IX_PG_WRAP)
+ENGINE_CASES(IX_MY_WRAP)
 
 static void sq_sqlite_only(void (*fn)(void))
 {
@@ -813,15 +943,22 @@ static void sq_default_wait(void) { sq_sqlite_only(test_default_lock_wait_is_abo
 static void pg_locked(void)
 {
     ix_use_pg = 1;
-    test_pg_locked_unavailable_after_bounded_wait();
+    test_server_locked_unavailable_after_bounded_wait();
     ix_use_pg = 0;
 }
 static void pg_recovers(void)
 {
     ix_use_pg = 1;
-    test_pg_recovers_after_restart();
+    test_server_recovers_after_restart();
     ix_use_pg = 0;
 }
+#define MY_CASE(name, fn)                                                     \
+    static void name(void) { ix_use_mysql = 1; fn(); ix_use_mysql = 0; }
+MY_CASE(my_locked, test_server_locked_unavailable_after_bounded_wait)
+MY_CASE(my_recovers, test_server_recovers_after_restart)
+MY_CASE(my_four_byte, test_my_four_byte_characters)
+MY_CASE(my_too_long, test_my_too_long_refused_not_cut)
+MY_CASE(my_connect_timeout, test_my_connect_timeout_bounds_a_silent_server)
 
 static const wh_test_case cases[] = {
     ENGINE_CASES(IX_SQ_ROW)
@@ -831,6 +968,7 @@ static const wh_test_case cases[] = {
     { "full disk: unavailable, nothing torn", sq_full_disk },
     { "locked: unavailable after the bounded wait, then recovers", sq_locked },
     { "default lock wait is about 5 s", sq_default_wait },
+    { "mysql: the server's version, the GRANT named", test_my_version_and_grant },
     { NULL, NULL }
 };
 
@@ -844,3 +982,15 @@ static const wh_test_case pg_cases[] = {
 WH_TEST_SUITE(inbox, cases)
 
 WH_TEST_SUITE_PG(inbox_pg, pg_cases, "test_inbox_pg.sh")
+
+static const wh_test_case my_cases[] = {
+    ENGINE_CASES(IX_MY_ROW)
+    { "locked: unavailable after innodb_lock_wait_timeout, then recovers", my_locked },
+    { "server restart: 503 while down, first request after succeeds", my_recovers },
+    { "utf8mb4: 4-byte characters in a body and a paymentId round trip", my_four_byte },
+    { "strict mode: a paymentId too long is refused, never cut short", my_too_long },
+    { "connecttimeout: a server that never greets is given up", my_connect_timeout },
+    { NULL, NULL }
+};
+
+WH_TEST_SUITE_MYSQL(inbox_mysql, my_cases, "test_inbox_mysql.sh")

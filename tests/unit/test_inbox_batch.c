@@ -6,7 +6,7 @@
  * gap-free. Batch statistics, never time, show that commits were shared,
  * bounded, and that a lone store does not wait. A trigger made by the test
  * refuses ids beginning with "bad", as a real row error would.
- * Suites "inbox_batch" (SQLite) and "inbox_batch_pg". */
+ * Suites "inbox_batch" (SQLite), "inbox_batch_pg" and "inbox_batch_mysql". */
 #include "inbox_fx.h"
 #include "inbox/wh_inbox_db.h"
 #include "inbox/wh_batch.h"
@@ -30,6 +30,11 @@ static const char *const reject_pg_fn =
 static const char *const reject_pg =
     "CREATE TRIGGER wh_test_reject BEFORE INSERT ON wh_events"
     " FOR EACH ROW EXECUTE FUNCTION wh_test_reject()";
+static const char *const reject_mysql =
+    "CREATE TRIGGER wh_test_reject BEFORE INSERT ON wh_events FOR EACH ROW"
+    " BEGIN IF NEW.notification_id LIKE 'bad%' THEN"
+    " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'rejected by the test';"
+    " END IF; END";
 
 /* A group-commit inbox over a fresh database with the rejecting trigger
  * (made before the inbox prepares any statement). */
@@ -46,6 +51,8 @@ static fx *batched(int max, apr_int64_t wait_us)
     if (ix_use_pg) {
         CU_ASSERT_EQUAL_FATAL(ix_exec(f, reject_pg_fn), 0);
         CU_ASSERT_EQUAL_FATAL(ix_exec(f, reject_pg), 0);
+    } else if (ix_use_mysql) {
+        CU_ASSERT_EQUAL_FATAL(ix_exec(f, reject_mysql), 0);
     } else {
         CU_ASSERT_EQUAL_FATAL(ix_exec(f, reject_sqlite), 0);
     }
@@ -326,10 +333,14 @@ static void test_opposite_orders_never_deadlock(void)
 
 CASES(IX_SQ_WRAP)
 CASES(IX_PG_WRAP)
+CASES(IX_MY_WRAP)
 
 static const wh_test_case cases[] = { CASES(IX_SQ_ROW) { NULL, NULL } };
 static const wh_test_case pg_cases[] = { CASES(IX_PG_ROW) { NULL, NULL } };
+static const wh_test_case my_cases[] = { CASES(IX_MY_ROW) { NULL, NULL } };
 
 WH_TEST_SUITE(inbox_batch, cases)
 
 WH_TEST_SUITE_PG(inbox_batch_pg, pg_cases, "test_inbox_pg.sh")
+
+WH_TEST_SUITE_MYSQL(inbox_batch_mysql, my_cases, "test_inbox_mysql.sh")

@@ -3,11 +3,12 @@
  * warning for inbox files others can read; a read-only opening that
  * creates and writes nothing; the retry interval of a long-lived inbox
  * whose database cannot be opened; the keys InboxGroup, InboxBatchMax,
- * InboxBatchWait. */
+ * InboxBatchWait; a database on a network file system refused. */
 #include "inbox_fx.h"
 #include "config/wh_config_load.h"
 #include "inbox/wh_auth_file.h"
 #include "inbox/wh_inbox_files.h"
+#include "verify/wh_fs.h"
 #include <apr_file_info.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>
@@ -225,6 +226,27 @@ static void test_keys(void)
     CU_ASSERT_EQUAL(wh_inbox_file_mode("g"), 0640);
 }
 
+/* A network file system is found by the statfs type the replay stores'
+ * files are judged by (verify/wh_fs.h: its own cases in the replay_store
+ * suite); the inbox's refusal names the way out. This machine's /tmp is
+ * local: nothing refused, the inbox opens. */
+static void test_network_file_system_refused(void)
+{
+    fx *f = ix_make();
+    const char *m = wh_inbox_network_refusal(wh_test_pool(), "/home/u/inbox.db", "NFS");
+
+    CU_ASSERT(contains(m, "InboxParams /home/u/inbox.db is on a network file system (NFS)"));
+    CU_ASSERT(contains(m, "local directory"));
+    CU_ASSERT(contains(m, "InboxDriver mysql (MariaDB, MySQL) or pgsql"));
+    CU_ASSERT_PTR_NOT_NULL(wh_fs_network_type(0x6969));
+    CU_ASSERT_PTR_NULL(wh_inbox_network_fs(wh_test_pool(), f->cfg));
+    f->cfg->inbox_driver = WH_INBOX_MYSQL;           /* not a file at all */
+    CU_ASSERT_PTR_NULL(wh_inbox_network_fs(wh_test_pool(), f->cfg));
+    f->cfg->inbox_driver = WH_INBOX_SQLITE3;
+    f->ib = ix_open_in(f, wh_test_pool());
+    CU_ASSERT_PTR_NOT_NULL(f->ib);
+}
+
 static const wh_test_case cases[] = {
     { "database, -wal, -shm, -lock created 0600 under umask 022", test_created_0600_under_umask_022 },
     { "InboxGroup: 0640 and the group", test_inbox_group_0640 },
@@ -232,6 +254,7 @@ static const wh_test_case cases[] = {
     { "read-only: creates nothing, writes nothing, upgrades nothing", test_read_only_creates_and_writes_nothing },
     { "unopenable database: one attempt per retry interval", test_retry_at_most_once_per_interval },
     { "InboxGroup, InboxBatchMax, InboxBatchWait values", test_keys },
+    { "a database on a network file system is refused", test_network_file_system_refused },
     { NULL, NULL }
 };
 

@@ -3,8 +3,9 @@
  * PostgreSQL an event committed but not yet numbered - a crash between
  * its commit and the sequencer - is numbered by the next listing or
  * store), and each payment's current state ("later by (event_instant,
- * arrival) wins", unknown instants first). Suites "inbox_order" (SQLite)
- * and "inbox_order_pg". */
+ * arrival) wins", unknown instants first). Suites "inbox_order" (SQLite),
+ * "inbox_order_pg" and "inbox_order_mysql" (MySQL has the same
+ * sequencer). */
 #include "inbox_fx.h"
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
@@ -244,12 +245,19 @@ static void test_reader_never_sees_a_gap_or_a_repeat(void)
 
 CASES(IX_SQ_WRAP)
 CASES(IX_PG_WRAP)
+CASES(IX_MY_WRAP)
 
 static void pg_pending(void)
 {
     ix_use_pg = 1;
     test_pg_pending_numbered_by_the_next_listing();
     ix_use_pg = 0;
+}
+static void my_pending(void)
+{
+    ix_use_mysql = 1;
+    test_pg_pending_numbered_by_the_next_listing();
+    ix_use_mysql = 0;
 }
 
 static const wh_test_case cases[] = { CASES(IX_SQ_ROW) { NULL, NULL } };
@@ -262,3 +270,11 @@ static const wh_test_case pg_cases[] = {
 WH_TEST_SUITE(inbox_order, cases)
 
 WH_TEST_SUITE_PG(inbox_order_pg, pg_cases, "test_inbox_pg.sh")
+
+static const wh_test_case my_cases[] = {
+    CASES(IX_MY_ROW)
+    { "committed but unnumbered (crash before the sequencer): numbered next", my_pending },
+    { NULL, NULL }
+};
+
+WH_TEST_SUITE_MYSQL(inbox_order_mysql, my_cases, "test_inbox_mysql.sh")

@@ -4,7 +4,8 @@
  * Suite "inbox_views" runs on SQLite, where the query plans are checked
  * too (a page must seek, never scan the listing, whatever its offset);
  * "inbox_views_pg" runs every other case on PostgreSQL, whose SQL for
- * these views is its own. */
+ * these views is its own, and "inbox_views_mysql" on MariaDB, whose plans
+ * are checked too. */
 #include "inbox_fx.h"
 #include "inbox/wh_inbox_db.h"
 #include "inbox/wh_inbox_views.h"
@@ -417,6 +418,7 @@ static void test_attempts_upgrade(void)
 
 ENGINE_CASES(IX_SQ_WRAP)
 ENGINE_CASES(IX_PG_WRAP)
+ENGINE_CASES(IX_MY_WRAP)
 
 static void sq_plans_seek(void)
 {
@@ -438,3 +440,10 @@ static const wh_test_case pg_cases[] = {
 WH_TEST_SUITE(inbox_views, cases)
 
 WH_TEST_SUITE_PG(inbox_views_pg, pg_cases, "test_inbox_pg.sh")
+
+static const wh_test_case my_cases[] = {
+    ENGINE_CASES(IX_MY_ROW)
+    { NULL, NULL }
+};
+
+WH_TEST_SUITE_MYSQL(inbox_views_mysql, my_cases, "test_inbox_mysql.sh")

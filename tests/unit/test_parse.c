@@ -3,6 +3,7 @@
 #include "wh_test.h"
 #include "verify/wh_auth.h"
 #include "verify/wh_parse.h"
+#include "verify/wh_mysql_params.h"
 #include "config/wh_config_load.h"
 #include "verify/wh_signature.h"
 
@@ -233,11 +234,65 @@ static void test_inbox_driver(void)
     CU_ASSERT_PTR_NULL(choice("InboxDriver", "sqlite3", &d, &name));
     CU_ASSERT_EQUAL(d, WH_INBOX_SQLITE3);
     ASSERT_STR(name, "sqlite3");
-    CU_ASSERT_PTR_NOT_NULL(choice("InboxDriver", "mysql", &d, &name));
+    CU_ASSERT_PTR_NULL(choice("InboxDriver", "MySQL", &d, &name));
+    CU_ASSERT_EQUAL(d, WH_INBOX_MYSQL);
+    ASSERT_STR(name, "mysql");
+    CU_ASSERT_PTR_NULL(choice("InboxDriver", "sqlite3", &d, &name));
+    CU_ASSERT_PTR_NOT_NULL(choice("InboxDriver", "oracle", &d, &name));
     CU_ASSERT_PTR_NOT_NULL(choice("InboxDriver", "sqlite", &d, &name));
     ASSERT_STR(name, "sqlite3");
     ASSERT_STR(choice("InboxDriver", "sqlite", &d, &name),
-               "must be sqlite3 or pgsql");
+               "must be sqlite3, pgsql or mysql");
+}
+
+/* apr_dbd's mysql parameters: what the driver reads, known keys only,
+ * the keys wirehook sets refused, and no message repeating a value. */
+static void test_mysql_params(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    wh_mysql_params m;
+
+    CU_ASSERT_PTR_NULL(wh_parse_mysql_params(p, "host=db.example port=3307 user=wh "
+                                             "pass=s3cr=t dbname=wirehook connecttimeout=7", &m));
+    ASSERT_STR(m.host, "db.example");
+    CU_ASSERT_EQUAL(m.port, 3307);
+    ASSERT_STR(m.user, "wh");
+    ASSERT_STR(m.pass, "s3cr=t");
+    ASSERT_STR(m.dbname, "wirehook");
+    CU_ASSERT_EQUAL(m.connect_timeout, 7);
+    /* the driver's other separators, and a socket */
+    CU_ASSERT_PTR_NULL(wh_parse_mysql_params(p, "sock=/run/mysqld/mysqld.sock;dbname=w,"
+                                             "group=wirehook|user=u", &m));
+    ASSERT_STR(m.sock, "/run/mysqld/mysqld.sock");
+    ASSERT_STR(m.group, "wirehook");
+    CU_ASSERT_EQUAL(m.port, 0);
+    CU_ASSERT_EQUAL(m.connect_timeout, 0);
+    /* dbname is required */
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "host=db user=u", &m), "dbname="));
+    CU_ASSERT_PTR_NOT_NULL(wh_parse_mysql_params(p, "", &m));
+    /* a misspelt key is refused, naming the known ones (the driver would
+     * take "password" for nothing, and "db" for dbname) */
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w password=hunter2", &m),
+                       "unknown mysql parameter 'password'"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "db=w", &m), "known: host, port"));
+    /* what wirehook sets itself */
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w reconnect=1", &m),
+                       "set by wirehook"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w flags=CLIENT_FOUND_ROWS", &m),
+                       "set by wirehook"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w fldsz=10", &m), "set by wirehook"));
+    /* bounds, repeats, empty values, no pairs */
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w port=0", &m), "1 to 65535"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w port=x", &m), "1 to 65535"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w connecttimeout=301", &m),
+                       "1 to 300"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w dbname=v", &m), "twice"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w pass=", &m), "no value"));
+    CU_ASSERT(contains(wh_parse_mysql_params(p, "dbname=w pass=a b", &m), "key=value"));
+    /* never the value, whatever is wrong */
+    CU_ASSERT(!contains(wh_parse_mysql_params(p, "dbname=w pass=hunter2 bad", &m), "hunter2"));
+    CU_ASSERT(!contains(wh_parse_mysql_params(p, "dbname=w port=hunter2", &m), "hunter2"));
+    CU_ASSERT(!contains(wh_parse_mysql_params(p, "pass=hunter2", &m), "hunter2"));
 }
 
 /* The other enumerated keys' rules, word for word as before they were
@@ -676,6 +731,7 @@ static const wh_test_case cases[] = {
     {"timestamp unit", test_ts_unit},
     {"unknown status", test_unknown_status},
     {"inbox driver", test_inbox_driver},
+    {"mysql parameters", test_mysql_params},
     {"choice rules", test_choice_rules},
     {"url good", test_url_good},
     {"url bad", test_url_bad},

@@ -7,7 +7,7 @@
  * what it is asked; the real stores' renewals are test_replay_shared's). */
 #include "wh_test.h"
 #include "replay/wh_replay.h"
-#include "replay/wh_replay_fs.h"
+#include "verify/wh_fs.h"
 #include "replay/wh_replay_mysql.h"
 #include "replay/wh_replay_pgsql.h"
 #include "replay/wh_replay_renew.h"
@@ -161,17 +161,17 @@ static void test_holders_are_unique(void)
 
 static void test_network_file_systems(void)
 {
-    CU_ASSERT(contains(wh_replay_network_fs_type(0x6969), "NFS"));
-    CU_ASSERT(contains(wh_replay_network_fs_type(0xFF534D42UL), "CIFS"));
-    CU_ASSERT(contains(wh_replay_network_fs_type(0xFE534D42UL), "SMB2"));
-    CU_ASSERT(contains(wh_replay_network_fs_type(0x517B), "SMB"));
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs_type(0xEF53));      /* ext4 */
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs_type(0x58465342));  /* xfs */
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs_type(0x01021994));  /* tmpfs */
+    CU_ASSERT(contains(wh_fs_network_type(0x6969), "NFS"));
+    CU_ASSERT(contains(wh_fs_network_type(0xFF534D42UL), "CIFS"));
+    CU_ASSERT(contains(wh_fs_network_type(0xFE534D42UL), "SMB2"));
+    CU_ASSERT(contains(wh_fs_network_type(0x517B), "SMB"));
+    CU_ASSERT_PTR_NULL(wh_fs_network_type(0xEF53));      /* ext4 */
+    CU_ASSERT_PTR_NULL(wh_fs_network_type(0x58465342));  /* xfs */
+    CU_ASSERT_PTR_NULL(wh_fs_network_type(0x01021994));  /* tmpfs */
     /* this machine's /tmp and a path not made yet (its directory) */
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs("/tmp"));
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs("/tmp/not-there-yet/replay"));
-    CU_ASSERT_PTR_NULL(wh_replay_network_fs(""));
+    CU_ASSERT_PTR_NULL(wh_fs_network("/tmp"));
+    CU_ASSERT_PTR_NULL(wh_fs_network("/tmp/not-there-yet/replay"));
+    CU_ASSERT_PTR_NULL(wh_fs_network(""));
 }
 
 /* ---- the renewer, with a store that counts ------------------------- */

@@ -1,5 +1,6 @@
-/* Whether a store's file survives a reboot (see wh_replay_fs.h). */
-#include "wh_replay_fs.h"
+/* The file system a file lives on (wh_fs.h): a RAM one, which a reboot
+ * empties, or a network one, where locks between machines do not hold. */
+#include "wh_fs.h"
 #include <apr_strings.h>
 #include <string.h>
 #if defined(__linux__)
@@ -26,7 +27,7 @@ static int dir_of(const char *path, char *dir, apr_size_t len)
     return 0;
 }
 
-int wh_replay_on_ram_fs(const char *path)
+int wh_fs_on_ram(const char *path)
 {
 #if defined(__linux__)
     char dir[4096];
@@ -42,7 +43,7 @@ int wh_replay_on_ram_fs(const char *path)
 #endif
 }
 
-const char *wh_replay_network_fs_type(unsigned long f_type)
+const char *wh_fs_network_type(unsigned long f_type)
 {
     /* <linux/magic.h> lacks some of these: the kernel's own values */
     static const struct {
@@ -65,7 +66,7 @@ const char *wh_replay_network_fs_type(unsigned long f_type)
     return NULL;
 }
 
-const char *wh_replay_network_fs(const char *path)
+const char *wh_fs_network(const char *path)
 {
 #if defined(__linux__)
     char dir[4096];
@@ -74,10 +75,10 @@ const char *wh_replay_network_fs(const char *path)
     if (path == NULL || *path == '\0')
         return NULL;
     if (statfs(path, &sf) == 0)
-        return wh_replay_network_fs_type((unsigned long)sf.f_type);
+        return wh_fs_network_type((unsigned long)sf.f_type);
     if (dir_of(path, dir, sizeof(dir)) != 0 || statfs(dir, &sf) != 0)
         return NULL;
-    return wh_replay_network_fs_type((unsigned long)sf.f_type);
+    return wh_fs_network_type((unsigned long)sf.f_type);
 #else
     (void)path;
     return NULL;
