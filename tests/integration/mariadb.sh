@@ -69,7 +69,12 @@ mariadb_start() {
     [ "$(id -u)" -eq 0 ] && chown mysql "$MARIADB_DIR"
     _mariadb_install_trap
     MARIADB_PORT=$(_mariadb_free_port) || return 1
+    # its own tmpdir: servers started at once in /tmp collided on their
+    # temporary tables' names and the bootstrap failed now and then
+    mkdir -p "$MARIADB_DIR/tmp" && chmod 700 "$MARIADB_DIR/tmp"
+    [ "$(id -u)" -eq 0 ] && chown mysql "$MARIADB_DIR/tmp"
     _mariadb_as mariadb-install-db --no-defaults --datadir="$MARIADB_DIR/data" \
+        --tmpdir="$MARIADB_DIR/tmp" \
         --auth-root-authentication-method=socket --skip-test-db \
         >"$MARIADB_DIR/install.log" 2>&1 || {
         echo "mariadb.sh: mariadb-install-db failed" >&2
@@ -92,6 +97,7 @@ mariadb_resume() {
     ( cd "$MARIADB_DIR" && umask 077 &&
       _mariadb_as "$(_mariadb_bin)/mariadbd" --no-defaults \
         --datadir="$MARIADB_DIR/data" --socket="$MARIADB_DIR/sock" \
+        --tmpdir="$MARIADB_DIR/tmp" \
         --pid-file="$MARIADB_DIR/pid" --log-error="$MARIADB_DIR/server.log" \
         --port="$MARIADB_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
         --character-set-server=utf8mb4 --collation-server=utf8mb4_bin \
