@@ -20,9 +20,16 @@
 #define WH_BACKUP_BUSY_NAP_MS 100
 #define WH_BACKUP_BUSY_TRIES 50
 
-#define WH_NOT_SQLITE                                                         \
-    "a PostgreSQL inbox is copied by the server's own tools (pg_dump): see "  \
-    "docs/inbox.md, \"Backup and restore\""
+/* What the server's own tools are, for an inbox on a database server. */
+static const char *not_sqlite(const wh_inbox *ib)
+{
+    if (ib && wh_inbox_db_engine(ib) == WH_INBOX_MYSQL)
+        return "a MariaDB or MySQL inbox is copied by the server's own tools "
+               "(mariadb-dump --single-transaction, mysqldump): see docs/inbox.md, "
+               "\"Backup and restore\"";
+    return "a PostgreSQL inbox is copied by the server's own tools (pg_dump): see "
+           "docs/inbox.md, \"Backup and restore\"";
+}
 
 static const char *os_error(apr_pool_t *p, int err)
 {
@@ -170,7 +177,7 @@ const char *wh_inbox_backup(wh_inbox *ib, apr_pool_t *p, const wh_config *cfg,
 
     memset(out, 0, sizeof(*out));
     if (!ib || wh_inbox_db_engine(ib) != WH_INBOX_SQLITE3)
-        return WH_NOT_SQLITE;
+        return not_sqlite(ib);
     if (!api->backup_init || !api->backup_step || !api->backup_finish || !api->open_v2
         || !api->exec)
         return "the SQLite library loaded has no online backup";
@@ -252,6 +259,10 @@ const char *wh_inbox_vacuum(wh_inbox *ib, apr_pool_t *p, wh_inbox_vacuum_info *o
     vacuum_job j;
 
     memset(out, 0, sizeof(*out));
+    if (ib && wh_inbox_db_engine(ib) == WH_INBOX_MYSQL)
+        return "a MariaDB or MySQL inbox reuses the space InnoDB frees by itself "
+               "(OPTIMIZE TABLE gives it back to the file system): see docs/inbox.md, "
+               "\"Space\"";
     if (!ib || wh_inbox_db_engine(ib) != WH_INBOX_SQLITE3)
         return "a PostgreSQL inbox is vacuumed by the server (autovacuum): see "
                "docs/inbox.md, \"Space\"";

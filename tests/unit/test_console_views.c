@@ -608,6 +608,7 @@ static void test_plans(void)
 
 ENGINE_CASES(IX_SQ_WRAP)
 ENGINE_CASES(IX_PG_WRAP)
+ENGINE_CASES(IX_MY_WRAP)
 
 static const wh_test_case cases[] = {
     ENGINE_CASES(IX_SQ_ROW)
@@ -623,3 +624,9 @@ static const wh_test_case pg_cases[] = {
 WH_TEST_SUITE(inbox_console, cases)
 
 WH_TEST_SUITE_PG(inbox_console_pg, pg_cases, "test_inbox_pg.sh")
+
+static const wh_test_case my_cases[] = {
+    ENGINE_CASES(IX_MY_ROW)
+    { NULL, NULL }
+};
+WH_TEST_SUITE_MYSQL(inbox_console_mysql, my_cases, "test_inbox_mysql.sh")

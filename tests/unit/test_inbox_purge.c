@@ -557,6 +557,7 @@ static void test_tombstones_expire(void)
 
 CASES(IX_SQ_WRAP)
 CASES(IX_PG_WRAP)
+CASES(IX_MY_WRAP)
 
 /* ---- SQLite alone: space, vacuum, backup ---------------------------- */
 
@@ -681,6 +682,20 @@ static void pg_backup_refused(void)
     ix_use_pg = 0;
 }
 
+static void my_backup_refused(void)
+{
+    fx *f;
+    wh_inbox_backup_info b;
+    wh_inbox_vacuum_info v;
+
+    ix_use_mysql = 1;
+    f = make();
+    CU_ASSERT(contains(wh_inbox_backup(f->ib, wh_test_pool(), f->cfg, "/tmp/x.db", &b),
+                       "mariadb-dump"));
+    CU_ASSERT(contains(wh_inbox_vacuum(f->ib, wh_test_pool(), &v), "OPTIMIZE TABLE"));
+    ix_use_mysql = 0;
+}
+
 static const wh_test_case cases[] = {
     CASES(IX_SQ_ROW)
     { "SQLite: a purge gives the space back", sq_space_given_back },
@@ -696,3 +711,10 @@ static const wh_test_case pg_cases[] = {
 
 WH_TEST_SUITE(inbox_purge, cases)
 WH_TEST_SUITE_PG(inbox_purge_pg, pg_cases, "test_inbox_pg.sh")
+
+static const wh_test_case my_cases[] = {
+    CASES(IX_MY_ROW)
+    { "MariaDB: backup and vacuum are the server's", my_backup_refused },
+    { NULL, NULL }
+};
+WH_TEST_SUITE_MYSQL(inbox_purge_mysql, my_cases, "test_inbox_mysql.sh")
