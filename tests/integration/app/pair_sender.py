@@ -18,7 +18,9 @@ usage: pair_sender.py --urls URL_A,URL_B --secret-file F --user U:P
 
 Writes one JSON line per notification to --out:
   {"id": ..., "senders": [{"start": "A", "attempts": [["A", 503,
-   "delivery_in_progress"], ...], "final": 200, "code": "accepted"}, ...]}
+   "delivery_in_progress", "10"], ...], "final": 200, "code": "accepted"},
+   ...]}
+(an attempt's last item: its Retry-After, null when it had none)
 and the number of senders finished so far to --out.progress. Exits 0 when
 every sender ended with a 200, 1 otherwise (or at the deadline)."""
 import argparse
@@ -103,7 +105,7 @@ class Run:
 
     def attempt(self, s):
         status, code, retry = self.post(s["server"], s["body"])
-        s["attempts"].append(["AB"[s["server"]], status, code])
+        s["attempts"].append(["AB"[s["server"]], status, code, retry])
         if len(s["attempts"]) == 1:
             # both copies answered once: the next pair may go (retries
             # after Retry-After keep no slot)
