@@ -50,6 +50,9 @@ def parse():
     a.add_argument("--ts-header", default="X-Timestamp")
     a.add_argument("--sig-header", default="X-Signature")
     a.add_argument("--deadline", type=float, default=400)
+    # seconds between the starts of two notifications: spreads a burst
+    # over a known time, so that a fault made mid-burst meets its rest
+    a.add_argument("--interval", type=float, default=0)
     return a.parse_args()
 
 
@@ -154,7 +157,9 @@ class Run:
 
     def run(self):
         deadline = time.time() + self.a.deadline
-        for _ in range(self.a.count):
+        for i in range(self.a.count):
+            if i and self.a.interval > 0:
+                time.sleep(self.a.interval)
             self.slots.acquire()
             nid = str(uuid.uuid4())
             pair = {"id": nid, "first": 2, "senders": []}
