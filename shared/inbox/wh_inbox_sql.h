@@ -26,6 +26,9 @@
  * wh_payment_refs, status filters whatever the case, payments by latest
  * activity, a quarantined body discarded or acknowledged. */
 #define WH_INBOX_SCHEMA_VERSION 5
+/* A number as SQL text (the version row MySQL's schema writes). */
+#define WH_SQL_TEXT_(n) #n
+#define WH_SQL_TEXT(n) WH_SQL_TEXT_(n)
 
 /* Counter rows in wh_counter: 1 numbered events up to version 2 (kept,
  * unused, in upgraded databases); 2 numbers quarantined bodies; 3 is
@@ -459,7 +462,7 @@ typedef struct {
     "INSERT INTO wh_counter (id, last_value) VALUES (" WH_COUNTER_SEQUENCER   \
     ", 0) ON DUPLICATE KEY UPDATE id = id",                                   \
     "INSERT INTO wh_meta (id, schema_version) VALUES (1, "                    \
-    APR_STRINGIFY(WH_INBOX_SCHEMA_VERSION) ") ON DUPLICATE KEY UPDATE id = id"
+    WH_SQL_TEXT(WH_INBOX_SCHEMA_VERSION) ") ON DUPLICATE KEY UPDATE id = id"
 
 /* For unit tests: lowers the bounded lock wait of an open inbox (applies
  * from the next connection; the current one is reopened). */
