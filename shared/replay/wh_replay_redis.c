@@ -276,6 +276,9 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
         int wrote;
 
         args[2] = may ? rc->marker : "";
+        /* without a marker it only looks, and so does what follows
+         * until the next round's script */
+        info->looking = !may;
         if ((r = run_script(rs, rc, p, S_CLAIM, key, args, 3, &info->err)) == NULL)
             return WH_CLAIM_ERROR;
         if (r->type != REDIS_REPLY_STRING || r->len < 1) {
