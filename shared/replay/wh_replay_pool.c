@@ -225,6 +225,7 @@ typedef struct {
     const wh_claim *c;
     wh_claim_info *info;
     wh_claim_result res;
+    int could_claim;            /* an attempt ended with a claim sent */
 } claim_call;
 
 static int claim_on(void *conn, apr_pool_t *p, void *baton, const char **err)
@@ -233,6 +234,8 @@ static int claim_on(void *conn, apr_pool_t *p, void *baton, const char **err)
     (void)err;                          /* the claim's own: info->err */
     memset(k->info, 0, sizeof(*k->info));
     k->res = k->fn(conn, p, k->baton, k->c, k->info);
+    if (!k->info->looking)
+        k->could_claim = 1;
     return k->res == WH_CLAIM_ERROR ? -1 : 0;
 }
 
@@ -240,15 +243,16 @@ wh_claim_result wh_replay_pool_claim(wh_replay_pool *pl, apr_pool_t *p,
                                      wh_replay_pool_claim_fn fn, void *baton,
                                      const wh_claim *c, wh_claim_info *info)
 {
-    claim_call k = { fn, baton, c, info, WH_CLAIM_ERROR };
+    claim_call k = { fn, baton, c, info, WH_CLAIM_ERROR, 0 };
     const char *err = NULL;
     int unanswered, rv;
 
     memset(info, 0, sizeof(*info));
     rv = run(pl, p, claim_on, &k, &err, &unanswered);
-    /* an attempt whose connection broke may have claimed: unless a later
-     * attempt found the claim (this holder's own: FIRST), nobody will
-     * deliver under it */
+    /* an attempt whose connection broke may have claimed (unless all it
+     * sent was a look): unless a later attempt found the claim (this
+     * holder's own: FIRST), nobody will deliver under it */
+    unanswered = unanswered && k.could_claim;
     if (rv < 0) {
         if (err)                        /* no connection */
             info->err = err;

@@ -81,7 +81,8 @@ typedef wh_claim_result (*wh_replay_pool_claim_fn)(void *conn, apr_pool_t *p,
 /* fn as wh_replay_pool_run runs an operation (WH_CLAIM_ERROR is its
  * failure), with *info cleared first; an error while no connection can be
  * opened sets info->retry_in; an answer other than FIRST after an attempt
- * whose connection broke sets info->lost. */
+ * whose connection broke sets info->lost, unless every attempt ended with
+ * fn saying it was only looking (info->looking). */
 wh_claim_result wh_replay_pool_claim(wh_replay_pool *pl, apr_pool_t *p,
                                      wh_replay_pool_claim_fn fn, void *baton,
                                      const wh_claim *c, wh_claim_info *info);

@@ -3,6 +3,7 @@
 #include "wh_replay.h"
 #include "wh_replay_pool.h"
 #include <apr_strings.h>
+#include <apr_thread_mutex.h>
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <openssl/evp.h>
@@ -50,6 +51,11 @@ typedef struct {
     wh_replay_pool *conns;
     const char *marker_key;
     char sha[S_COUNT][41];
+    /* the epoch marker a connection of this process last read (a new
+     * connection's first claim names it: see seed_marker) */
+    apr_thread_mutex_t *mu;
+    char marker[WH_REPLAY_NET_VALUE_MAX];
+    apr_time_t since;
 } redis_store;
 
 typedef struct {
@@ -222,6 +228,10 @@ static int take_marker(redis_store *rs, redis_conn *rc, apr_pool_t *p,
             freeReplyObject(r);
             rc->persisted = 1;
         }
+        apr_thread_mutex_lock(rs->mu);
+        memcpy(rs->marker, rc->marker, len + 1);
+        rs->since = since;
+        apr_thread_mutex_unlock(rs->mu);
         return 0;
     }
     since = apr_time_now();
@@ -230,6 +240,27 @@ static int take_marker(redis_store *rs, redis_conn *rc, apr_pool_t *p,
     rv = set_value(rc, p, rs->marker_key, wh_replay_marker_encode(p, since, since),
                    len == 0, err);
     return rv < 0 ? -1 : rv;
+}
+
+/* A connection that has read no marker yet starts from the one another
+ * connection of this process read, so that its first claim is a claim
+ * (one round trip, not a look to learn the marker and then the claim).
+ * It matters most in a stall: a claim sent on a connection opened then
+ * would otherwise be a mere look, never made, and whether a stall left
+ * claims to release would depend on which connection each rode. The
+ * script still claims only while the store has that very marker; when it
+ * has another, the answer names it and the next round uses it. */
+static void seed_marker(redis_store *rs, redis_conn *rc)
+{
+    apr_thread_mutex_lock(rs->mu);
+    if (rs->marker[0] != '\0') {
+        memcpy(rc->marker, rs->marker, sizeof(rc->marker));
+        rc->since = rs->since;
+        rc->has_marker = 1;
+        /* its expiry was removed by the connection that read it */
+        rc->persisted = 1;
+    }
+    apr_thread_mutex_unlock(rs->mu);
 }
 
 /* 'H' + PTTL + ' ' + value: the id is held. A claim says when it lapses
@@ -269,6 +300,8 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
     const char *args[3] = { wh_replay_net_claim_value(p, c->holder),
                             ms(p, c->lease), "" };
 
+    if (!rc->has_marker)
+        seed_marker(rs, rc);
     for (int round = 0; round < 4; round++) {
         int may = rc->has_marker
                   && !wh_replay_predates(c->signed_at, rc->since, c->tolerance_sec);
@@ -276,6 +309,9 @@ static wh_claim_result claim_on(void *conn, apr_pool_t *p, void *baton,
         int wrote;
 
         args[2] = may ? rc->marker : "";
+        /* without a marker it only looks, and so does what follows
+         * until the next round's script */
+        info->looking = !may;
         if ((r = run_script(rs, rc, p, S_CLAIM, key, args, 3, &info->err)) == NULL)
             return WH_CLAIM_ERROR;
         if (r->type != REDIS_REPLY_STRING || r->len < 1) {
@@ -491,6 +527,8 @@ const char *wh_replay_redis_open(apr_pool_t *p, const char *host, int port,
     rs->tv.tv_sec = (long)apr_time_sec(timeout);
     rs->tv.tv_usec = (long)apr_time_usec(timeout);
     rs->marker_key = wh_replay_net_key(p, WH_REPLAY_MARKER_KEY);
+    if (apr_thread_mutex_create(&rs->mu, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
+        return "redis: cannot create a mutex";
     for (int i = 0; i < S_COUNT; i++)
         if (sha1_hex(script_text[i], rs->sha[i]) != 0)
             return "redis: cannot hash the scripts";

@@ -212,25 +212,47 @@ static void pick(wh_replay_settle *s, apr_pool_t *p, wh_replay_store *st,
     apr_thread_mutex_unlock(s->mu);
 }
 
-/* Tries what was picked; after a store failed to answer, its other
- * entries are put back untried. Entries done. */
-static int run_picked(wh_replay_settle *s, apr_pool_t *p, picked *pk,
-                      apr_time_t now, wh_settle_counts *c, int *released)
+/* Whether st is among the n stores of list. */
+static int listed(wh_replay_store **list, int n, const wh_replay_store *st)
 {
-    wh_replay_store **down = apr_pcalloc(p, sizeof(*down) * (pk->n ? pk->n : 1));
-    int ndown = 0, done = 0;
+    for (int k = 0; k < n; k++)
+        if (list[k] == st)
+            return 1;
+    return 0;
+}
+
+/* Tries what was picked; after a store failed to answer, its other
+ * entries are put back untried. probe: each store is first asked whether
+ * it answers (why: wh_replay_settle.h). Entries done. */
+static int run_picked(wh_replay_settle *s, apr_pool_t *p, picked *pk,
+                      apr_time_t now, int probe, wh_settle_counts *c,
+                      int *released)
+{
+    apr_size_t cap = sizeof(wh_replay_store *) * (pk->n ? pk->n : 1);
+    wh_replay_store **down = apr_pcalloc(p, cap), **up = apr_pcalloc(p, cap);
+    int ndown = 0, nup = 0, done = 0;
 
     for (unsigned i = 0; i < pk->n; i++) {
         entry *e = pk->e[i];
-        int skip = 0, rv;
+        int rv;
 
-        for (int k = 0; k < ndown && !skip; k++)
-            skip = down[k] == e->st;
-        if (skip) {
+        if (listed(down, ndown, e->st)) {
             apr_thread_mutex_lock(s->mu);
             e->busy = 0;
             apr_thread_mutex_unlock(s->mu);
             continue;
+        }
+        if (probe && !listed(up, nup, e->st)) {
+            const char *err = NULL;
+            if (e->st->ops->health && e->st->ops->health(e->st, p, &err) < 0) {
+                c->failed++;
+                down[ndown++] = e->st;
+                apr_thread_mutex_lock(s->mu);
+                after_try(s, e, -1, now);
+                apr_thread_mutex_unlock(s->mu);
+                continue;
+            }
+            up[nup++] = e->st;
         }
         rv = try_entry(s, e, p, now, c);
         if (rv < 0)
@@ -248,9 +270,8 @@ static int run_picked(wh_replay_settle *s, apr_pool_t *p, picked *pk,
     if (ndown > 0) {
         apr_thread_mutex_lock(s->mu);
         for (entry *e = s->owed; e; e = e->next)
-            for (int k = 0; k < ndown; k++)
-                if (e->st == down[k] && !e->busy)
-                    after_try(s, e, -1, now);
+            if (!e->busy && listed(down, ndown, e->st))
+                after_try(s, e, -1, now);
         apr_thread_mutex_unlock(s->mu);
     }
     return done;
@@ -270,7 +291,7 @@ int wh_replay_settle_pass(wh_replay_settle *s, apr_time_t now,
     if (s == NULL || s->n == 0 || apr_pool_create(&p, NULL) != APR_SUCCESS)
         return 0;
     pick(s, p, NULL, NULL, now, &pk);
-    done = run_picked(s, p, &pk, now, c, NULL);
+    done = run_picked(s, p, &pk, now, 1, c, NULL);
     apr_pool_destroy(p);
     return done;
 }
@@ -287,7 +308,8 @@ int wh_replay_settle_id(wh_replay_settle *s, wh_replay_store *st,
         || apr_pool_create(&p, NULL) != APR_SUCCESS)
         return 0;
     pick(s, p, st, id, now, &pk);
-    (void)run_picked(s, p, &pk, now, &c, &released);
+    /* the store has just answered the copy's claim: no need to ask */
+    (void)run_picked(s, p, &pk, now, 0, &c, &released);
     apr_pool_destroy(p);
     return released;
 }

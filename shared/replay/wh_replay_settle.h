@@ -30,6 +30,12 @@
  *     either: a claim a stalled store had yet to run runs as soon as the
  *     store runs again, so by then it has been made (and the second
  *     release removes it) or never will be;
+ *   - a pass asks each store whether it answers (its health) before it
+ *     sends the store anything owed: a release sent into a stalled
+ *     store's queue could run after the lost claim it is for, remove it,
+ *     and have its answer lost, and the claim's release would never be
+ *     said (settle_id needs no such question: the store has just
+ *     answered the copy's claim);
  *   - a store that cannot be reached: the entry is tried again after
  *     WH_REPLAY_SETTLE_RETRY (sooner when the store answers a request
  *     meanwhile: wh_replay_settle_answered), the rest of that store's
@@ -80,9 +86,10 @@ typedef struct {
     int failed;        /* tries the store did not answer */
 } wh_settle_counts;
 
-/* One pass at now on the calling thread: every entry due is tried (after
- * a failure, the store's other entries wait). Entries done; *c (may be
- * NULL) says how each try went. */
+/* One pass at now on the calling thread: every entry due is tried, each
+ * store's once it answered its health (after a failure, the store's other
+ * entries wait). Entries done; *c (may be NULL) says how each try went
+ * (a health unanswered counts as a failed try). */
 int wh_replay_settle_pass(wh_replay_settle *s, apr_time_t now,
                           wh_settle_counts *c);
 

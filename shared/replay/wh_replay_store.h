@@ -61,6 +61,9 @@ typedef struct {
                               made it, or make it when it runs again, for
                               a delivery that will not happen: the host
                               has it released (wh_replay_settle.h) */
+    int looking;           /* set by a store while what it sends cannot
+                              make the claim (a look before it): a lost
+                              answer to that is no claim lost */
 } wh_claim_info;
 
 typedef struct wh_replay_store wh_replay_store;

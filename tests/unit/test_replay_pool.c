@@ -6,7 +6,8 @@
  * connection that cannot be opened is not tried again before the
  * back-off, and the pool says how long that is; the claim's answer and
  * its retry_in come through; a claim sent whose answer never came is
- * lost (and one found again by the next try is not); an operation a
+ * lost (and one found again by the next try is not, nor a mere look
+ * before a claim); an operation a
  * silent server never answers is cut after the timeout when the client
  * cannot bound its wait itself (a real socket here). */
 #include "wh_test.h"
@@ -220,6 +221,7 @@ typedef struct {
     wh_claim_result res;
     int breaks;
     int runs;
+    int looks;                /* all it sends is a look, never a claim */
 } fake_claim;
 
 static wh_claim_result claim_fake(void *conn, apr_pool_t *p, void *baton,
@@ -229,6 +231,7 @@ static wh_claim_result claim_fake(void *conn, apr_pool_t *p, void *baton,
     (void)p;
     (void)c;
     k->runs++;
+    info->looking = k->looks;
     if (k->breaks)
         ((fake_conn *)conn)->base.broken = 1;
     if (k->res == WH_CLAIM_ERROR)
@@ -242,8 +245,8 @@ static void test_claims(void)
 {
     fake_server *s = server(0);
     wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
-    fake_claim first = { WH_CLAIM_FIRST, 0, 0 }, held = { WH_CLAIM_IN_PROGRESS, 0, 0 };
-    fake_claim lost = { WH_CLAIM_ERROR, 1, 0 };
+    fake_claim first = { WH_CLAIM_FIRST, 0, 0, 0 }, held = { WH_CLAIM_IN_PROGRESS, 0, 0, 0 };
+    fake_claim lost = { WH_CLAIM_ERROR, 1, 0, 0 };
     wh_claim c = { "id", "h.1", 0, 300, 600, apr_time_from_sec(120) };
     wh_claim_info info;
 
@@ -296,8 +299,9 @@ static void test_lost_claims(void)
 {
     fake_server *s = server(0);
     wh_replay_pool *pl = new_pool(s, apr_time_from_sec(60));
-    fake_claim timeout = { WH_CLAIM_ERROR, 1, 0 }, refused = { WH_CLAIM_ERROR, 0, 0 };
-    fake_claim held = { WH_CLAIM_IN_PROGRESS, 0, 0 };
+    fake_claim timeout = { WH_CLAIM_ERROR, 1, 0, 0 }, refused = { WH_CLAIM_ERROR, 0, 0, 0 };
+    fake_claim held = { WH_CLAIM_IN_PROGRESS, 0, 0, 0 };
+    fake_claim looked = { WH_CLAIM_ERROR, 1, 0, 1 };
     flaky_claim found = { WH_CLAIM_FIRST, 0 }, other = { WH_CLAIM_IN_PROGRESS, 0 };
     flaky_claim gone = { WH_CLAIM_ERROR, 0 };
     wh_claim c = { "id", "h.1", 0, 300, 600, apr_time_from_sec(120) };
@@ -307,6 +311,12 @@ static void test_lost_claims(void)
     CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &timeout, &c, &info),
                     WH_CLAIM_ERROR);
     CU_ASSERT_EQUAL(info.lost, 1);
+    /* all that went out unanswered was a look (a connection that had not
+     * read the epoch marker): nothing can have been claimed */
+    CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_fake, &looked, &c, &info),
+                    WH_CLAIM_ERROR);
+    CU_ASSERT_EQUAL(looked.runs, 2);
+    CU_ASSERT_EQUAL(info.lost, 0);
     /* the second try answered with the first's claim, its holder's own:
      * the delivery goes ahead, nothing is lost */
     CU_ASSERT_EQUAL(wh_replay_pool_claim(pl, P(), claim_flaky, &found, &c, &info),

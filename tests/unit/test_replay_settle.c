@@ -7,8 +7,9 @@
  * never released; a store that cannot be reached is tried again and its
  * other entries wait; a confirm is retried until taken; the list is
  * bounded; a copy finding its id held settles it at once and claims
- * under a new holder; and the renewal thread settles by itself. The real stores' forget is
- * test_replay_shared's. */
+ * under a new holder; nothing owed is sent to a stalled store before it
+ * answers; and the renewal thread settles by itself. The real stores'
+ * forget is test_replay_shared's. */
 #include "wh_test.h"
 #include "replay/wh_replay_renew.h"
 #include "replay/wh_replay_settle.h"
@@ -20,6 +21,7 @@
 #define T0 SEC(1000000)
 
 #define IDS 4
+#define QUEUED 8
 
 /* A store of a few ids: each free, claimed by a holder, or confirmed. */
 typedef struct {
@@ -29,8 +31,28 @@ typedef struct {
     int confirmed[IDS];
     int down;                 /* every call answers -1 */
     int lose;                 /* a claim is made, its answer lost */
-    int forgets, confirms, claims;
+    int forgets, confirms, claims, healths;
+    /* stalled as a stopped server is: what it is sent waits unanswered
+     * (-1, a claim's answer lost) and runs, in order, when it resumes */
+    int stalled, nq;
+    struct {
+        char op;              /* 'C' claim, 'F' forget, 'P' health */
+        const char *id;
+        char holder[WH_REPLAY_HOLDER_MAX + 1];
+    } q[QUEUED];
 } fake_store;
+
+/* Sent to a stalled store: queued (under f->mu). */
+static void enqueue(fake_store *f, char op, const char *id, const char *holder)
+{
+    if (f->nq < QUEUED) {
+        f->q[f->nq].op = op;
+        f->q[f->nq].id = id;
+        apr_cpystrn(f->q[f->nq].holder, holder ? holder : "",
+                    sizeof(f->q[f->nq].holder));
+        f->nq++;
+    }
+}
 
 static int slot(fake_store *f, const char *id)
 {
@@ -48,7 +70,9 @@ static int fake_forget(wh_replay_store *st, apr_pool_t *p, const char *id,
     (void)p;
     apr_thread_mutex_lock(f->mu);
     f->forgets++;
-    if (f->down) {
+    if (f->stalled)
+        enqueue(f, 'F', id, holder);
+    if (f->down || f->stalled) {
         *err = "unreachable";
         rv = -1;
     }
@@ -93,7 +117,12 @@ static wh_claim_result fake_claim(wh_replay_store *st, apr_pool_t *p,
     (void)p;
     apr_thread_mutex_lock(f->mu);
     f->claims++;
-    if (f->down)
+    if (f->stalled) {
+        enqueue(f, 'C', c->id, c->holder);
+        info->lost = 1;
+        res = WH_CLAIM_ERROR;
+    }
+    else if (f->down)
         res = WH_CLAIM_ERROR;
     else if (f->confirmed[i])
         res = WH_CLAIM_DUPLICATE;
@@ -111,9 +140,51 @@ static wh_claim_result fake_claim(wh_replay_store *st, apr_pool_t *p,
     return res;
 }
 
+static int fake_health(wh_replay_store *st, apr_pool_t *p, const char **err)
+{
+    fake_store *f = st->impl;
+    int rv = 0;
+    (void)p;
+    apr_thread_mutex_lock(f->mu);
+    f->healths++;
+    if (f->stalled)
+        enqueue(f, 'P', "", "");
+    if (f->down || f->stalled) {
+        *err = "unreachable";
+        rv = -1;
+    }
+    apr_thread_mutex_unlock(f->mu);
+    return rv;
+}
+
 static const wh_replay_store_ops fake_ops = {
     "fake", fake_claim, fake_confirm, fake_forget, NULL, NULL, NULL, NULL
 };
+/* the same store, which can be asked whether it answers (as every shared
+ * store can) */
+static const wh_replay_store_ops fake_health_ops = {
+    "fake", fake_claim, fake_confirm, fake_forget, NULL, NULL, fake_health,
+    NULL
+};
+
+/* The stalled store runs again: what it was sent runs, in order; the
+ * answers went with their connections. */
+static void resume(fake_store *f)
+{
+    apr_thread_mutex_lock(f->mu);
+    f->stalled = 0;
+    for (int k = 0; k < f->nq; k++) {
+        int i = f->q[k].op == 'P' ? -1 : slot(f, f->q[k].id);
+        if (i < 0 || f->confirmed[i])
+            continue;
+        if (f->q[k].op == 'C' && f->holder[i][0] == '\0')
+            apr_cpystrn(f->holder[i], f->q[k].holder, sizeof(f->holder[i]));
+        else if (f->q[k].op == 'F' && strcmp(f->holder[i], f->q[k].holder) == 0)
+            f->holder[i][0] = '\0';
+    }
+    f->nq = 0;
+    apr_thread_mutex_unlock(f->mu);
+}
 
 static wh_replay_store *fake(fake_store *f)
 {
@@ -145,12 +216,12 @@ static int held_by(fake_store *f, const char *id, const char *holder)
     return rv;
 }
 
-static int warnings;
+static int warnings, released_said;
 static void count_warn(void *baton, wh_log_level level, const char *msg)
 {
     (void)baton;
-    (void)msg;
     warnings += level == WH_LOG_WARN;
+    released_said += strstr(msg, "released the claim") != NULL;
 }
 
 static wh_replay_settle *new_list(unsigned max)
@@ -424,6 +495,64 @@ static void test_claims_through_the_list(void)
     CU_ASSERT_EQUAL(wake, 0);
 }
 
+/* A claim lost in a stalled store, which makes it when it runs again:
+ * while the store does not answer, nothing owed is sent to it (only the
+ * question whether it answers), so no release waits in its queue behind
+ * the claim to remove it unseen; once it answers, the release removes
+ * the claim, and says so. */
+static void test_stalled_store_asked_first(void)
+{
+    fake_store f;
+    wh_replay_store *st = fake(&f);
+    wh_replay_settle *s = new_list(0);
+    wh_replay_holders h;
+    wh_claim c = { "n0", "h.1", 0, 300, 600, SEC(120) };
+    wh_claim_info info;
+    wh_settle_counts n;
+    apr_time_t t;
+    int wake, released = 0, nothing = 0;
+
+    st->ops = &fake_health_ops;
+    released_said = 0;
+    CU_ASSERT_PTR_NULL(wh_replay_holders_init(&h));
+    f.stalled = 1;
+    CU_ASSERT_EQUAL(wh_replay_settle_claim(s, st, P(), &h, &c, &info, &wake),
+                    WH_CLAIM_ERROR);
+    t = apr_time_now();                 /* owed from the claim's time on */
+    CU_ASSERT_EQUAL(wake, 1);
+    CU_ASSERT_EQUAL(wh_replay_settle_pending(s), 1);
+    /* passes while it is stalled: asked, never sent the release */
+    for (int i = 0; i < 3; i++) {
+        t += WH_REPLAY_SETTLE_RETRY;
+        CU_ASSERT_EQUAL(wh_replay_settle_pass(s, t, &n), 0);
+        CU_ASSERT_EQUAL(n.failed, 1);
+    }
+    CU_ASSERT_EQUAL(f.healths, 3);
+    CU_ASSERT_EQUAL(f.forgets, 0);
+    /* it runs again: the lost claim is made, and released by the next
+     * pass, which says so */
+    resume(&f);
+    CU_ASSERT(held_by(&f, "n0", "h.1"));
+    for (int i = 0; i < 4 && wh_replay_settle_pending(s) > 0; i++) {
+        t += WH_REPLAY_SETTLE_RETRY + WH_REPLAY_SETTLE_QUIET;
+        wh_replay_settle_pass(s, t, &n);
+        released += n.released;
+        nothing += n.nothing;
+    }
+    CU_ASSERT_EQUAL(released, 1);
+    CU_ASSERT_EQUAL(nothing, 0);
+    CU_ASSERT_EQUAL(released_said, 1);
+    CU_ASSERT(held_by(&f, "n0", ""));
+    CU_ASSERT_EQUAL(wh_replay_settle_pending(s), 0);
+    /* a copy finding its id held asks nothing first: the store has just
+     * answered its claim */
+    f.healths = 0;
+    claim(&f, "n1", "h.2");
+    wh_replay_settle_add(s, st, WH_SETTLE_RELEASE, "n1", "h.2", 0, t);
+    CU_ASSERT_EQUAL(wh_replay_settle_id(s, st, "n1", t), 1);
+    CU_ASSERT_EQUAL(f.healths, 0);
+}
+
 /* The renewal thread settles as entries fall due, and at once when poked
  * after the store answered again. */
 static void test_renewer_thread_settles(void)
@@ -480,6 +609,7 @@ static const wh_test_case cases[] = {
     { "the list is bounded", test_bounded },
     { "a copy finding its id held settles it now", test_settle_id_now },
     { "claims through the list: a lost claim is owed, then settled", test_claims_through_the_list },
+    { "a stalled store is asked before it is sent a release", test_stalled_store_asked_first },
     { "the renewal thread settles by itself", test_renewer_thread_settles },
     { NULL, NULL }
 };

@@ -38,7 +38,7 @@ static answer *judge(wh_claim_result res, const wh_claim_info *info,
 
 static void test_first_and_duplicate(void)
 {
-    wh_claim_info info = { 0, 0, NULL, 0, 0 };
+    wh_claim_info info = { 0, 0, NULL, 0, 0, 0 };
     apr_time_t now = apr_time_now();
     answer *a = judge(WH_CLAIM_FIRST, &info, now, now);
 
@@ -54,7 +54,7 @@ static void test_first_and_duplicate(void)
 
 static void test_in_progress(void)
 {
-    wh_claim_info info = { 0, 0, NULL, 0, 0 };
+    wh_claim_info info = { 0, 0, NULL, 0, 0, 0 };
     apr_time_t now = apr_time_now();
     answer *a = judge(WH_CLAIM_IN_PROGRESS, &info, now, now);
 
@@ -78,7 +78,7 @@ static void test_predates(void)
     apr_time_t now = apr_time_now();
     /* the store remembers since 100 s ago: a copy signed from 200 s on is
      * judged */
-    wh_claim_info info = { now - SEC(100), 0, NULL, 0, 0 };
+    wh_claim_info info = { now - SEC(100), 0, NULL, 0, 0, 0 };
     answer *a = judge(WH_CLAIM_PREDATES, &info, now - SEC(150), now);
 
     CU_ASSERT_EQUAL(a->r.status, 503);
@@ -92,7 +92,7 @@ static void test_predates(void)
 static void test_full_and_error(void)
 {
     apr_time_t now = apr_time_now();
-    wh_claim_info info = { 0, 0, "no connection to redis at 127.0.0.1:1: refused", 0, 0 };
+    wh_claim_info info = { 0, 0, "no connection to redis at 127.0.0.1:1: refused", 0, 0, 0 };
     answer *a = judge(WH_CLAIM_ERROR, &info, now, now);
 
     CU_ASSERT_EQUAL(a->r.status, 503);
