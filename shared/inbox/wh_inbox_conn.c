@@ -186,8 +186,14 @@ static wh_conn_status session_setup(wh_inbox *ib, apr_pool_t *p, const char **wh
     int rv;
     const char *mode = NULL;
 
-    if (ib->set.engine == WH_INBOX_MYSQL)
+    if (ib->set.engine == WH_INBOX_MYSQL) {
+        /* the server gives up first (its statement and lock waits), so a
+         * server that runs always answers before the watch ends the wait */
+        int stmt_ms = ib->set.lock_wait_ms > WH_INBOX_STATEMENT_TIMEOUT_MS
+                      ? ib->set.lock_wait_ms : WH_INBOX_STATEMENT_TIMEOUT_MS;
+        ib->silence = apr_time_from_msec(stmt_ms + WH_INBOX_SILENCE_MARGIN_MS);
         return wh_mysql_session(&ib->set, p, ib->conn->handle, &ib->conn->grant, why);
+    }
 
     if (ib->set.engine == WH_INBOX_SQLITE3) {
         int per_try = ib->set.lock_wait_ms / WH_SQLITE_DRIVER_TRIES
@@ -415,9 +421,10 @@ static int ensure_conn(wh_inbox *ib, apr_pool_t *p)
 
 /* ------------------------------------------------ a silent server --- */
 
-/* libpq waits for an answer as long as the server is silent, and neither
- * its own settings nor the server's end that wait when the server's
- * process is stopped or its machine frozen (verify/wh_sock_watch.h): a
+/* libpq and the MySQL client wait for an answer as long as the server is
+ * silent, and neither their own settings nor the server's end that wait
+ * when the server's process is stopped or its machine frozen
+ * (verify/wh_sock_watch.h; apr_dbd's mysql driver sets no read timeout): a
  * statement whose answer has not come within ib->silence has its socket
  * shut down, and fails as on a broken connection. The statement timeout
  * is shorter, so a server that runs always answers first. */
@@ -427,7 +434,7 @@ void wh_inbox_db_awaiting(wh_inbox *ib)
 
     if (!ib->watch || ib->unwatched || !ib->conn || !ib->conn->handle)
         return;
-    fd = wh_sock_watch_pq_socket(ib->set.driver, ib->conn->handle);
+    fd = wh_sock_watch_dbd_socket(ib->set.driver, ib->conn->handle);
     if (ib->watch_slot >= 0 && fd == ib->watch_fd) {
         if (wh_sock_watch_renew(ib->watch, ib->watch_slot, ib->silence))
             ib->silent = 1;
@@ -632,7 +639,8 @@ const char *wh_inbox_db_create(apr_pool_t *p, const wh_inbox_settings *s,
     if ((err = wh_walsync_init(&ib->sync, ib->root)) != NULL)
         return err;
     /* one connection, one socket at a time */
-    if (s->engine == WH_INBOX_PGSQL && (err = wh_sock_watch_create(ib->root, 1, &ib->watch)) != NULL)
+    if (s->engine != WH_INBOX_SQLITE3
+        && (err = wh_sock_watch_create(ib->root, 1, &ib->watch)) != NULL)
         return apr_pstrcat(p, "inbox: ", err, NULL);
     *out = ib;
     return NULL;

@@ -3,6 +3,7 @@
 #include "wh_replay.h"
 #include "wh_replay_dbd_open.h"
 #include "wh_replay_pool.h"
+#include "verify/wh_sock_watch.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
 #include <dlfcn.h>
@@ -284,13 +285,6 @@ fail:
 
 /* ---- connections ----------------------------------------------------- */
 
-/* The client library's mysql_get_socket, from the library apr_dbd's
- * mysql driver loaded (as the pgsql store finds libpq's PQsocket): the
- * pool watches the socket, since the client waits for a reply as long as
- * the server is silent. NULL: not found, nothing watched (the server's
- * own timeouts still hold while it runs). */
-typedef int (*my_socket_fn)(void *mysql);
-static my_socket_fn my_socket;
 static pthread_once_t my_once = PTHREAD_ONCE_INIT;
 
 /* Once, in the thread that loads the driver: the client library is
@@ -304,7 +298,6 @@ static void my_lookup(void)
 
     if (init)
         (void)init(0, NULL, NULL);
-    my_socket = (my_socket_fn)dlsym(RTLD_DEFAULT, "mysql_get_socket");
 }
 
 const char *wh_replay_mysql_driver(apr_pool_t *p, const apr_dbd_driver_t **drv)
@@ -322,13 +315,16 @@ const char *wh_replay_mysql_driver(apr_pool_t *p, const apr_dbd_driver_t **drv)
     return NULL;
 }
 
+/* The pool watches the socket, since the client waits for a reply as long
+ * as the server is silent; -1: the client's mysql_get_socket was not
+ * found, nothing watched (the server's own timeouts still hold while it
+ * runs). */
 static int conn_socket(void *params, void *res)
 {
     my_store *ms = params;
     my_conn *c = res;
-    void *native = my_socket ? apr_dbd_native_handle(ms->drv, c->h) : NULL;
 
-    return native ? my_socket(native) : -1;
+    return wh_sock_watch_dbd_socket(ms->drv, c->h);
 }
 
 /* The session: read committed (no gap locks), strict (a value too long

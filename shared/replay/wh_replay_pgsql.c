@@ -257,7 +257,7 @@ static int conn_socket(void *params, void *res)
     pg_store *ps = params;
     pg_conn *c = res;
 
-    return wh_sock_watch_pq_socket(ps->drv, c->h);
+    return wh_sock_watch_dbd_socket(ps->drv, c->h);
 }
 
 static apr_status_t conn_open(void *params, void **res, char *why_out,

@@ -185,28 +185,37 @@ int wh_sock_watch_end(wh_sock_watch *w, int slot)
     return cut;
 }
 
-/* ---- libpq's socket ---------------------------------------------------- */
+/* ---- a database client's socket --------------------------------------- */
 
-/* PQsocket, from the library apr_dbd's pgsql driver loaded (as
- * inbox/wh_sqlite_api.c finds SQLite's): wirehook links no libpq. */
-typedef int (*pq_socket_fn)(const void *conn);
-static pq_socket_fn pq_socket;
-static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+/* libpq's PQsocket and the MySQL client's mysql_get_socket, from the
+ * libraries apr_dbd's drivers loaded (as inbox/wh_sqlite_api.c finds
+ * SQLite's): wirehook links neither client. */
+typedef int (*client_socket_fn)(const void *conn);
+static client_socket_fn pq_socket, my_socket;
+static pthread_once_t client_once = PTHREAD_ONCE_INIT;
 
-static void pq_lookup(void)
+static void client_lookup(void)
 {
-    pq_socket = (pq_socket_fn)dlsym(RTLD_DEFAULT, "PQsocket");
+    pq_socket = (client_socket_fn)dlsym(RTLD_DEFAULT, "PQsocket");
+    my_socket = (client_socket_fn)dlsym(RTLD_DEFAULT, "mysql_get_socket");
 }
 
-int wh_sock_watch_pq_socket(const apr_dbd_driver_t *drv, apr_dbd_t *handle)
+int wh_sock_watch_dbd_socket(const apr_dbd_driver_t *drv, apr_dbd_t *handle)
 {
+    client_socket_fn fn;
     const void *native;
 
-    if (!drv || !handle || strcmp(apr_dbd_name(drv), "pgsql") != 0)
+    if (!drv || !handle)
         return -1;
-    pthread_once(&pq_once, pq_lookup);
-    native = pq_socket ? apr_dbd_native_handle(drv, handle) : NULL;
-    return native ? pq_socket(native) : -1;
+    pthread_once(&client_once, client_lookup);
+    if (strcmp(apr_dbd_name(drv), "pgsql") == 0)
+        fn = pq_socket;
+    else if (strcmp(apr_dbd_name(drv), "mysql") == 0)
+        fn = my_socket;
+    else
+        return -1;
+    native = fn ? apr_dbd_native_handle(drv, handle) : NULL;
+    return native ? fn(native) : -1;
 }
 
 const char *wh_sock_watch_pq_conninfo(apr_pool_t *p, const char *conninfo,

@@ -40,10 +40,11 @@ int wh_sock_watch_renew(wh_sock_watch *w, int slot, apr_interval_time_t timeout)
 /* The watch ends; 1 when the socket was shut down meanwhile. */
 int wh_sock_watch_end(wh_sock_watch *w, int slot);
 
-/* The socket of an apr_dbd connection of the pgsql driver (libpq's
- * PQsocket, looked up in the library the driver loaded); -1 for another
- * driver, or when libpq's function is not found (nothing to watch). */
-int wh_sock_watch_pq_socket(const apr_dbd_driver_t *drv, apr_dbd_t *handle);
+/* The socket of an apr_dbd connection of the pgsql or mysql driver
+ * (libpq's PQsocket, the MySQL client's mysql_get_socket, looked up in
+ * the library the driver loaded); -1 for another driver, or when the
+ * client's function is not found (nothing to watch). */
+int wh_sock_watch_dbd_socket(const apr_dbd_driver_t *drv, apr_dbd_t *handle);
 
 /* The conninfo libpq connects with: its connect_timeout (timeout's
  * seconds, at least libpq's 2) added when conninfo has none, so that

@@ -135,6 +135,23 @@ mariadb_stop() {
     return 0
 }
 
+# mariadb_pause / mariadb_unpause -- a server that stops answering
+# (SIGSTOP: a frozen machine), and its return. runuser, its parent,
+# stops itself when its child stops (job control) and would then never
+# reap it: it is let go on as well.
+mariadb_pause() {
+    local pid
+    pid=$(_mariadb_pid) && [ -n "$pid" ] && kill -STOP "$pid"
+}
+mariadb_unpause() {
+    local pid ppid
+    pid=$(_mariadb_pid) && [ -n "$pid" ] || return 0
+    kill -CONT "$pid" 2>/dev/null
+    ppid=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')
+    [ -n "$ppid" ] && [ "$ppid" != 1 ] && kill -CONT "$ppid" 2>/dev/null
+    return 0
+}
+
 # mariadb_kill -- a crash: SIGKILL, data kept (InnoDB recovers it on resume)
 mariadb_kill() {
     local pid
@@ -148,6 +165,7 @@ mariadb_kill() {
 # mariadb_destroy -- stop and remove everything
 mariadb_destroy() {
     [ -n "$MARIADB_DIR" ] || return 0
+    mariadb_unpause             # a suite that failed mid-stall
     mariadb_stop
     rm -rf "$MARIADB_DIR"
     MARIADB_DIR=""

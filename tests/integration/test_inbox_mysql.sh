@@ -4,7 +4,8 @@
 # and the module's `SetHandler wirehook` sharing one database: store,
 # duplicates, pages, the payment view, the quarantine, names with 4-byte
 # characters, writers racing with duplicates, an outage (503 with
-# Retry-After while down, 200 once it is back), the GRANT a user without
+# Retry-After while down, 200 once it is back), a stalled server (503,
+# never a hang), the GRANT a user without
 # rights is told, the warning for a server that does not flush each
 # commit, and no password in any log. Sizes: WH_LOAD_WRITERS (8),
 # WH_LOAD_EVENTS (60 x WH_SCALE) for the module, WH_LOAD_CGI_EVENTS
@@ -176,6 +177,23 @@ wh_post "$C" "$after"
 assert_json_code duplicate "mysql back: CGI stores (a duplicate of the module's)"
 wh_post "$C" "$(wh_body Complete)"
 assert_json_code accepted "mysql back: CGI stores"
+
+# --------------------------------------------------------------- stall ---
+# A server that stops answering (SIGSTOP: a frozen machine, a cut link)
+# keeps every connection open: the client would wait for ever, so the
+# module's wait is ended by its socket watch (an open connection) or
+# connecttimeout (a new one), and the bank gets 503, never a hang.
+mid=$(wh_body Review)
+mariadb_pause
+WH_CURL_TIMEOUT=30 wh_post "$M" "$mid"
+mariadb_unpause
+assert_status 503 "mysql stalled: the module answers 503 within its bound, not a hang"
+assert_json_code inbox_unavailable "mysql stalled: inbox_unavailable"
+assert_header Retry-After "" "mysql stalled: the 503 says when to come back"
+ib_post_retry "$M" "$mid" 8
+assert_json_code accepted "mysql back from the stall: the bank's retry is stored"
+assert_eq 1 "$(mariadb_sql "SELECT COUNT(*) FROM wh_events WHERE notification_id = '$(wh_body_id "$mid")'")" \
+    "mysql back from the stall: stored once"
 
 # ------------------------------------------------ rights, durability ---
 wh_post "$WH_URL/norights" "$(wh_body Review)"

@@ -101,12 +101,12 @@ static void test_pq_socket_only_for_pgsql(void)
     apr_dbd_t *h = NULL;
     const char *err = NULL;
 
-    CU_ASSERT_EQUAL(wh_sock_watch_pq_socket(NULL, NULL), -1);
+    CU_ASSERT_EQUAL(wh_sock_watch_dbd_socket(NULL, NULL), -1);
     if (apr_dbd_init(P()) != APR_SUCCESS || apr_dbd_get_driver(P(), "sqlite3", &drv) != APR_SUCCESS) {
         WH_SKIP("apr_dbd's sqlite3 driver is not installed");
     }
     CU_ASSERT_EQUAL_FATAL(apr_dbd_open_ex(drv, P(), ":memory:", &h, &err), APR_SUCCESS);
-    CU_ASSERT_EQUAL(wh_sock_watch_pq_socket(drv, h), -1);
+    CU_ASSERT_EQUAL(wh_sock_watch_dbd_socket(drv, h), -1);
     apr_dbd_close(drv, h);
 }
 
