@@ -252,23 +252,30 @@ static int events_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
     return finish(pg);
 }
 
-/* --------------------------------------------------------- tombstones --- */
+/* ------------------------------------------- tombstones, quarantine --- */
 
-/* Tombstones of events that arrived before the cut go, oldest first,
- * as the quarantine's rows do. */
-static int tombstones_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
+/* A table purged by its keys in arrival order: walk reads (key, arrival)
+ * from pg->after on, del deletes the keys in (from, to]. */
+typedef struct {
+    const wh_inbox_stmt *walk, *del;
+    const char *reading, *purging;
+} oldest_rows;
+
+/* Rows that arrived before cut go, oldest first, a batch per call; *gone
+ * counts them. */
+static int oldest_txn(wh_inbox *ib, apr_pool_t *p, wh_purge *pg, const oldest_rows *t,
+                      apr_time_t cut, apr_int64_t *gone)
 {
-    wh_purge *pg = baton;
-    int batch = pg->o.batch, gone = 0, rv;
+    int batch = pg->o.batch, n = 0, rv;
     apr_int64_t from = pg->after, to = pg->after;
     const void *args[2] = { &pg->after, &batch };
     wh_inbox_rows rows;
 
-    if ((rv = wh_inbox_db_select(ib, p, &st_t_walk, args, batch, &rows)) != 0)
-        return wh_inbox_db_fail(ib, p, "reading the oldest tombstones", rv);
+    if ((rv = wh_inbox_db_select(ib, p, t->walk, args, batch, &rows)) != 0)
+        return wh_inbox_db_fail(ib, p, t->reading, rv);
     pg->part_done = rows.nrows < batch;
     for (int i = 0; i < rows.nrows; i++) {
-        if (wh_cell_num(WH_ROW_CELL(&rows, i, 1)) >= pg->tombstone_cut) {
+        if (wh_cell_num(WH_ROW_CELL(&rows, i, 1)) >= cut) {
             pg->part_done = 1;
             break;
         }
@@ -278,42 +285,29 @@ static int tombstones_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
         return WH_TXN_ROLLBACK;
     args[0] = &from;
     args[1] = &to;
-    if ((rv = wh_inbox_db_exec(ib, p, &st_t_del, &gone, args)) != 0)
-        return wh_inbox_db_fail(ib, p, "purging tombstones", rv);
+    if ((rv = wh_inbox_db_exec(ib, p, t->del, &n, args)) != 0)
+        return wh_inbox_db_fail(ib, p, t->purging, rv);
     pg->after = to;
-    pg->n.tombstones += gone;
+    *gone += n;
     return finish(pg);
 }
 
-/* --------------------------------------------------------- quarantine --- */
+/* Tombstones, as the quarantine's rows: their walk goes -1, -2, ... */
+static int tombstones_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
+{
+    static const oldest_rows t = { &st_t_walk, &st_t_del, "reading the oldest tombstones",
+                                   "purging tombstones" };
+    wh_purge *pg = baton;
+    return oldest_txn(ib, p, pg, &t, pg->tombstone_cut, &pg->n.tombstones);
+}
 
 static int quarantine_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
+    static const oldest_rows t = { &st_q_walk, &st_q_del,
+                                   "reading the oldest quarantined bodies",
+                                   "purging quarantined bodies" };
     wh_purge *pg = baton;
-    int batch = pg->o.batch, rows_gone = 0, rv;
-    apr_int64_t from = pg->after, to = pg->after;
-    const void *args[2] = { &pg->after, &batch };
-    wh_inbox_rows rows;
-
-    if ((rv = wh_inbox_db_select(ib, p, &st_q_walk, args, batch, &rows)) != 0)
-        return wh_inbox_db_fail(ib, p, "reading the oldest quarantined bodies", rv);
-    pg->part_done = rows.nrows < batch;
-    for (int i = 0; i < rows.nrows; i++) {
-        if (wh_cell_num(WH_ROW_CELL(&rows, i, 1)) >= pg->quarantine_cut) {
-            pg->part_done = 1;
-            break;
-        }
-        to = wh_cell_num(WH_ROW_CELL(&rows, i, 0));
-    }
-    if (to == from)
-        return WH_TXN_ROLLBACK;
-    args[0] = &from;
-    args[1] = &to;
-    if ((rv = wh_inbox_db_exec(ib, p, &st_q_del, &rows_gone, args)) != 0)
-        return wh_inbox_db_fail(ib, p, "purging quarantined bodies", rv);
-    pg->after = to;
-    pg->n.quarantine += rows_gone;
-    return finish(pg);
+    return oldest_txn(ib, p, pg, &t, pg->quarantine_cut, &pg->n.quarantine);
 }
 
 /* --------------------------------------------------------- auth cache --- */
