@@ -280,7 +280,7 @@
  * inserted by this statement is not seen by its own NOT EXISTS, hence the
  * row_number within the batch.) "WHERE 1 = 1" keeps SQLite from reading
  * ON CONFLICT as a join constraint. */
-#define WH_FQ_SQL_INGEST                                                      \
+#define WH_FQ_INGEST(conflict)                                                \
     "INSERT INTO wh_delivery (event_id, seq, payment_id, state, attempts,"    \
     " next_at, received_at)"                                                  \
     " SELECT b.event_id, b.seq, b.payment_id,"                                \
@@ -292,26 +292,12 @@
     " FROM (SELECT o.event_id, o.seq, o.payment_id, e.received_at,"           \
     "  row_number() OVER (PARTITION BY o.payment_id ORDER BY o.seq) AS rn"    \
     "  FROM wh_order o JOIN wh_events e ON e.id = o.event_id"                 \
-    "  WHERE o.seq > %lld AND o.seq <= %lld) b"                               \
-    " WHERE 1 = 1"                                                            \
-    " ON CONFLICT (event_id) DO NOTHING"
+    "  WHERE o.seq > %lld AND o.seq <= %lld) b" conflict
+#define WH_FQ_SQL_INGEST WH_FQ_INGEST(" WHERE 1 = 1 ON CONFLICT (event_id) DO NOTHING")
 
 /* MySQL: an update of nothing where the others do nothing on a conflict
  * (its row count leaves it out). */
-#define WH_FQ_SQL_INGEST_MY                                                   \
-    "INSERT INTO wh_delivery (event_id, seq, payment_id, state, attempts,"    \
-    " next_at, received_at)"                                                  \
-    " SELECT b.event_id, b.seq, b.payment_id,"                                \
-    "  CASE WHEN b.payment_id IS NULL THEN 1"                                 \
-    "   WHEN b.rn = 1 AND NOT EXISTS (SELECT 1 FROM wh_delivery x"            \
-    "    WHERE x.payment_id = b.payment_id AND x.state < 3) THEN 1"           \
-    "   ELSE 0 END,"                                                          \
-    "  0, %lld, b.received_at"                                                \
-    " FROM (SELECT o.event_id, o.seq, o.payment_id, e.received_at,"           \
-    "  row_number() OVER (PARTITION BY o.payment_id ORDER BY o.seq) AS rn"    \
-    "  FROM wh_order o JOIN wh_events e ON e.id = o.event_id"                 \
-    "  WHERE o.seq > %lld AND o.seq <= %lld) b"                               \
-    " ON DUPLICATE KEY UPDATE seq = wh_delivery.seq"
+#define WH_FQ_SQL_INGEST_MY WH_FQ_INGEST(" ON DUPLICATE KEY UPDATE seq = wh_delivery.seq")
 
 /* The due ready events, with what their requests need. */
 #define WH_FQ_SQL_DUE                                                         \
