@@ -381,20 +381,14 @@ static void *APR_THREAD_FUNC race(apr_thread_t *t, void *data)
     return NULL;
 }
 
-static void test_racing_claims_one_first(void)
+/* RACE_THREADS threads claim every one of ids at once: no error, and each
+ * id FIRST for exactly one of them. */
+static void race_all(wh_replay_store *st, const char **ids)
 {
-    apr_pool_t *p;
-    wh_replay_store *st;
-    const char *ids[RACE_IDS];
-    racer *rs;
+    racer *rs = apr_pcalloc(P(), sizeof(*rs) * RACE_THREADS);
     apr_thread_t *th[RACE_THREADS];
     int errors = 0, bad = 0;
 
-    apr_pool_create(&p, P());
-    st = new_store(p);
-    for (int i = 0; i < RACE_IDS; i++)
-        ids[i] = fresh_id();
-    rs = apr_pcalloc(P(), sizeof(*rs) * RACE_THREADS);
     for (int k = 0; k < RACE_THREADS; k++) {
         rs[k].st = st;
         rs[k].ids = ids;
@@ -414,6 +408,19 @@ static void test_racing_claims_one_first(void)
     }
     CU_ASSERT_EQUAL(errors, 0);
     CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void test_racing_claims_one_first(void)
+{
+    apr_pool_t *p;
+    wh_replay_store *st;
+    const char *ids[RACE_IDS];
+
+    apr_pool_create(&p, P());
+    st = new_store(p);
+    for (int i = 0; i < RACE_IDS; i++)
+        ids[i] = fresh_id();
+    race_all(st, ids);
     apr_pool_destroy(p);
 }
 
@@ -515,10 +522,7 @@ static void test_racing_takeovers_one_first(void)
     apr_pool_t *p;
     wh_replay_store *st;
     const char *ids[RACE_IDS];
-    racer *rs;
-    apr_thread_t *th[RACE_THREADS];
     apr_time_t now = apr_time_now();
-    int errors = 0, bad = 0;
 
     apr_pool_create(&p, P());
     st = new_store(p);
@@ -528,26 +532,7 @@ static void test_racing_takeovers_one_first(void)
                                  NULL), WH_CLAIM_FIRST);
     }
     apr_sleep(SEC(1));
-    rs = apr_pcalloc(P(), sizeof(*rs) * RACE_THREADS);
-    for (int k = 0; k < RACE_THREADS; k++) {
-        rs[k].st = st;
-        rs[k].ids = ids;
-        rs[k].me = k;
-        CU_ASSERT_FATAL(apr_thread_create(&th[k], NULL, race, &rs[k], P()) == APR_SUCCESS);
-    }
-    for (int k = 0; k < RACE_THREADS; k++) {
-        apr_status_t rv;
-        apr_thread_join(&rv, th[k]);
-        errors += rs[k].errors;
-    }
-    for (int i = 0; i < RACE_IDS; i++) {
-        int n = 0;
-        for (int k = 0; k < RACE_THREADS; k++)
-            n += rs[k].first[i];
-        bad += n != 1;
-    }
-    CU_ASSERT_EQUAL(errors, 0);
-    CU_ASSERT_EQUAL(bad, 0);
+    race_all(st, ids);
     apr_pool_destroy(p);
 }
 
