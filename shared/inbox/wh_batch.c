@@ -37,6 +37,7 @@ struct wh_batcher {
     int leading;
     int collecting;                 /* the leader waits for the batch to fill */
     int last_had_company;
+    int since_after;                /* rounds since the after function ran */
     int max;
     apr_interval_time_t wait;
     wh_batch_commit_fn fn;
@@ -161,7 +162,7 @@ static wh_batch_waiter *hand_over(wh_batcher *b)
  * released while committing and while waking the batch's threads. */
 static void commit_round(wh_batcher *b, const wh_batch_item *mine)
 {
-    int n = 0, waited, k = 0;
+    int n = 0, waited, k = 0, run_after;
 
     waited = wait_for_more(b);
     while (b->head && n < b->max) {
@@ -191,12 +192,18 @@ static void commit_round(wh_batcher *b, const wh_batch_item *mine)
         b->stats.shared += (apr_uint64_t)n;
     if (waited)
         b->stats.waited++;
+    /* Queued items mean another round soon, whose after covers this one. */
+    run_after = b->after && (!b->head || ++b->since_after >= WH_BATCH_AFTER_EVERY);
+    if (run_after) {
+        b->since_after = 0;
+        b->stats.afters++;
+    }
     /* Still the leader (so the scratch pool stays ours), but the batch's
      * threads have their answers. */
     apr_thread_mutex_unlock(b->mutex);
     for (int i = 0; i < k; i++)
         wake(b->wakes[i]);
-    if (b->after)
+    if (run_after)
         b->after(b->ctx, b->scratch);
     apr_thread_mutex_lock(b->mutex);
 }

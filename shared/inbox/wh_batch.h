@@ -24,8 +24,13 @@ typedef struct wh_batch_item {
  * for this call only. */
 typedef void (*wh_batch_commit_fn)(void *ctx, apr_pool_t *p, wh_batch_item **items, int n);
 /* Optional: runs in the leader's thread after the batch's threads have
- * been given their results (work the answers need not wait for). */
+ * been given their results (work the answers need not wait for), for
+ * work one run of which covers every commit before it. So it is left out
+ * while more items are queued (the round that commits them runs it), but
+ * never more than WH_BATCH_AFTER_EVERY - 1 rounds in a row, and a round
+ * that leaves the queue empty always runs it. */
 typedef void (*wh_batch_after_fn)(void *ctx, apr_pool_t *p);
+#define WH_BATCH_AFTER_EVERY 4
 
 typedef struct wh_batcher wh_batcher;
 
@@ -37,6 +42,7 @@ typedef struct {
     apr_uint64_t waited;            /* calls whose leader waited for more */
     apr_uint64_t idle_wakes;        /* a waiting thread woken with nothing to do */
     apr_uint64_t leaders;           /* turns as leader (each one or more calls) */
+    apr_uint64_t afters;            /* runs of the after function */
 } wh_batch_stats;
 
 /* max: most items per commit (>= 1). wait: how long a leader may wait for

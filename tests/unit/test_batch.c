@@ -24,6 +24,7 @@ typedef struct {
     int max_seen;
     int sizes;                      /* sum of batch sizes */
     int sleep_us;                   /* a commit's "sync" */
+    volatile int owed;              /* a commit no after has covered yet */
 } committer;
 
 static void commit(void *ctx, apr_pool_t *p, wh_batch_item **items, int n)
@@ -43,6 +44,7 @@ static void commit(void *ctx, apr_pool_t *p, wh_batch_item **items, int n)
         c->max_seen = n;
     c->sizes += n;
     c->calls++;
+    c->owed = 1;
     if (c->sleep_us)
         apr_sleep(c->sleep_us);
     apr_atomic_dec32(&c->inside);
@@ -51,6 +53,7 @@ static void commit(void *ctx, apr_pool_t *p, wh_batch_item **items, int n)
 static void after(void *ctx, apr_pool_t *p)
 {
     (void)p;
+    ((committer *)ctx)->owed = 0;
     apr_atomic_inc32(&((committer *)ctx)->afters);
 }
 
@@ -116,7 +119,8 @@ static void test_lone_item_commits_at_once(void)
     CU_ASSERT_EQUAL(s.waited, 0);
     CU_ASSERT_EQUAL(j.commits, 3);
     CU_ASSERT_EQUAL(s.leaders, 3);
-    CU_ASSERT_EQUAL(c.afters, 3);
+    CU_ASSERT_EQUAL(c.afters, 3);     /* nothing queued: after every round */
+    CU_ASSERT_EQUAL(s.afters, 3);
 }
 
 /* THREADS x PER_THREAD items through a batcher of at most max items per
@@ -150,8 +154,16 @@ static void run_and_check(int max, apr_interval_time_t wait, int sleep_us,
     CU_ASSERT_EQUAL(s->batches, c.calls);
     CU_ASSERT(s->largest <= (apr_uint64_t)max);
     CU_ASSERT_EQUAL((int)s->largest, c.max_seen);
-    /* the after function, when there is one, ran once per commit */
-    CU_ASSERT_EQUAL(c.afters, after_fn ? c.calls : 0);
+    /* The after function, when there is one, covered every commit: it
+     * ran after the last, and never skipped WH_BATCH_AFTER_EVERY rounds. */
+    CU_ASSERT_EQUAL(s->afters, c.afters);
+    if (after_fn) {
+        CU_ASSERT_EQUAL(c.owed, 0);
+        CU_ASSERT(c.afters <= c.calls);
+        CU_ASSERT(c.afters * WH_BATCH_AFTER_EVERY >= c.calls);
+    } else {
+        CU_ASSERT_EQUAL(c.afters, 0);
+    }
 }
 
 static void test_threads_share_commits(void)
@@ -167,6 +179,8 @@ static void test_threads_share_commits(void)
     /* a leader with stores queued behind it went on committing them
      * rather than wake another thread to do it */
     CU_ASSERT(s.leaders < s.batches);
+    /* rounds with stores queued behind them left the after to the next */
+    CU_ASSERT(s.afters < s.batches);
 }
 
 static void test_waiters_woken_only_for_their_item(void)
