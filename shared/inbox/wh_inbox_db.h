@@ -90,6 +90,10 @@ int wh_inbox_db_fail(wh_inbox *ib, apr_pool_t *p, const char *what, int rv);
 int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                      int *nrows, const void **args);
 
+/* MySQL: the arrival key the last wh_inbox_db_exec's INSERT made, or 0
+ * when only SELECT LAST_INSERT_ID() can tell (wh_mysql_insert_id). */
+apr_int64_t wh_inbox_db_insert_id(wh_inbox *ib);
+
 /* Rows of a query, every cell copied into the caller's pool. */
 typedef struct {
     int nrows;               /* rows kept: at most the max asked for */

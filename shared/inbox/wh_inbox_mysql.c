@@ -23,6 +23,8 @@
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
 #include <apr_thread_proc.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -261,4 +263,25 @@ wh_conn_status wh_mysql_session(const wh_inbox_settings *s, apr_pool_t *p,
                 "answered 200 may be lost if the server's machine fails",
                 c[3] ? c[3] : "?");
     return WH_CONN_OK;
+}
+
+/* wirehook links no MySQL client: the one apr_dbd's driver loaded
+ * answers, as for wh_sock_watch_dbd_socket. */
+typedef unsigned long long (*insert_id_fn)(void *mysql);
+static insert_id_fn my_insert_id;
+static pthread_once_t insert_id_once = PTHREAD_ONCE_INIT;
+
+static void insert_id_lookup(void)
+{
+    my_insert_id = (insert_id_fn)dlsym(RTLD_DEFAULT, "mysql_insert_id");
+}
+
+apr_int64_t wh_mysql_insert_id(const apr_dbd_driver_t *driver, apr_dbd_t *handle)
+{
+    void *native;
+
+    pthread_once(&insert_id_once, insert_id_lookup);
+    if (!my_insert_id || !(native = apr_dbd_native_handle(driver, handle)))
+        return 0;
+    return (apr_int64_t)my_insert_id(native);
 }

@@ -60,6 +60,12 @@ wh_conn_status wh_mysql_session(const wh_inbox_settings *s, apr_pool_t *p,
                                 apr_dbd_t *handle, const char **grant,
                                 const char **why);
 
+/* The AUTO_INCREMENT value the handle's last INSERT made, as the
+ * client read it from the server's OK packet (mysql_insert_id, looked up
+ * in the client apr_dbd's driver loaded): SELECT LAST_INSERT_ID() without
+ * the round trip. 0 when the client's function cannot be found. */
+apr_int64_t wh_mysql_insert_id(const apr_dbd_driver_t *driver, apr_dbd_t *handle);
+
 /* What a reader's session becomes when it may write (and back). */
 #define WH_MYSQL_SQL_READ_WRITE "SET SESSION TRANSACTION READ WRITE"
 

@@ -17,15 +17,11 @@
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
 #include "wh_inbox_files.h"
+#include "wh_inbox_sql.h"
 #include "verify/wh_duration.h"
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <string.h>
-
-/* A JSON array of ids as rows, in each dialect. */
-#define WH_PURGE_IDS "SELECT value FROM json_each(%s)"
-#define WH_PURGE_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
-#define WH_PURGE_IDS_MY "SELECT j.v FROM JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j"
 
 static const wh_inbox_stmt st_last_seq = {
     "SELECT coalesce(max(seq), 0) FROM wh_order", NULL, NULL };
@@ -37,9 +33,9 @@ static const wh_inbox_stmt st_first_after = {
     "SELECT e.received_at FROM wh_order o JOIN wh_events e ON e.id = o.event_id"
     " WHERE o.seq > %lld ORDER BY o.seq LIMIT 1", NULL, NULL };
 static const wh_inbox_stmt st_del_order = {
-    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS ")",
-    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_PG ")",
-    "DELETE FROM wh_order WHERE event_id IN (" WH_PURGE_IDS_MY ")" };
+    "DELETE FROM wh_order WHERE event_id IN (" WH_SQL_IDS ")",
+    "DELETE FROM wh_order WHERE event_id IN (" WH_SQL_IDS_PG ")",
+    "DELETE FROM wh_order WHERE event_id IN (" WH_SQL_IDS_MY ")" };
 /* An event becomes its tombstone: the row stays, so its notificationId
  * stays in the unique index that tells a duplicate (a store of the same
  * id meanwhile, on PostgreSQL, waits for this transaction and then finds
@@ -51,9 +47,9 @@ static const wh_inbox_stmt st_del_order = {
     " event_time = NULL, payment_id = NULL, status = NULL,"                   \
     " event_instant = NULL WHERE id > 0 AND id IN ("
 static const wh_inbox_stmt st_del_events = {
-    WH_PURGE_TOMBSTONE WH_PURGE_IDS ")",
-    WH_PURGE_TOMBSTONE WH_PURGE_IDS_PG ")",
-    WH_PURGE_TOMBSTONE WH_PURGE_IDS_MY ")" };
+    WH_PURGE_TOMBSTONE WH_SQL_IDS ")",
+    WH_PURGE_TOMBSTONE WH_SQL_IDS_PG ")",
+    WH_PURGE_TOMBSTONE WH_SQL_IDS_MY ")" };
 /* Tombstones, oldest first: -1, -2, ... */
 static const wh_inbox_stmt st_t_walk = {
     "SELECT id, received_at FROM wh_events WHERE id < %lld"

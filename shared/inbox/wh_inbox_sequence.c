@@ -12,9 +12,10 @@
  * no repeat. Numbers are given only to committed events (the DELETE sees
  * committed wh_pending rows only), so seq follows commit order, never
  * changes, and is never reused. An event committed but not numbered yet
- * (a store that lost the try-lock, or a crash between its commit and the
- * sequencer) is durable and gets its number at the next run: after the
- * next store, or before the next listing. The tables: README.md here.
+ * (a store that lost the try-lock, a batch with more queued behind it,
+ * or a crash between its commit and the sequencer) is durable and gets
+ * its number at the next run: after a later store, or before the next
+ * listing. The tables: README.md here.
  *
  * MySQL has no advisory lock that ends with a transaction: the lock is
  * the row WH_COUNTER_SEQUENCER of wh_counter, taken FOR UPDATE (SKIP

@@ -346,6 +346,11 @@ typedef struct {
     WH_BOTH("UPDATE wh_meta SET schema_version = 5"                           \
             " WHERE id = 1 AND schema_version = 4")
 
+/* A JSON array of ids (one parameter) as rows, in each dialect. */
+#define WH_SQL_IDS "SELECT value FROM json_each(%s)"
+#define WH_SQL_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
+#define WH_SQL_IDS_MY "SELECT j.v FROM JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j"
+
 /* A reference's kind in wh_payment_refs. */
 #define WH_REF_END_TO_END_ID 1
 #define WH_REF_IMAD 2

@@ -139,6 +139,15 @@ int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     return rv;
 }
 
+apr_int64_t wh_inbox_db_insert_id(wh_inbox *ib)
+{
+    const wh_db_conn *c = wh_inbox_db_conn(ib);
+
+    if (!c || !c->handle || c->engine != WH_INBOX_MYSQL)
+        return 0;
+    return wh_mysql_insert_id(c->driver, c->handle);
+}
+
 int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                        const void **args, int max_rows, wh_inbox_rows *out)
 {

@@ -40,8 +40,9 @@
  * the write lock; PostgreSQL: from a sequence (gaps after rollbacks are
  * fine for it), RETURNING telling whether the row went in; MySQL:
  * AUTO_INCREMENT, the row count telling (an update of nothing to itself
- * counts 0: the session never asks for CLIENT_FOUND_ROWS), then
- * LAST_INSERT_ID(). */
+ * counts 0: the session never asks for CLIENT_FOUND_ROWS), then the key
+ * the client read from the server's answer (SELECT LAST_INSERT_ID() only
+ * when the client's function cannot be found). */
 static const wh_inbox_stmt st_event = {
     "INSERT INTO wh_events (id, notification_id, event_type, event_time,"
     " payment_id, status, event_instant, received_at, body)"
@@ -62,8 +63,13 @@ static const wh_inbox_stmt st_last = {
 static const wh_inbox_stmt st_order = {
     "INSERT INTO wh_order (seq, event_id, payment_id, status, received_at)"
     " VALUES (%lld, %lld, %s, %s, %lld)", NULL, NULL };
+/* PostgreSQL, MySQL: a batch's new events queued for the sequencer in
+ * one statement, from a JSON array of their ids (one round trip, not one
+ * per event). */
 static const wh_inbox_stmt st_pending = {
-    "INSERT INTO wh_pending (event_id) VALUES (%lld)", NULL, NULL };
+    "INSERT INTO wh_pending (event_id) " WH_SQL_IDS,
+    "INSERT INTO wh_pending (event_id) " WH_SQL_IDS_PG,
+    "INSERT INTO wh_pending (event_id) " WH_SQL_IDS_MY };
 
 /* The new event is later than the payment's current one when its
  * (event_instant, id) is greater, unknown instants sorting first (as the
@@ -174,10 +180,13 @@ static int insert_event(wh_inbox *ib, apr_pool_t *p, store_row *r, int *inserted
         *inserted = 0;
         if ((rv = wh_inbox_db_exec(ib, p, &st_event, &n, args)) != 0 || n != 1)
             return rv;
-        if ((rv = wh_inbox_db_value(ib, p, &st_last_id, NULL, &id)) != 0)
-            return rv;
-        if ((r->id = wh_cell_num(id)) <= 0)
-            return -1;
+        r->id = wh_inbox_db_insert_id(ib);
+        if (r->id <= 0) {
+            if ((rv = wh_inbox_db_value(ib, p, &st_last_id, NULL, &id)) != 0)
+                return rv;
+            if ((r->id = wh_cell_num(id)) <= 0)
+                return -1;
+        }
         *inserted = 1;
         return 0;
     } else {
@@ -223,24 +232,35 @@ static int has_payment(const store_row *r)
     return r->facts->payment_id && r->facts->status;
 }
 
-/* Step 2 for a row that went in, and on SQLite step 3 with it. */
+/* SQLite: steps 2 and 3 for a row that went in. */
 static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *next_seq)
 {
     const wh_facts *f = r->facts;
+    const void *args[5] = { next_seq, &r->id, f->payment_id, f->status, &r->received };
     int n = 0, rv;
 
-    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
-        const void *args[5] = { next_seq, &r->id, f->payment_id, f->status, &r->received };
-        r->seq = ++*next_seq;
-        rv = wh_inbox_db_exec(ib, p, &st_order, &n, args);
-    } else {
-        const void *args[1] = { &r->id };
-        rv = wh_inbox_db_exec(ib, p, &st_pending, &n, args);
-    }
-    if (rv != 0 || n != 1)
+    r->seq = ++*next_seq;
+    if ((rv = wh_inbox_db_exec(ib, p, &st_order, &n, args)) != 0 || n != 1)
         return rv ? rv : -1;
-    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3 && has_payment(r))
-        return set_payment(ib, p, r);
+    return has_payment(r) ? set_payment(ib, p, r) : 0;
+}
+
+/* PostgreSQL, MySQL: step 2 for the batch's stored rows at once. */
+static int pend_stored(wh_inbox *ib, apr_pool_t *p, const store_job *j)
+{
+    char *ids = apr_palloc(p, (apr_size_t)j->stored * 22 + 3), *at = ids;
+    const void *args[1] = { ids };
+    int n = 0, rv;
+
+    *at++ = '[';
+    for (int i = 0; i < j->n; i++)
+        if (j->rows[i]->result == WH_INBOX_STORED)
+            at += apr_snprintf(at, 22, "%s%" APR_INT64_T_FMT, at[-1] == '[' ? "" : ",",
+                               j->rows[i]->id);
+    *at++ = ']';
+    *at = '\0';
+    if ((rv = wh_inbox_db_exec(ib, p, &st_pending, &n, args)) != 0 || n != j->stored)
+        return rv ? rv : -1;
     return 0;
 }
 
@@ -310,14 +330,19 @@ static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
             continue;
         }
         next_id = r->id > next_id ? r->id : next_id;
-        if ((rv = place_event(ib, p, r, &next_seq)) != 0) {
+        if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3
+            && (rv = place_event(ib, p, r, &next_seq)) != 0) {
             j->bad = i;
             return wh_inbox_db_fail(ib, p, "numbering and payment state", rv);
         }
         r->result = WH_INBOX_STORED;
         j->stored++;
     }
-    /* PostgreSQL, MySQL: the payments after every event, by paymentId */
+    /* PostgreSQL, MySQL: the new events queued for numbering, then the
+     * payments after every event, by paymentId */
+    if (wh_inbox_db_concurrent(ib) && j->stored
+        && (rv = pend_stored(ib, p, j)) != 0)
+        return wh_inbox_db_fail(ib, p, "queueing for numbering", rv);
     if (wh_inbox_db_concurrent(ib)) {
         for (int i = 0; i < j->n; i++)
             if (j->rows[i]->result == WH_INBOX_STORED && has_payment(j->rows[i]))

@@ -60,12 +60,9 @@ static const wh_inbox_stmt st_listed = {
 /* The arrival time at each position of a JSON array of positions: from
  * the listing's own narrow rows. */
 static const wh_inbox_stmt st_probe = {
-    "SELECT seq, received_at FROM wh_order"
-    " WHERE seq IN (SELECT value FROM json_each(%s))",
-    "SELECT seq, received_at FROM wh_order WHERE seq IN"
-    " (SELECT json_array_elements_text(%s::json)::bigint)",
-    "SELECT seq, received_at FROM wh_order WHERE seq IN (SELECT j.v FROM"
-    " JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j)" };
+    "SELECT seq, received_at FROM wh_order WHERE seq IN (" WH_SQL_IDS ")",
+    "SELECT seq, received_at FROM wh_order WHERE seq IN (" WH_SQL_IDS_PG ")",
+    "SELECT seq, received_at FROM wh_order WHERE seq IN (" WH_SQL_IDS_MY ")" };
 /* Held: neither released nor dealt with otherwise (discarded,
  * acknowledged). */
 static const wh_inbox_stmt st_held = {

@@ -4,6 +4,7 @@
 #include "wh_quarantine_ops.h"
 #include "wh_db_cells.h"
 #include "wh_inbox_db.h"
+#include "wh_inbox_sql.h"
 #include "verify/wh_schema.h"
 
 #include <apr_escape.h>
@@ -45,13 +46,11 @@ static const wh_inbox_stmt st_get = { WH_Q_SQL_GET, WH_Q_SQL_GET_PG, NULL };
 /* The bodies of a JSON array of ids, those small enough to check again. */
 static const wh_inbox_stmt st_bodies = {
     "SELECT id, hex(body) FROM wh_quarantine WHERE id IN"
-    " (SELECT value FROM json_each(%s)) AND length(body) <= %d",
+    " (" WH_SQL_IDS ") AND length(body) <= %d",
     "SELECT id, encode(body, 'hex') FROM wh_quarantine WHERE id IN"
-    " (SELECT json_array_elements_text(%s::json)::bigint)"
-    " AND octet_length(body) <= %d",
-    "SELECT id, hex(body) FROM wh_quarantine WHERE id IN (SELECT j.v FROM"
-    " JSON_TABLE(%s, '$[*]' COLUMNS (v BIGINT PATH '$')) AS j)"
-    " AND length(body) <= %d" };
+    " (" WH_SQL_IDS_PG ") AND octet_length(body) <= %d",
+    "SELECT id, hex(body) FROM wh_quarantine WHERE id IN"
+    " (" WH_SQL_IDS_MY ") AND length(body) <= %d" };
 static const wh_inbox_stmt st_event_of = {
     "SELECT id FROM wh_events WHERE notification_id = %s", NULL, NULL };
 /* Only a row still in quarantine: the first release wins. */
