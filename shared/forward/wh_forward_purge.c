@@ -18,19 +18,19 @@ static const wh_inbox_stmt st_cursor = {
     "SELECT last_seq FROM wh_forward_cursor WHERE id = 1 FOR UPDATE" };
 static const wh_inbox_stmt st_states = {
     "SELECT event_id, state, done_at FROM wh_delivery"
-    " WHERE event_id IN (" WH_FQ_IDS ")",
+    " WHERE event_id IN (" WH_SQL_IDS ")",
     "SELECT event_id, state, done_at FROM wh_delivery"
-    " WHERE event_id IN (" WH_FQ_IDS_PG ")",
+    " WHERE event_id IN (" WH_SQL_IDS_PG ")",
     "SELECT event_id, state, done_at FROM wh_delivery"
-    " WHERE event_id IN (" WH_FQ_IDS_MY ")" };
+    " WHERE event_id IN (" WH_SQL_IDS_MY ")" };
 static const wh_inbox_stmt st_del_attempts = {
-    "DELETE FROM wh_attempts WHERE event_id IN (" WH_FQ_IDS ")",
-    "DELETE FROM wh_attempts WHERE event_id IN (" WH_FQ_IDS_PG ")",
-    "DELETE FROM wh_attempts WHERE event_id IN (" WH_FQ_IDS_MY ")" };
+    "DELETE FROM wh_attempts WHERE event_id IN (" WH_SQL_IDS ")",
+    "DELETE FROM wh_attempts WHERE event_id IN (" WH_SQL_IDS_PG ")",
+    "DELETE FROM wh_attempts WHERE event_id IN (" WH_SQL_IDS_MY ")" };
 static const wh_inbox_stmt st_del_queue = {
-    "DELETE FROM wh_delivery WHERE event_id IN (" WH_FQ_IDS ")",
-    "DELETE FROM wh_delivery WHERE event_id IN (" WH_FQ_IDS_PG ")",
-    "DELETE FROM wh_delivery WHERE event_id IN (" WH_FQ_IDS_MY ")" };
+    "DELETE FROM wh_delivery WHERE event_id IN (" WH_SQL_IDS ")",
+    "DELETE FROM wh_delivery WHERE event_id IN (" WH_SQL_IDS_PG ")",
+    "DELETE FROM wh_delivery WHERE event_id IN (" WH_SQL_IDS_MY ")" };
 
 static int limit(void *ctx, wh_inbox *ib, apr_pool_t *p, apr_int64_t *upto)
 {

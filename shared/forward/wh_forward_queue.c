@@ -132,21 +132,6 @@ const char *wh_fq_open(apr_pool_t *p, wh_inbox *ib, const wh_config *cfg,
     return NULL;
 }
 
-/* ---- JSON id lists --------------------------------------------------- */
-
-static const char *json_ids(apr_pool_t *p, const apr_array_header_t *ids)
-{
-    char *s = apr_palloc(p, (apr_size_t)ids->nelts * 21 + 3), *w = s;
-
-    *w++ = '[';
-    for (int i = 0; i < ids->nelts; i++)
-        w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, i ? "," : "",
-                          APR_ARRAY_IDX(ids, i, apr_int64_t));
-    *w++ = ']';
-    *w = '\0';
-    return s;
-}
-
 /* ---- the cycle ------------------------------------------------------- */
 
 typedef struct {
@@ -301,7 +286,7 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         c->out->lost += forwarded - n;
     }
     if (finished->nelts) {
-        const void *args[2] = { &now, json_ids(p, finished) };
+        const void *args[2] = { &now, wh_cell_ids(p, (const apr_int64_t *)finished->elts, finished->nelts) };
         if ((rv = wh_inbox_db_exec(ib, p, &st_promote, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "making the next events ready", rv);
     }
@@ -387,7 +372,7 @@ static int lease_due(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     ids = apr_array_make(p, rows.nrows, sizeof(apr_int64_t));
     take_leases(c, &rows, 0, ids);
     {
-        const void *args[4] = { &now, c->q->owner, &lease_end, json_ids(p, ids) };
+        const void *args[4] = { &now, c->q->owner, &lease_end, wh_cell_ids(p, (const apr_int64_t *)ids->elts, ids->nelts) };
         if ((rv = wh_inbox_db_exec(ib, p, &st_lease, &n, args)) != 0)
             return wh_inbox_db_fail(ib, p, "leasing events", rv);
     }
@@ -872,7 +857,7 @@ int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
     list = apr_array_make(p, n, sizeof(apr_int64_t));
     for (int i = 0; i < n; i++)
         APR_ARRAY_PUSH(list, apr_int64_t) = ids[i];
-    args[0] = json_ids(p, list);
+    args[0] = wh_cell_ids(p, (const apr_int64_t *)list->elts, list->nelts);
     if (wh_inbox_db_query(q->ib, p, "queue states", &st_states, args, n, &found) != 0)
         return -1;
     for (int i = 0; i < found.nrows; i++) {

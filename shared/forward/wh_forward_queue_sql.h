@@ -11,6 +11,7 @@
  * States are literals, not parameters, so that each engine can prove a
  * query matches a partial index's predicate. Times are apr_time_t
  * (microseconds since the epoch). */
+#include "inbox/wh_inbox_sql.h"   /* WH_SQL_IDS: a JSON array of ids as rows */
 
 /* Not part of the inbox's versioned schema (wh_meta): the forwarder and
  * `wirehook inbox` create them when missing, in one transaction. */
@@ -315,10 +316,6 @@
  * transaction. */
 #define WH_FQ_SQL_DUE_MY WH_FQ_SQL_DUE " FOR UPDATE SKIP LOCKED"
 
-/* A JSON array of ids, as rows: [3,5,8]. */
-#define WH_FQ_IDS "SELECT value FROM json_each(%s)"
-#define WH_FQ_IDS_PG "SELECT json_array_elements_text(%s::json)::bigint"
-#define WH_FQ_IDS_MY "SELECT j.v" WH_FQ_MY_JSON("v BIGINT PATH '$'")
 /* A JSON array of [id, attempt] pairs, as rows. */
 #define WH_FQ_PAIRS                                                           \
     "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')"         \
@@ -349,9 +346,9 @@
     "UPDATE wh_delivery SET attempts = attempts + 1,"                         \
     " first_at = coalesce(first_at, %lld), lease_owner = %s, next_at = %lld"  \
     " WHERE state = 1 AND event_id IN (" ids ")"
-#define WH_FQ_SQL_LEASE WH_FQ_LEASE(WH_FQ_IDS)
-#define WH_FQ_SQL_LEASE_PG WH_FQ_LEASE(WH_FQ_IDS_PG)
-#define WH_FQ_SQL_LEASE_MY WH_FQ_LEASE(WH_FQ_IDS_MY)
+#define WH_FQ_SQL_LEASE WH_FQ_LEASE(WH_SQL_IDS)
+#define WH_FQ_SQL_LEASE_PG WH_FQ_LEASE(WH_SQL_IDS_PG)
+#define WH_FQ_SQL_LEASE_MY WH_FQ_LEASE(WH_SQL_IDS_MY)
 
 /* Forwarded, in one statement for a batch; only events still leased to
  * this forwarder for that attempt. */
@@ -402,8 +399,8 @@
     "   WHERE w.payment_id = f.payment_id AND w.state < 3)"                   \
     "  FROM wh_delivery f WHERE f.event_id IN (" ids ") AND f.state > 2"      \
     "  AND f.payment_id IS NOT NULL)"
-#define WH_FQ_SQL_PROMOTE WH_FQ_PROMOTE(WH_FQ_IDS)
-#define WH_FQ_SQL_PROMOTE_PG WH_FQ_PROMOTE(WH_FQ_IDS_PG)
+#define WH_FQ_SQL_PROMOTE WH_FQ_PROMOTE(WH_SQL_IDS)
+#define WH_FQ_SQL_PROMOTE_PG WH_FQ_PROMOTE(WH_SQL_IDS_PG)
 /* MySQL: the pairs through a derived table, which it materialises before
  * the UPDATE writes (it refuses a subquery on the table it updates). */
 #define WH_FQ_SQL_PROMOTE_MY                                                  \
@@ -411,7 +408,7 @@
     " WHERE state = 0 AND (payment_id, seq) IN (SELECT x.p, x.s FROM ("       \
     "  SELECT f.payment_id AS p, (SELECT min(w.seq) FROM wh_delivery w"       \
     "   WHERE w.payment_id = f.payment_id AND w.state < 3) AS s"              \
-    "  FROM wh_delivery f WHERE f.event_id IN (" WH_FQ_IDS_MY ")"             \
+    "  FROM wh_delivery f WHERE f.event_id IN (" WH_SQL_IDS_MY ")"             \
     "  AND f.state > 2 AND f.payment_id IS NOT NULL) AS x)"
 
 #define WH_FQ_SQL_NEXT_DUE "SELECT min(next_at) FROM wh_delivery WHERE state = 1"
@@ -473,9 +470,9 @@
     "SELECT event_id, state, attempts, lease_owner, next_at, first_at,"       \
     " done_at, http_status, answer, reason FROM wh_delivery"                  \
     " WHERE event_id IN (" ids ")"
-#define WH_FQ_SQL_STATES WH_FQ_STATES(WH_FQ_IDS)
-#define WH_FQ_SQL_STATES_PG WH_FQ_STATES(WH_FQ_IDS_PG)
-#define WH_FQ_SQL_STATES_MY WH_FQ_STATES(WH_FQ_IDS_MY)
+#define WH_FQ_SQL_STATES WH_FQ_STATES(WH_SQL_IDS)
+#define WH_FQ_SQL_STATES_PG WH_FQ_STATES(WH_SQL_IDS_PG)
+#define WH_FQ_SQL_STATES_MY WH_FQ_STATES(WH_SQL_IDS_MY)
 
 /* Back in the queue with a fresh count: ready, unless an event of its
  * payment is still open (then it waits; being earlier, it is next). One

@@ -113,18 +113,6 @@ static apr_time_t cut_of(apr_time_t now, apr_int64_t seconds)
     return seconds > 0 ? now - apr_time_from_sec(seconds) : 0;
 }
 
-static const char *json_ids(apr_pool_t *p, const apr_int64_t *ids, int n)
-{
-    char *s = apr_palloc(p, (apr_size_t)n * 21 + 3), *w = s;
-
-    *w++ = '[';
-    for (int i = 0; i < n; i++)
-        w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, i ? "," : "", ids[i]);
-    *w++ = ']';
-    *w = '\0';
-    return s;
-}
-
 static int finish(const wh_purge *pg)
 {
     return pg->o.dry_run ? WH_TXN_ROLLBACK : WH_TXN_COMMIT;
@@ -185,7 +173,7 @@ static int delete_events(wh_purge *pg, apr_pool_t *p, const apr_int64_t *ids, in
     }
     if (!m)
         return 0;
-    list = json_ids(p, go, m);
+    list = wh_cell_ids(p, go, m);
     args[0] = list;
     if (pg->o.guard && (rv = pg->o.guard->forget(pg->o.guard->ctx, pg->ib, p, list)) != 0)
         return wh_inbox_db_fail(pg->ib, p, "purging the forward queue's rows", rv);
@@ -240,7 +228,7 @@ static int events_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
         return WH_TXN_ROLLBACK;
     verdict = apr_pcalloc(p, (apr_size_t)n);
     memset(verdict, WH_PURGE_GO, (apr_size_t)n);
-    if (pg->o.guard && (rv = pg->o.guard->judge(pg->o.guard->ctx, ib, p, json_ids(p, ids, n),
+    if (pg->o.guard && (rv = pg->o.guard->judge(pg->o.guard->ctx, ib, p, wh_cell_ids(p, ids, n),
                                                 ids, n, pg->dead_cut, verdict)) != 0)
         return wh_inbox_db_fail(ib, p, "reading the forward queue's states", rv);
     if ((rv = delete_events(pg, p, ids, n, verdict)) != 0)

@@ -248,18 +248,15 @@ static int place_event(wh_inbox *ib, apr_pool_t *p, store_row *r, apr_int64_t *n
 /* PostgreSQL, MySQL: step 2 for the batch's stored rows at once. */
 static int pend_stored(wh_inbox *ib, apr_pool_t *p, const store_job *j)
 {
-    char *ids = apr_palloc(p, (apr_size_t)j->stored * 22 + 3), *at = ids;
-    const void *args[1] = { ids };
-    int n = 0, rv;
+    apr_int64_t *ids = apr_palloc(p, sizeof(*ids) * (apr_size_t)j->n);
+    const void *args[1];
+    int k = 0, n = 0, rv;
 
-    *at++ = '[';
     for (int i = 0; i < j->n; i++)
         if (j->rows[i]->result == WH_INBOX_STORED)
-            at += apr_snprintf(at, 22, "%s%" APR_INT64_T_FMT, at[-1] == '[' ? "" : ",",
-                               j->rows[i]->id);
-    *at++ = ']';
-    *at = '\0';
-    if ((rv = wh_inbox_db_exec(ib, p, &st_pending, &n, args)) != 0 || n != j->stored)
+            ids[k++] = j->rows[i]->id;
+    args[0] = wh_cell_ids(p, ids, k);
+    if ((rv = wh_inbox_db_exec(ib, p, &st_pending, &n, args)) != 0 || n != k)
         return rv ? rv : -1;
     return 0;
 }

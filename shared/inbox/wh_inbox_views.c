@@ -195,20 +195,13 @@ typedef struct {
  * instant is resolved. */
 static const char *probes(apr_pool_t *p, const bisect *b)
 {
-    char *s = apr_palloc(p, (apr_size_t)b->n * 21 + 3), *w = s;
+    apr_int64_t *mid = apr_palloc(p, sizeof(*mid) * (apr_size_t)(b->n > 0 ? b->n : 1));
     int k = 0;
 
-    *w++ = '[';
-    for (int i = 0; i < b->n; i++) {
-        apr_int64_t mid;
-        if (b->hi[i] - b->lo[i] <= 1)
-            continue;
-        mid = b->lo[i] + (b->hi[i] - b->lo[i]) / 2;
-        w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, k++ ? "," : "", mid);
-    }
-    *w++ = ']';
-    *w = '\0';
-    return k ? s : NULL;
+    for (int i = 0; i < b->n; i++)
+        if (b->hi[i] - b->lo[i] > 1)
+            mid[k++] = b->lo[i] + (b->hi[i] - b->lo[i]) / 2;
+    return k ? wh_cell_ids(p, mid, k) : NULL;
 }
 
 /* A probed position and its arrival time. */

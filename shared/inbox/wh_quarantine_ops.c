@@ -170,20 +170,19 @@ int wh_quarantine_get(wh_inbox *ib, apr_pool_t *p, apr_int64_t id,
 int wh_quarantine_recheck(wh_inbox *ib, apr_pool_t *p, const wh_config *cfg,
                           apr_array_header_t *rows)
 {
-    char *ids = apr_palloc(p, (apr_size_t)rows->nelts * 21 + 3), *w = ids;
+    apr_int64_t *held = apr_palloc(p, sizeof(*held) * (apr_size_t)(rows->nelts + 1));
     int n = 0, max = WH_QUARANTINE_RECHECK_MAX;
+    const char *ids;
     wh_inbox_rows found;
 
-    *w++ = '[';
     for (int i = 0; i < rows->nelts; i++) {
         const wh_quarantined *q = &APR_ARRAY_IDX(rows, i, wh_quarantined);
         if (WH_QUARANTINE_HELD(q))
-            w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, n++ ? "," : "", q->id);
+            held[n++] = q->id;
     }
-    *w++ = ']';
-    *w = '\0';
     if (!n)
         return 0;
+    ids = wh_cell_ids(p, held, n);
     {
         const void *args[2] = { ids, &max };
         if (wh_inbox_db_query(ib, p, "quarantine bodies", &st_bodies, args, n, &found) != 0)
