@@ -108,6 +108,16 @@ typedef struct {
 int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                        const void **args, int max_rows, wh_inbox_rows *out);
 
+/* Every row of st, a chunk of rows per round trip, so memory stays
+ * bounded whatever the size of the inbox (the upgrades' walks over
+ * wh_events). st takes (%lld after, %d limit) and answers rows ordered
+ * by the key in its first column; fn gets each row, in a pool cleared
+ * per chunk, and stops the walk by returning non-zero. 0 or the failure. */
+typedef int (*wh_inbox_row_fn)(wh_inbox *ib, apr_pool_t *p, const wh_inbox_rows *rows,
+                               int i, void *baton);
+int wh_inbox_db_walk(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                     wh_inbox_row_fn fn, void *baton);
+
 /* A query on its own (wh_inbox_query.c), not inside fn: runs st through
  * wh_inbox_db_read (so "what" names it in the log of a failure) and keeps
  * at most max_rows rows in out. 0, or -1 when the database is unavailable;

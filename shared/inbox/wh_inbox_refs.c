@@ -7,9 +7,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* Rows per round trip while an upgrade reads the bodies. */
-#define WH_REFS_CHUNK 500
-
 /* A payment's events mostly repeat its references: the usual store only
  * finds the keys there. All of an event's references go in one statement
  * (one round trip on PostgreSQL and MySQL, where the store's transaction
@@ -63,38 +60,23 @@ int wh_inbox_refs_add(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
     return k ? wh_inbox_db_exec(ib, p, &st_add[k - 1], NULL, args) : 0;
 }
 
+/* One stored event's references. Every stored body passed the checks;
+ * one that no longer parses (edited by hand) simply has none. */
+static int add_from_body(wh_inbox *ib, apr_pool_t *p, const wh_inbox_rows *rows, int i,
+                         void *baton)
+{
+    const char *body = WH_ROW_CELL(rows, i, 2), *why;
+    wh_facts f;
+
+    (void)baton;
+    memset(&f, 0, sizeof(f));
+    if (!body || wh_schema_check(p, body, strlen(body), NULL, NULL, &f, &why)
+                     == WH_SCHEMA_NOT_JSON)
+        return 0;
+    return wh_inbox_refs_add(ib, p, WH_ROW_CELL(rows, i, 1), &f);
+}
+
 int wh_inbox_refs_fill(wh_inbox *ib, apr_pool_t *p)
 {
-    apr_int64_t last = 0;
-    int chunk = WH_REFS_CHUNK, rv = 0;
-    apr_pool_t *tmp;
-
-    if (apr_pool_create(&tmp, p) != APR_SUCCESS)
-        return -1;
-    for (;;) {
-        const void *args[2] = { &last, &chunk };
-        wh_inbox_rows rows;
-
-        apr_pool_clear(tmp);
-        if ((rv = wh_inbox_db_select(ib, tmp, &st_bodies, args, chunk, &rows)) != 0)
-            break;
-        for (int i = 0; rv == 0 && i < rows.nrows; i++) {
-            const char *id = WH_ROW_CELL(&rows, i, 0), *body = WH_ROW_CELL(&rows, i, 2);
-            const char *why;
-            wh_facts f;
-
-            last = id ? apr_atoi64(id) : last;
-            /* every stored body passed the checks; one that no longer
-             * parses (edited by hand) simply has no references */
-            memset(&f, 0, sizeof(f));
-            if (!body || wh_schema_check(tmp, body, strlen(body), NULL, NULL, &f, &why)
-                             == WH_SCHEMA_NOT_JSON)
-                continue;
-            rv = wh_inbox_refs_add(ib, tmp, WH_ROW_CELL(&rows, i, 1), &f);
-        }
-        if (rv != 0 || rows.nrows < chunk)
-            break;
-    }
-    apr_pool_destroy(tmp);
-    return rv;
+    return wh_inbox_db_walk(ib, p, &st_bodies, add_from_body, NULL);
 }

@@ -13,8 +13,6 @@
  * reports a duplicate catalog row to the loser); the loser re-reads the
  * version and finds the winner's tables. */
 #define WH_SCHEMA_ATTEMPTS 5
-/* Rows per round trip while the upgrade fills event_instant. */
-#define WH_UPGRADE_CHUNK 500
 
 static const char *const upgrade_v2[] = { WH_SQL_UPGRADE_V2 };
 static const wh_schema_step schema_v3[] = { WH_SQL_SCHEMA_V3 };
@@ -62,38 +60,24 @@ static int run_steps(wh_inbox *ib, apr_pool_t *p, const wh_schema_step *steps,
 }
 
 /* eventDateTime as an instant for every stored event, parsed by the same
- * code as the schema check (the store fills it for new events). Chunked
- * by id, so memory stays bounded whatever the size of the inbox. */
+ * code as the schema check (the store fills it for new events). */
+static int set_instant(wh_inbox *ib, apr_pool_t *p, const wh_inbox_rows *rows, int i,
+                       void *baton)
+{
+    const char *id = WH_ROW_CELL(rows, i, 0), *t = WH_ROW_CELL(rows, i, 1);
+    apr_int64_t key = id ? apr_atoi64(id) : 0, us;
+    const void *set[2] = { &us, &key };
+    int n = 0;
+
+    (void)baton;
+    if (t && wh_datetime_parse(t, strlen(t), &us) == 0)
+        return wh_inbox_db_exec(ib, p, &st_set_instant, &n, set);
+    return 0;
+}
+
 static int fill_instants(wh_inbox *ib, apr_pool_t *p)
 {
-    apr_int64_t last = 0;
-    int chunk = WH_UPGRADE_CHUNK, rv = 0;
-    apr_pool_t *tmp;
-
-    if (apr_pool_create(&tmp, p) != APR_SUCCESS)
-        return -1;
-    for (;;) {
-        const void *args[2] = { &last, &chunk };
-        wh_inbox_rows rows;
-
-        apr_pool_clear(tmp);
-        if ((rv = wh_inbox_db_select(ib, tmp, &st_times, args, chunk, &rows)) != 0)
-            break;
-        for (int i = 0; rv == 0 && i < rows.nrows; i++) {
-            const char *id = WH_ROW_CELL(&rows, i, 0), *t = WH_ROW_CELL(&rows, i, 1);
-            apr_int64_t key = id ? apr_atoi64(id) : 0, us;
-            const void *set[2] = { &us, &key };
-            int n = 0;
-            if (key > last)
-                last = key;
-            if (t && wh_datetime_parse(t, strlen(t), &us) == 0)
-                rv = wh_inbox_db_exec(ib, tmp, &st_set_instant, &n, set);
-        }
-        if (rv != 0 || rows.nrows < chunk)
-            break;
-    }
-    apr_pool_destroy(tmp);
-    return rv;
+    return wh_inbox_db_walk(ib, p, &st_times, set_instant, NULL);
 }
 
 #define STEPS(a) (a), sizeof(a) / sizeof((a)[0])

@@ -186,6 +186,38 @@ int wh_inbox_db_select(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     return 0;
 }
 
+/* Rows per round trip of wh_inbox_db_walk. */
+#define WH_WALK_CHUNK 500
+
+int wh_inbox_db_walk(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                     wh_inbox_row_fn fn, void *baton)
+{
+    apr_int64_t last = 0;
+    int chunk = WH_WALK_CHUNK, rv = 0;
+    apr_pool_t *tmp;
+
+    if (apr_pool_create(&tmp, p) != APR_SUCCESS)
+        return -1;
+    for (;;) {
+        const void *args[2] = { &last, &chunk };
+        wh_inbox_rows rows;
+
+        apr_pool_clear(tmp);
+        if ((rv = wh_inbox_db_select(ib, tmp, st, args, chunk, &rows)) != 0)
+            break;
+        for (int i = 0; rv == 0 && i < rows.nrows; i++) {
+            const char *key = WH_ROW_CELL(&rows, i, 0);
+            if (key && apr_atoi64(key) > last)
+                last = apr_atoi64(key);
+            rv = fn(ib, tmp, &rows, i, baton);
+        }
+        if (rv != 0 || rows.nrows < chunk)
+            break;
+    }
+    apr_pool_destroy(tmp);
+    return rv;
+}
+
 int wh_inbox_db_value(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                       const void **args, const char **value)
 {
