@@ -82,8 +82,42 @@ static int respond_verdict(request_rec *r, const wh_mod_state *st)
 
 /* The handler gets the verified bytes and the facts (once per request: a
  * fast redirect keeps both on r; an internal redirect needs them again). */
+static ap_filter_rec_t *confirm_handle;
+
+/* The application's answer is on its way to the client: the id is
+ * confirmed in the replay store now, before a byte of the answer is sent,
+ * unless the answer is 5xx (then the claim is forgotten at
+ * log_transaction). Confirming only at log_transaction, after the answer
+ * was written, left a moment in which a server killed -9 had answered 200
+ * yet its claim merely lapsed, and the bank's copy sent to another server
+ * was delivered a second time. */
+static apr_status_t confirm_filter(ap_filter_t *f, apr_bucket_brigade *bb)
+{
+    wh_mod_state *st = f->ctx;
+
+    if (st->claim && !ap_is_HTTP_SERVER_ERROR(f->r->status)) {
+        wh_mod_replay_confirm(f->r, st->claim, st->config->cfg);
+        st->claim = NULL;
+    }
+    ap_remove_output_filter(f);
+    return ap_pass_brigade(f->next, bb);
+}
+
+/* The confirmation rides r's output; an error document replaces r's
+ * output filters, hence the insert_error_filter hook. */
+static void confirm_on_answer(request_rec *r, wh_mod_state *st)
+{
+    if (st->claim == NULL)
+        return;
+    for (const ap_filter_t *f = r->output_filters; f; f = f->next)
+        if (f->frec == confirm_handle && f->ctx == st)
+            return;
+    ap_add_output_filter_handle(confirm_handle, st, r, r->connection);
+}
+
 static void deliver(request_rec *r, wh_mod_state *st)
 {
+    confirm_on_answer(r, st);
     wh_mod_kept_body_resume(r, st->kept);
     if (st->delivered_to != r) {
         wh_mod_publish_facts(r, &st->verdict.facts);
@@ -344,8 +378,17 @@ static int wh_guard(request_rec *r)
     return wh_mod_is_inbox(r) ? wh_mod_inbox_run(r) : DECLINED;
 }
 
-/* The end of a delivery, in every store this chain claimed its id in. The
- * application answered (final status below 500): the id is confirmed, a
+static void wh_insert_error_filter(request_rec *r)
+{
+    wh_mod_state *st = wh_mod_state_of(r);
+
+    if (st && st->phase == WH_ST_VERIFIED && st->delivered_to == r)
+        confirm_on_answer(r, st);
+}
+
+/* The end of a delivery, in every store this chain claimed its id in,
+ * where the answer's way out did not already settle it (confirm_filter).
+ * The application answered (final status below 500): the id is confirmed, a
  * duplicate from now on. It failed (5xx): the id is forgotten, so the bank's
  * retry is delivered instead of being answered "duplicate". A handler killed
  * before this (a full restart, a crash) leaves a claim that lapses with its
@@ -389,5 +432,11 @@ void wh_mod_verify_register(void)
     ap_hook_fixups(wh_fixups, after_core, NULL, APR_HOOK_REALLY_FIRST);
     /* ahead of every handler, including ones that ask to be REALLY_FIRST */
     ap_hook_handler(wh_guard, NULL, NULL, APR_HOOK_REALLY_FIRST - 10);
+    ap_hook_insert_error_filter(wh_insert_error_filter, NULL, NULL,
+                                APR_HOOK_MIDDLE);
     ap_hook_log_transaction(wh_log_transaction, NULL, NULL, APR_HOOK_MIDDLE);
+    /* ahead of the protocol filters, which send the status line */
+    confirm_handle = ap_register_output_filter("WIREHOOK_CONFIRM",
+                                               confirm_filter, NULL,
+                                               AP_FTYPE_CONTENT_SET);
 }

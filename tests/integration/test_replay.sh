@@ -33,6 +33,11 @@ ScriptAlias /slow \"$T/cgi-bin/record.cgi\"
 <Location /mk>
     WirehookConfig $T/etc/mk.conf
 </Location>
+ScriptAlias /linger \"$T/cgi-bin/record.cgi\"
+<Location /linger>
+    SetEnv WH_APP_LINGER 8
+    WirehookConfig $WH_CONF
+</Location>
 ScriptAlias /mkslow \"$T/cgi-bin/record.cgi\"
 <Location /mkslow>
     SetEnv WH_APP_SLEEP 2
@@ -185,6 +190,20 @@ assert_contains "$WH_BODY" '"app":"received"' "... by the application: delivered
 assert_eq $((calls + 1)) "$(wh_app_calls)" "... the application ran for it"
 wh_post "$S" "$kb"
 assert_json_code duplicate "... and the retry's own delivery confirmed it: a duplicate now"
+calls=$(wh_app_calls)
+# A 200 the client has read is a confirmed id, even if httpd dies before
+# its handler returns: the application below answers at once and runs on,
+# and httpd is killed the moment the answer is read. A copy afterwards
+# is a duplicate, never a second delivery.
+lb=$(wh_body Complete)
+WH_CURL_TIMEOUT=2 wh_post "$WH_URL/linger" "$lb"
+assert_status 200 "confirm: an application that answers and runs on: its 200 read while the handler runs"
+assert_contains "$WH_BODY" '"app":"received"' "... with the application's body"
+wh_httpd_kill9
+wh_httpd_start || exit 1
+wh_post "$WH_URL/linger" "$lb"
+assert_json_code duplicate "confirm: httpd killed right after the 200 was read: the copy is a duplicate"
+assert_eq $((calls + 1)) "$(wh_app_calls)" "... delivered once"
 calls=$(wh_app_calls)
 
 # ---- shmcb across restarts: what it cannot know is 503 ----------------

@@ -233,6 +233,7 @@ from app_calls import deliveries
 recs = [json.loads(l) for l in open(out)]
 seen = deliveries(calls)
 missing = unexplained = again = 0
+odd = []
 for r in recs:
     got = seen.get(r["id"], [])
     if not got:
@@ -249,10 +250,13 @@ for r in recs:
         again += 1
     else:
         unexplained += 1
+        odd.append("%s delivered by %s, senders %s" % (r["id"], got, r["senders"]))
 bad_final = sum(1 for r in recs for s in r["senders"] if s["final"] != 200)
 moved = sum(1 for r in recs for s in r["senders"] if s["start"] == "A" and any(a[0] == "B" for a in s["attempts"]))
 print("ids=%d senders_not_200=%d missing=%d unexplained=%d redelivered_after_kill=%d moved=%d" % (
     len(recs), bad_final, missing, unexplained, again, moved))
+for o in odd:
+    print("     unexplained: " + o)
 PY
 )
     echo "   $s, A killed mid-burst: $r"

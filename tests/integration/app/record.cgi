@@ -4,7 +4,9 @@
 # under $WH_APP_OUT/calls: body (stdin exactly), env (the environment),
 # marker (method and URI). Answers 200 with a small JSON document, or the
 # status named by $WH_APP_STATUS when the test configures one (SetEnv),
-# after $WH_APP_SLEEP seconds when one is set.
+# after $WH_APP_SLEEP seconds when one is set. With $WH_APP_LINGER it
+# answers 200 at once and runs on that many seconds, its output still open:
+# the client has read the status and body while the handler still runs.
 # Few processes: it runs for every delivery of every suite.
 umask 022
 out=${WH_APP_OUT:-/tmp}/calls
@@ -17,6 +19,11 @@ env >"$d/env"
 echo "$REQUEST_METHOD $REQUEST_URI" >"$d/marker"
 n=$(wc -c <"$d/body")
 n=$((n))
+if [ -n "$WH_APP_LINGER" ]; then
+    printf 'Content-Type: application/json\r\n\r\n{"app":"received","bytes":%s}\n' "$n"
+    sleep "$WH_APP_LINGER"
+    exit 0
+fi
 # a slow application (SetEnv WH_APP_SLEEP): its delivery stays under way
 [ -n "$WH_APP_SLEEP" ] && sleep "$WH_APP_SLEEP"
 if [ -n "$WH_APP_STATUS" ]; then
