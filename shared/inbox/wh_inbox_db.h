@@ -90,6 +90,24 @@ int wh_inbox_db_fail(wh_inbox *ib, apr_pool_t *p, const char *what, int rv);
 int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
                      int *nrows, const void **args);
 
+/* An INSERT of several rows of one shape: head, then k copies of row
+ * joined by ", ", then tail (each a statement in its dialects). On
+ * PostgreSQL and MySQL a store's transaction waits on every round trip, so
+ * a batch's rows of one table go in as few statements as this allows. */
+typedef struct {
+    wh_inbox_stmt head;
+    const char *row;
+    wh_inbox_stmt tail;
+} wh_inbox_rows_stmt;
+/* Most rows in one statement (their values are bound parameters). */
+#define WH_INBOX_ROWS_MAX 32
+
+/* Runs rs with k rows (1 .. WH_INBOX_ROWS_MAX), their values in args row
+ * after row; its text for k is made and prepared on first use on this
+ * connection. As wh_inbox_db_exec. */
+int wh_inbox_db_exec_rows(wh_inbox *ib, apr_pool_t *p, const wh_inbox_rows_stmt *rs,
+                          int k, int *nrows, const void **args);
+
 /* MySQL: the arrival key the last wh_inbox_db_exec's INSERT made, or 0
  * when only SELECT LAST_INSERT_ID() can tell (wh_mysql_insert_id). */
 apr_int64_t wh_inbox_db_insert_id(wh_inbox *ib);

@@ -7,12 +7,12 @@
  * quotes. Inside a unit of work (wh_inbox_db.h). */
 #include "wh_inbox_db.h"
 
-/* The references in facts, for payment_id: each (reference, kind,
- * payment) once. A reference that no search could ask for (empty, longer
- * than a filter value, control characters) is not kept. 0 or the
- * driver's code. */
-int wh_inbox_refs_add(wh_inbox *ib, apr_pool_t *p, const char *payment_id,
-                      const wh_facts *facts);
+/* The references of n events' facts, each for its event's payment_id
+ * (none without one): each (reference, kind, payment) once, every writer
+ * taking them in one order. A reference that no search could ask for
+ * (empty, longer than a filter value, control characters) is not kept.
+ * 0 or the driver's code. */
+int wh_inbox_refs_add(wh_inbox *ib, apr_pool_t *p, const wh_facts *const *facts, int n);
 
 /* Every stored event's references, read from its body, chunk by chunk:
  * memory stays bounded whatever the inbox's size. 0 or the failure. */

@@ -6,6 +6,7 @@
 #include "wh_inbox_mysql.h"
 #include <apr_strings.h>
 #include <string.h>
+#include <sys/uio.h>
 
 /* Longest driver message kept for the log. */
 #define WH_DB_MSG_MAX 300
@@ -124,12 +125,11 @@ static int prepared(const wh_db_conn *c, const wh_inbox_stmt *st, apr_dbd_prepar
     return rv;
 }
 
-int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
-                     int *nrows, const void **args)
+static int run(wh_inbox *ib, apr_pool_t *p, apr_dbd_prepared_t *ps, int rv,
+               int *nrows, const void **args)
 {
     const wh_db_conn *c = wh_inbox_db_conn(ib);
-    apr_dbd_prepared_t *ps;
-    int rv = prepared(c, st, &ps), n = 0;
+    int n = 0;
 
     wh_inbox_db_awaiting(ib);
     if (rv == 0)
@@ -137,6 +137,56 @@ int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
     if (nrows)
         *nrows = n;
     return rv;
+}
+
+int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
+                     int *nrows, const void **args)
+{
+    apr_dbd_prepared_t *ps;
+    int rv = prepared(wh_inbox_db_conn(ib), st, &ps);
+
+    return run(ib, p, ps, rv, nrows, args);
+}
+
+/* rs for k rows, prepared on this connection; kept beside the plain
+ * statements, under a key of its own size. */
+static int prepared_rows(const wh_db_conn *c, const wh_inbox_rows_stmt *rs, int k,
+                         apr_dbd_prepared_t **out)
+{
+    struct rows_key { const wh_inbox_rows_stmt *rs; int k; } key = { rs, k };
+    apr_dbd_prepared_t *ps = apr_hash_get(c->prepared, &key, sizeof(key));
+    int rv = 0;
+
+    if (!ps) {
+        struct rows_key *kept = apr_pmemdup(c->pool, &key, sizeof(key));
+        struct iovec part[2 * WH_INBOX_ROWS_MAX + 1];
+        apr_size_t n = 0;
+
+        part[n++].iov_base = (void *)dialect_sql(&rs->head, c->engine);
+        for (int i = 0; i < k; i++) {
+            part[n++].iov_base = (void *)rs->row;
+            part[n++].iov_base = (void *)(i + 1 < k ? ", "
+                                          : dialect_sql(&rs->tail, c->engine));
+        }
+        for (apr_size_t i = 0; i < n; i++)
+            part[i].iov_len = strlen(part[i].iov_base);
+        rv = apr_dbd_prepare(c->driver, c->pool, c->handle,
+                             apr_pstrcatv(c->pool, part, n, NULL), NULL, &ps);
+        if (rv == 0)
+            apr_hash_set(c->prepared, kept, sizeof(*kept), ps);
+    }
+    *out = rv == 0 ? ps : NULL;
+    return rv;
+}
+
+int wh_inbox_db_exec_rows(wh_inbox *ib, apr_pool_t *p, const wh_inbox_rows_stmt *rs,
+                          int k, int *nrows, const void **args)
+{
+    apr_dbd_prepared_t *ps = NULL;
+    int rv = k < 1 || k > WH_INBOX_ROWS_MAX
+                 ? -1 : prepared_rows(wh_inbox_db_conn(ib), rs, k, &ps);
+
+    return run(ib, p, ps, rv, nrows, args);
 }
 
 apr_int64_t wh_inbox_db_insert_id(wh_inbox *ib)

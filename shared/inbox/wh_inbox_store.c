@@ -97,9 +97,13 @@ static const wh_inbox_stmt st_payment_other = {
     " ON CONFLICT (payment_id) DO UPDATE SET"
     " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL, NULL };
 
-/* PostgreSQL: one statement, atomic under concurrent writers (who commit
- * in parallel there), and one round trip; its parser makes light work of
- * the repeated ordering. */
+/* PostgreSQL and MySQL: one statement for many rows (a batch's payments
+ * in key order), atomic under concurrent writers (who commit in parallel
+ * there). PostgreSQL's ON CONFLICT DO UPDATE may not touch a row twice
+ * in one statement, so a payment's second event of a batch starts the
+ * next statement; MySQL applies the rows one after another, each seeing
+ * the ones before it. PostgreSQL's parser makes light work of the
+ * repeated ordering. */
 #define WH_LATER                                                              \
     "(coalesce(excluded.event_instant, " WH_NO_INSTANT "), excluded.event_id)" \
     " > (coalesce(wh_payments.event_instant, " WH_NO_INSTANT "),"            \
@@ -107,36 +111,32 @@ static const wh_inbox_stmt st_payment_other = {
 #define WH_IF_LATER(col)                                                      \
     " " col " = CASE WHEN " WH_LATER " THEN excluded." col                    \
     " ELSE wh_payments." col " END"
-static const wh_inbox_stmt st_payment_pg = {
-    "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
-    " event_id, notification_id, events, updated_at)"
-    " VALUES (%s, %s, %lld, %s, %lld, %s, 1, %lld)"
-    " ON CONFLICT (payment_id) DO UPDATE SET"
-    WH_IF_LATER("status") "," WH_IF_LATER("event_instant") ","
-    WH_IF_LATER("event_time") "," WH_IF_LATER("event_id") ","
-    WH_IF_LATER("notification_id") ","
-    " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL, NULL };
-/* MySQL: the same in one statement, its own way: ON DUPLICATE KEY UPDATE
- * assigns left to right, each assignment seeing the ones before it (the
- * session's sql_mode leaves out MariaDB's SIMULTANEOUS_ASSIGNMENT). So
- * the columns the order is not made of go first, each compared with the
- * row as it was; then event_id, compared the same way; then
- * event_instant, which follows event_id: event_id equals the new event's
- * only when the new event won (two events never share an id). */
+/* MySQL: ON DUPLICATE KEY UPDATE assigns left to right, each assignment
+ * seeing the ones before it (the session's sql_mode leaves out MariaDB's
+ * SIMULTANEOUS_ASSIGNMENT). So the columns the order is not made of go
+ * first, each compared with the row as it was; then event_id, compared
+ * the same way; then event_instant, which follows event_id: event_id
+ * equals the new event's only when the new event won (two events never
+ * share an id). */
 #define WH_MY_LATER                                                           \
     "(coalesce(VALUES(event_instant), " WH_NO_INSTANT "), VALUES(event_id))"  \
     " > (coalesce(event_instant, " WH_NO_INSTANT "), event_id)"
 #define WH_MY_IF_LATER(col) " " col " = IF(" WH_MY_LATER ", VALUES(" col "), " col ")"
-static const wh_inbox_stmt st_payment_my = {
-    "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
-    " event_id, notification_id, events, updated_at)"
-    " VALUES (%s, %s, %lld, %s, %lld, %s, 1, %lld)"
-    " ON DUPLICATE KEY UPDATE"
-    WH_MY_IF_LATER("status") "," WH_MY_IF_LATER("event_time") ","
-    WH_MY_IF_LATER("notification_id") "," WH_MY_IF_LATER("event_id") ","
-    " event_instant = IF(event_id = VALUES(event_id), VALUES(event_instant),"
-    " event_instant),"
-    " events = events + 1, updated_at = VALUES(updated_at)", NULL, NULL };
+static const wh_inbox_rows_stmt st_payments = {
+    { "INSERT INTO wh_payments (payment_id, status, event_instant, event_time,"
+      " event_id, notification_id, events, updated_at) VALUES ", NULL, NULL },
+    "(%s, %s, %lld, %s, %lld, %s, 1, %lld)",
+    { " ON CONFLICT (payment_id) DO UPDATE SET"
+      WH_IF_LATER("status") "," WH_IF_LATER("event_instant") ","
+      WH_IF_LATER("event_time") "," WH_IF_LATER("event_id") ","
+      WH_IF_LATER("notification_id") ","
+      " events = wh_payments.events + 1, updated_at = excluded.updated_at", NULL,
+      " ON DUPLICATE KEY UPDATE"
+      WH_MY_IF_LATER("status") "," WH_MY_IF_LATER("event_time") ","
+      WH_MY_IF_LATER("notification_id") "," WH_MY_IF_LATER("event_id") ","
+      " event_instant = IF(event_id = VALUES(event_id), VALUES(event_instant),"
+      " event_instant),"
+      " events = events + 1, updated_at = VALUES(updated_at)" } };
 static const wh_inbox_stmt st_seq_of = {
     "SELECT seq FROM wh_order WHERE event_id = %lld", NULL, NULL };
 
@@ -202,28 +202,35 @@ static int insert_event(wh_inbox *ib, apr_pool_t *p, store_row *r, int *inserted
     }
 }
 
-/* Step 3: the payment's state, with the statements above. */
+/* The payment's columns of a row, as the payment statements bind them. */
+static void payment_args(const store_row *r, const void **args)
+{
+    const wh_facts *f = r->facts;
+
+    args[0] = f->payment_id;
+    args[1] = f->status;
+    args[2] = r->has_instant ? (const void *)&r->instant : NULL;
+    args[3] = f->event_time;
+    args[4] = &r->id;
+    args[5] = f->notification_id;
+    args[6] = &r->received;
+}
+
+/* SQLite, step 3: the payment's state, with the two statements above. */
 static int set_payment(wh_inbox *ib, apr_pool_t *p, const store_row *r)
 {
     const wh_facts *f = r->facts;
     const void *instant = r->has_instant ? (const void *)&r->instant : NULL;
-    const void *row[7] = { f->payment_id, f->status, instant, f->event_time, &r->id,
-                           f->notification_id, &r->received };
+    const void *row[7];
+    const void *later[9] = { f->status, instant, f->event_time, &r->id,
+                             f->notification_id, &r->received, f->payment_id,
+                             instant, &r->id };
     int n = 0, rv;
 
-    if (wh_inbox_db_engine(ib) == WH_INBOX_SQLITE3) {
-        const void *later[9] = { f->status, instant, f->event_time, &r->id,
-                                 f->notification_id, &r->received, f->payment_id,
-                                 instant, &r->id };
-        if ((rv = wh_inbox_db_exec(ib, p, &st_payment_later, &n, later)) == 0 && n != 1)
-            rv = wh_inbox_db_exec(ib, p, &st_payment_other, &n, row);
-    } else {
-        rv = wh_inbox_db_exec(ib, p, wh_inbox_db_engine(ib) == WH_INBOX_MYSQL
-                                         ? &st_payment_my : &st_payment_pg, &n, row);
-    }
-    /* after the payment's row: on PostgreSQL and MySQL that row's lock
-     * orders the writers of its references too */
-    return rv ? rv : wh_inbox_refs_add(ib, p, f->payment_id, f);
+    payment_args(r, row);
+    if ((rv = wh_inbox_db_exec(ib, p, &st_payment_later, &n, later)) == 0 && n != 1)
+        rv = wh_inbox_db_exec(ib, p, &st_payment_other, &n, row);
+    return rv;
 }
 
 /* Only status events of a payment make its state. */
@@ -289,6 +296,41 @@ static void key_order(wh_inbox *ib, keyed *k, int n)
         qsort(k, (size_t)n, sizeof(*k), by_key);
 }
 
+/* PostgreSQL, MySQL: step 3 for the batch's payments, order[0..m) in key
+ * order, in as few statements as st_payments allows. */
+static int set_payments(wh_inbox *ib, apr_pool_t *p, store_job *j, const keyed *order,
+                        int m)
+{
+    const void **args = apr_palloc(p, sizeof(*args) * 7 * WH_INBOX_ROWS_MAX);
+    int pg = wh_inbox_db_engine(ib) == WH_INBOX_PGSQL;
+
+    for (int k = 0; k < m;) {
+        int first = k, rv;
+        do {
+            payment_args(j->rows[order[k].row], args + 7 * (k - first));
+            k++;
+        } while (k < m && k - first < WH_INBOX_ROWS_MAX
+                 && !(pg && strcmp(order[k].key, order[k - 1].key) == 0));
+        if ((rv = wh_inbox_db_exec_rows(ib, p, &st_payments, k - first, NULL, args)) != 0) {
+            j->bad = order[first].row;
+            return rv;
+        }
+    }
+    return 0;
+}
+
+static int add_refs(wh_inbox *ib, apr_pool_t *p, store_job *j, const keyed *order, int m)
+{
+    const wh_facts **facts = apr_palloc(p, sizeof(*facts) * (apr_size_t)m);
+    int rv;
+
+    for (int k = 0; k < m; k++)
+        facts[k] = j->rows[order[k].row]->facts;
+    if ((rv = wh_inbox_refs_add(ib, p, facts, m)) != 0)
+        j->bad = order[0].row;
+    return rv;
+}
+
 static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
 {
     store_job *j = baton;
@@ -340,18 +382,17 @@ static int store_txn(wh_inbox *ib, apr_pool_t *p, void *baton)
     if (wh_inbox_db_concurrent(ib) && j->stored
         && (rv = pend_stored(ib, p, j)) != 0)
         return wh_inbox_db_fail(ib, p, "queueing for numbering", rv);
+    for (int i = 0; i < j->n; i++)
+        if (j->rows[i]->result == WH_INBOX_STORED && has_payment(j->rows[i]))
+            order[m++] = (keyed){ j->rows[i]->facts->payment_id, j->rows[i]->id, i };
     if (wh_inbox_db_concurrent(ib)) {
-        for (int i = 0; i < j->n; i++)
-            if (j->rows[i]->result == WH_INBOX_STORED && has_payment(j->rows[i]))
-                order[m++] = (keyed){ j->rows[i]->facts->payment_id, j->rows[i]->id, i };
         key_order(ib, order, m);
-        for (int k = 0; k < m; k++) {
-            if ((rv = set_payment(ib, p, j->rows[order[k].row])) != 0) {
-                j->bad = order[k].row;
-                return wh_inbox_db_fail(ib, p, "payment state", rv);
-            }
-        }
+        if ((rv = set_payments(ib, p, j, order, m)) != 0)
+            return wh_inbox_db_fail(ib, p, "payment state", rv);
     }
+    /* the references last, in their own order (wh_inbox_refs.c) */
+    if (m && (rv = add_refs(ib, p, j, order, m)) != 0)
+        return wh_inbox_db_fail(ib, p, "payment references", rv);
     /* Only duplicates: nothing to commit, no sync to wait for. */
     return j->stored ? WH_TXN_COMMIT : WH_TXN_ROLLBACK;
 }

@@ -101,6 +101,47 @@ static void test_one_batch_dups_and_a_bad_row(void)
     }
 }
 
+/* One batch of more rows than one statement holds (WH_INBOX_ROWS_MAX),
+ * three payments' events interleaved and out of time order, references
+ * repeated across them: each payment ends at its latest event, counts
+ * every one, and each reference is kept once. */
+static void test_one_batch_many_payments(void)
+{
+    enum { N = 45, PAYMENTS = 3 };
+    fx *f = batched(64, 0);
+    wh_inbox_store_req *r = apr_pcalloc(wh_test_pool(), N * sizeof(*r));
+    int latest[PAYMENTS] = { -1, -1, -1 };
+
+    for (int i = 0; i < N; i++) {
+        wh_facts *fa = apr_palloc(wh_test_pool(), sizeof(*fa));
+        const char *id = apr_psprintf(wh_test_pool(), "many-%02d", i);
+        int minute = (i * 7) % N;        /* every minute once, out of order */
+
+        *fa = ix_facts(id, apr_psprintf(wh_test_pool(), "Q%d", i % PAYMENTS),
+                       apr_psprintf(wh_test_pool(), "S%02d", i));
+        fa->event_time = apr_psprintf(wh_test_pool(), "2026-03-01T10:%02d:00Z", minute);
+        fa->end_to_end_id = apr_psprintf(wh_test_pool(), "E-%d", i % PAYMENTS);
+        fa->imad = apr_psprintf(wh_test_pool(), "I-%02d", i);
+        r[i] = req(id);
+        r[i].facts = fa;
+        if (latest[i % PAYMENTS] < 0 || minute > (latest[i % PAYMENTS] * 7) % N)
+            latest[i % PAYMENTS] = i;
+    }
+    CU_ASSERT_EQUAL(wh_inbox_store_many(f->ib, wh_test_pool(), r, N), N);
+    for (int q = 0; q < PAYMENTS; q++) {
+        const char *sql = apr_psprintf(wh_test_pool(),
+                                       "SELECT status FROM wh_payments WHERE payment_id = 'Q%d'", q);
+        ASSERT_STR(ix_query(f, sql), apr_psprintf(wh_test_pool(), "S%02d", latest[q]));
+        sql = apr_psprintf(wh_test_pool(),
+                           "SELECT events FROM wh_payments WHERE payment_id = 'Q%d'", q);
+        ASSERT_STR(ix_query(f, sql), apr_itoa(wh_test_pool(), N / PAYMENTS));
+    }
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_payment_refs"),
+               apr_itoa(wh_test_pool(), PAYMENTS + N));
+    ASSERT_STR(ix_query(f, "SELECT count(*) FROM wh_payment_refs WHERE ref = 'E-1'"
+                           " AND payment_id = 'Q1'"), "1");
+}
+
 typedef struct {
     fx *f;
     int t;
@@ -325,6 +366,7 @@ static void test_opposite_orders_never_deadlock(void)
 
 #define CASES(X)                                                              \
     X(one_batch_dups_and_a_bad_row, "one batch: copies are duplicates, a refused row fails alone") \
+    X(one_batch_many_payments, "one batch of many rows: payments at their latest event, references once") \
     X(threads_share_transactions, "threads share transactions; answers and listing exact") \
     X(batch_bounded_by_max, "InboxBatchMax bounds a batch")                  \
     X(lone_store_does_not_wait, "a lone store does not wait (InboxBatchWait)") \
