@@ -21,7 +21,8 @@
  * two copies in opposite orders waited for each other until PostgreSQL
  * broke the cycle ("deadlock detected", a second lost each time). So
  * every batch takes its keys in one global order: all its events by
- * notification_id first, then all its payments by paymentId. A batch
+ * notification_id first, then all its payments by paymentId, then all
+ * its references by (reference, kind, paymentId). A batch
  * waits only for a key above every key it holds, and so no wait closes
  * a cycle. (wh_pending rows and event ids are new keys nobody else
  * writes; the sequencer runs in its own transaction after the commit.)
