@@ -38,6 +38,7 @@ APLOG_USE_MODULE(wirehook);
 #define WH_MOD_HANDLER      "wirehook"
 #define WH_MOD_CONSOLE      "wirehook-console"
 #define WH_MOD_KEPT_FILTER  "WIREHOOK_KEPT_BODY"
+#define WH_MOD_CONFIRM_FILTER "WIREHOOK_CONFIRM"
 
 /* One replay store, shared by every loaded configuration naming the same
  * ReplayCache, and one delivery's claim in it. Opaque: wh_mod_replay.c. */

@@ -436,7 +436,7 @@ void wh_mod_verify_register(void)
                                 APR_HOOK_MIDDLE);
     ap_hook_log_transaction(wh_log_transaction, NULL, NULL, APR_HOOK_MIDDLE);
     /* ahead of the protocol filters, which send the status line */
-    confirm_handle = ap_register_output_filter("WIREHOOK_CONFIRM",
+    confirm_handle = ap_register_output_filter(WH_MOD_CONFIRM_FILTER,
                                                confirm_filter, NULL,
                                                AP_FTYPE_CONTENT_SET);
 }
