@@ -153,10 +153,15 @@ int wh_inbox_db_exec(wh_inbox *ib, apr_pool_t *p, const wh_inbox_stmt *st,
 static int prepared_rows(const wh_db_conn *c, const wh_inbox_rows_stmt *rs, int k,
                          apr_dbd_prepared_t **out)
 {
-    struct rows_key { const wh_inbox_rows_stmt *rs; int k; } key = { rs, k };
-    apr_dbd_prepared_t *ps = apr_hash_get(c->prepared, &key, sizeof(key));
+    /* hashed byte for byte: no padding may be left unset */
+    struct rows_key { const wh_inbox_rows_stmt *rs; apr_uintptr_t k; } key;
+    apr_dbd_prepared_t *ps;
     int rv = 0;
 
+    memset(&key, 0, sizeof(key));
+    key.rs = rs;
+    key.k = (apr_uintptr_t)k;
+    ps = apr_hash_get(c->prepared, &key, sizeof(key));
     if (!ps) {
         struct rows_key *kept = apr_pmemdup(c->pool, &key, sizeof(key));
         struct iovec part[2 * WH_INBOX_ROWS_MAX + 1];
