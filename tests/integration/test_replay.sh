@@ -35,7 +35,7 @@ ScriptAlias /slow \"$T/cgi-bin/record.cgi\"
 </Location>
 ScriptAlias /linger \"$T/cgi-bin/record.cgi\"
 <Location /linger>
-    SetEnv WH_APP_LINGER 8
+    SetEnv WH_APP_LINGER 30
     WirehookConfig $WH_CONF
 </Location>
 ScriptAlias /mkslow \"$T/cgi-bin/record.cgi\"
@@ -192,11 +192,12 @@ wh_post "$S" "$kb"
 assert_json_code duplicate "... and the retry's own delivery confirmed it: a duplicate now"
 calls=$(wh_app_calls)
 # A 200 the client has read is a confirmed id, even if httpd dies before
-# its handler returns: the application below answers at once and runs on,
-# and httpd is killed the moment the answer is read. A copy afterwards
-# is a duplicate, never a second delivery.
+# its handler returns: the application below answers at once and runs on
+# for 30 s (its answer never ends; the client gives up reading after 5 s,
+# the 200 and the body in hand), and httpd is killed while it still runs.
+# A copy afterwards is a duplicate, never a second delivery.
 lb=$(wh_body Complete)
-WH_CURL_TIMEOUT=2 wh_post "$WH_URL/linger" "$lb"
+WH_CURL_TIMEOUT=5 wh_post "$WH_URL/linger" "$lb"
 assert_status 200 "confirm: an application that answers and runs on: its 200 read while the handler runs"
 assert_contains "$WH_BODY" '"app":"received"' "... with the application's body"
 wh_httpd_kill9
