@@ -286,7 +286,8 @@ static int record(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
         c->out->lost += forwarded - n;
     }
     if (finished->nelts) {
-        const void *args[2] = { &now, wh_cell_ids(p, (const apr_int64_t *)finished->elts, finished->nelts) };
+        const void *args[2] = { &now, wh_cell_ids(p, (const apr_int64_t *)finished->elts,
+                                                  finished->nelts) };
         if ((rv = wh_inbox_db_exec(ib, p, &st_promote, NULL, args)) != 0)
             return wh_inbox_db_fail(ib, p, "making the next events ready", rv);
     }
@@ -372,7 +373,8 @@ static int lease_due(wh_inbox *ib, apr_pool_t *p, cycle_ctx *c)
     ids = apr_array_make(p, rows.nrows, sizeof(apr_int64_t));
     take_leases(c, &rows, 0, ids);
     {
-        const void *args[4] = { &now, c->q->owner, &lease_end, wh_cell_ids(p, (const apr_int64_t *)ids->elts, ids->nelts) };
+        const void *args[4] = { &now, c->q->owner, &lease_end,
+                                wh_cell_ids(p, (const apr_int64_t *)ids->elts, ids->nelts) };
         if ((rv = wh_inbox_db_exec(ib, p, &st_lease, &n, args)) != 0)
             return wh_inbox_db_fail(ib, p, "leasing events", rv);
     }
@@ -845,7 +847,6 @@ int wh_fq_has_attempts(const wh_fq *q)
 int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
                  int n, apr_array_header_t **out)
 {
-    apr_array_header_t *list;
     const void *args[1];
     wh_inbox_rows found;
 
@@ -854,10 +855,7 @@ int wh_fq_states(wh_fq *q, apr_pool_t *p, const apr_int64_t *ids,
         return 0;
     if (n > WH_FQ_INGEST_BATCH)
         return -1;
-    list = apr_array_make(p, n, sizeof(apr_int64_t));
-    for (int i = 0; i < n; i++)
-        APR_ARRAY_PUSH(list, apr_int64_t) = ids[i];
-    args[0] = wh_cell_ids(p, (const apr_int64_t *)list->elts, list->nelts);
+    args[0] = wh_cell_ids(p, ids, n);
     if (wh_inbox_db_query(q->ib, p, "queue states", &st_states, args, n, &found) != 0)
         return -1;
     for (int i = 0; i < found.nrows; i++) {
