@@ -80,8 +80,6 @@ static int respond_verdict(request_rec *r, const wh_mod_state *st)
     return answer(r, st);
 }
 
-/* The handler gets the verified bytes and the facts (once per request: a
- * fast redirect keeps both on r; an internal redirect needs them again). */
 static ap_filter_rec_t *confirm_handle;
 
 /* The application's answer is on its way to the client: the id is
@@ -115,6 +113,8 @@ static void confirm_on_answer(request_rec *r, wh_mod_state *st)
     ap_add_output_filter_handle(confirm_handle, st, r, r->connection);
 }
 
+/* The handler gets the verified bytes and the facts (once per request: a
+ * fast redirect keeps both on r; an internal redirect needs them again). */
 static void deliver(request_rec *r, wh_mod_state *st)
 {
     confirm_on_answer(r, st);
@@ -403,7 +403,7 @@ static int wh_log_transaction(request_rec *r)
         first = first->prev;
     while (last->next)
         last = last->next;
-    failed = last->status >= 500 && last->status <= 599;
+    failed = ap_is_HTTP_SERVER_ERROR(last->status);
     for (const request_rec *q = first; q; q = q->next) {
         const wh_mod_state *st = wh_mod_state_of(q);
         if (st == NULL || st->phase != WH_ST_VERIFIED || st->claim == NULL
