@@ -107,6 +107,11 @@ static void test_decode_rejects_bad_lengths_and_digits(void)
         "g3e1d4690d93e33e24e6793e869749e6c5f7e492735886df279287f35a4e0edb", out), -1);
     CU_ASSERT_EQUAL(wh_signature_decode(
         "53e1d4690d93e33e24e6793e869749e6c5f7e492735886df279287f35a4e0ed ", out), -1);
+    /* a colon-separated form, a byte above ASCII in a low digit */
+    CU_ASSERT_EQUAL(wh_signature_decode(
+        "53:1d4690d93e33e24e6793e869749e6c5f7e492735886df279287f35a4e0edb", out), -1);
+    CU_ASSERT_EQUAL(wh_signature_decode(
+        "53e1d4690d93e33e24e6793e869749e6c5f7e492735886df279287f35a4e0ed\xff", out), -1);
     /* sha256= prefixes (other vendors' style) are not this spec's format. */
     CU_ASSERT_EQUAL(wh_signature_decode(
         "sha256=53e1d4690d93e33e24e6793e869749e6c5f7e492735886df279287f35a4e0edb", out), -1);
