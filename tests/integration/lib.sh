@@ -274,10 +274,11 @@ wh_skip() {
 # tail of its output otherwise, and one skip per test it skipped, with
 # the test's reason.
 wh_unit_suite() {
-    local suite=$1 out line p f k skip
+    local suite=$1 out rc line p f k skip
     out=$("$WH_BUILD/unit_tests" "$suite" 2>&1)
+    rc=$?
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' <<<"$out" | tail -n 1)
-    echo "   unit suite $suite: ${line:-no counts}"
+    echo "   unit suite $suite: ${line:-no counts (exit status $rc$([ $rc -gt 128 ] && echo ", signal $((rc - 128))"))}"
     read -r p _ f _ k _ <<<"${line:-0 passed, 1 failed, 0 skipped}"
     if [ -z "$line" ] || [ "$f" -ne 0 ] || [ $((p + k)) -eq 0 ]; then
         _wh_bad "unit suite $suite ran, nothing failed" "$(tail -n 30 <<<"$out")"

@@ -315,6 +315,9 @@ int main(int argc, char **argv)
     }
     suite_name = a < argc ? argv[a] : NULL;
     test_name = a + 1 < argc ? argv[a + 1] : NULL;
+    /* a line at a time even into a pipe: a case that crashes the run
+     * leaves the names of those before it, and its own, to whoever reads */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (too_many_suites) {
         fprintf(stderr, "unit_tests: more than %d suites: raise "
                 "WH_MAX_SUITES in tests/unit/main.c\n", WH_MAX_SUITES);
