@@ -1,4 +1,5 @@
 #include "wh_auth.h"
+#include "wh_auth_flight.h"
 #include "wh_signature.h"   /* wh_hmac_sha256, wh_signature_hex */
 #include <apr_base64.h>
 #include <apr_lib.h>
@@ -34,6 +35,7 @@ struct wh_auth_cache {
     unsigned n;
     cache_slot *slots;
     apr_thread_mutex_t *lock;
+    wh_auth_flights *flights;        /* checks under way, shared by waiters */
     unsigned long hits;
     unsigned long misses;
     /* second level (wh_auth_cache_set_store) */
@@ -73,6 +75,7 @@ wh_auth_cache *wh_auth_cache_create(apr_pool_t *p, apr_int64_t ttl_seconds,
     c->slots = apr_pcalloc(p, sizeof(cache_slot) * c->n);
     if (apr_thread_mutex_create(&c->lock, APR_THREAD_MUTEX_DEFAULT, p) != APR_SUCCESS)
         c->lock = NULL;
+    c->flights = wh_auth_flights_create(p);
     return c;
 }
 
@@ -332,9 +335,20 @@ wh_auth_result wh_auth_check_gen(apr_pool_t *p, apr_hash_t *users,
     } else if (wh_auth_parse_basic(p, header, &user, &password) != NULL) {
         result = WH_AUTH_MISSING;
     } else {
-        result = check_credentials(p, users, generation, cache, header,
-                                   use_cache ? key : NULL, user, password,
-                                   now, user_out, &checked);
+        wh_auth_flights *flights = use_cache ? cache->flights : NULL;
+        wh_auth_flight *mine = NULL;
+        int ok = 0;
+        wh_flight_role role = wh_auth_flights_join(flights, key, generation, p, &ok,
+                                                   user_out, &mine);
+        if (role == WH_FLIGHT_SHARED) {
+            result = ok ? WH_AUTH_OK : WH_AUTH_FAILED;
+        } else {
+            result = check_credentials(p, users, generation, cache, header,
+                                       use_cache ? key : NULL, user, password,
+                                       now, user_out, &checked);
+            wh_auth_flights_land(flights, mine, result == WH_AUTH_OK,
+                                 result == WH_AUTH_OK ? *user_out : NULL);
+        }
         /* The decoded password lives in the pool; do not leave it readable. */
         OPENSSL_cleanse((void *)password, strlen(password));
     }
