@@ -114,12 +114,25 @@ mariadb_resume() {
     return 1
 }
 
-_mariadb_pid() { [ -f "$MARIADB_DIR/pid" ] && cat "$MARIADB_DIR/pid"; }
+# The server's pid, only while that process is still mariadbd: pids wrap
+# at 32768 on some machines, and a make check starts tens of thousands of
+# processes, so a pid from a file can name another suite's process by the
+# time it is signalled.
+_mariadb_is_server() {
+    local comm=""
+    read -r comm <"/proc/$1/comm" 2>/dev/null
+    [ "$comm" = mariadbd ]
+}
+_mariadb_pid() {
+    local pid=""
+    [ -f "$MARIADB_DIR/pid" ] && read -r pid <"$MARIADB_DIR/pid"
+    [ -n "$pid" ] && _mariadb_is_server "$pid" && printf '%s\n' "$pid"
+}
 
 _mariadb_wait_gone() {
     local pid=$1 i
     for i in $(seq 1 300); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        _mariadb_is_server "$pid" || return 0
         sleep 0.1
     done
     return 1
@@ -130,7 +143,8 @@ mariadb_stop() {
     local pid
     [ -n "$MARIADB_DIR" ] && pid=$(_mariadb_pid) && [ -n "$pid" ] || return 0
     kill -TERM "$pid" 2>/dev/null
-    _mariadb_wait_gone "$pid" || { kill -KILL "$pid" 2>/dev/null; _mariadb_wait_gone "$pid"; }
+    _mariadb_wait_gone "$pid" ||
+        { _mariadb_is_server "$pid" && kill -KILL "$pid" 2>/dev/null; _mariadb_wait_gone "$pid"; }
     rm -f "$MARIADB_DIR/pid"
     return 0
 }
