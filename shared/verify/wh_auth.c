@@ -18,7 +18,6 @@
 /* Longer Authorization values are refused outright: no real Basic
  * credential needs more, and it bounds the decode buffer. */
 #define WH_AUTH_MAX_HEADER 4096
-#define WH_AUTH_MAX_USER 255
 
 typedef struct {
     unsigned char key[SHA256_DIGEST_LENGTH];

@@ -7,6 +7,9 @@
 
 /* Basic authentication against an htpasswd user table. */
 
+/* The longest user name a check looks up, and a cache holds. */
+#define WH_AUTH_MAX_USER 255
+
 typedef enum {
     WH_AUTH_OK = 0,
     WH_AUTH_MISSING,     /* no header, not Basic, bad base64, no colon */

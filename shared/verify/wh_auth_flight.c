@@ -1,5 +1,6 @@
 /* One password check per credential at a time (see wh_auth_flight.h). */
 #include "wh_auth_flight.h"
+#include "wh_auth.h"
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
@@ -12,7 +13,6 @@
 /* A waiter checks by itself after this: a leader never takes this long
  * unless the machine is starved, and then waiting on gains nothing. */
 #define WH_AUTH_FLIGHT_WAIT apr_time_from_sec(10)
-#define WH_AUTH_FLIGHT_USER_MAX 255
 
 struct wh_auth_flight {
     unsigned char key[WH_AUTH_FLIGHT_KEY_LEN];
@@ -21,7 +21,7 @@ struct wh_auth_flight {
     int landed;
     unsigned waiters;
     int ok;
-    char user[WH_AUTH_FLIGHT_USER_MAX + 1];
+    char user[WH_AUTH_MAX_USER + 1];
 };
 
 struct wh_auth_flights {
@@ -117,7 +117,7 @@ void wh_auth_flights_land(wh_auth_flights *f, wh_auth_flight *mine, int ok,
     if (!f || !mine)
         return;
     apr_thread_mutex_lock(f->lock);
-    mine->ok = ok && user && strlen(user) <= WH_AUTH_FLIGHT_USER_MAX;
+    mine->ok = ok && user && strlen(user) <= WH_AUTH_MAX_USER;
     apr_cpystrn(mine->user, mine->ok ? user : "", sizeof(mine->user));
     mine->landed = 1;
     leave(mine);

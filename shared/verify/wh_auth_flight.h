@@ -12,11 +12,12 @@
  * the user table) wait for its result and take it, success or failure:
  * the same header against the same table cannot get another answer. */
 #include <apr_pools.h>
+#include <openssl/sha.h>
 
 typedef struct wh_auth_flights wh_auth_flights;
 typedef struct wh_auth_flight wh_auth_flight;
 
-#define WH_AUTH_FLIGHT_KEY_LEN 32   /* a SHA-256 digest */
+#define WH_AUTH_FLIGHT_KEY_LEN SHA256_DIGEST_LENGTH   /* the header's digest */
 
 typedef enum {
     WH_FLIGHT_ALONE,   /* check without sharing: no room, or waited too long */
