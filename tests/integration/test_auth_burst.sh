@@ -16,36 +16,35 @@ wh_httpd_conf
 wh_httpd_start || exit 1
 W="$WH_URL/v1/wires"
 
-# burst NAME USER:PASS: N signed requests at once, new ids; their
-# statuses in $T/NAME.*
+# burst NAME USER:PASS: N signed requests at once, new ids (all signed
+# first, so they leave together); their statuses in $T/NAME.status.*
 burst() {
-    local name=$1 auth=$2 i body ts sig
-    local -a pids=()
+    local name=$1 auth=$2 i ts sig
+    local -a bodies=() sigs=() pids=()
     printf -v ts '%(%s)T' -1
     for i in $(seq 1 "$N"); do
-        body=$(wh_body Complete)
-        _wh_sign_fast sig "$WH_SECRETS" POST "$W" "$body" "$ts" ||
-            sig=$(wh_sign "$WH_SECRETS" POST "$W" "$body" "$ts")
-        printf '%s\n' "$body" >"$T/$name.body.$i"
-        printf '%s\n' "$sig" >"$T/$name.sig.$i"
+        bodies[i]=$(wh_body Complete)
+        _wh_sign_fast sig "$WH_SECRETS" POST "$W" "${bodies[i]}" "$ts" ||
+            sig=$(wh_sign "$WH_SECRETS" POST "$W" "${bodies[i]}" "$ts")
+        sigs[i]=$sig
     done
     for i in $(seq 1 "$N"); do
-        read -r body <"$T/$name.body.$i"; read -r sig <"$T/$name.sig.$i"
-        curl -s -o /dev/null -w '%{http_code}' --max-time 20 -X POST --data-binary "@$body" \
+        curl -s -o /dev/null -w '%{http_code}' --max-time 20 -X POST --data-binary "@${bodies[i]}" \
             -H "Expect:" -H "Content-Type: application/json" -u "$auth" \
-            -H "$WH_TS_HEADER: $ts" -H "$WH_SIG_HEADER: $sig" "$W" >"$T/$name.status.$i" &
+            -H "$WH_TS_HEADER: $ts" -H "$WH_SIG_HEADER: ${sigs[i]}" "$W" >"$T/$name.status.$i" &
         pids+=($!)
     done
     wait "${pids[@]}"
 }
-checks() { grep -c "password of user burst checked against BasicAuthFile" "$T/logs/error.log"; }
+CHECKED="password of user burst checked against BasicAuthFile"
+checks() { grep -c "$CHECKED" "$T/logs/error.log"; }
 
 burst good "burst:$PW"
 ok=0
 for i in $(seq 1 "$N"); do [ "$(cat "$T/good.status.$i")" = 200 ] && ok=$((ok + 1)); done
 assert_eq "$N" "$ok" "all $N requests of the burst are accepted"
 n=$(checks)
-procs=$(grep "password of user burst checked against BasicAuthFile" "$T/logs/error.log" |
+procs=$(grep "$CHECKED" "$T/logs/error.log" |
     grep -o '\[pid [0-9]*' | sort -u | wc -l)
 assert_true "one password check per child process, not one per request ($n for $N requests, $procs processes)" \
     test "$n" -ge 1 -a "$n" -eq "$procs" -a "$n" -lt "$N"

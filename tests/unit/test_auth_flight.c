@@ -33,16 +33,6 @@ static void *APR_THREAD_FUNC join_thread(apr_thread_t *t, void *data)
     return NULL;
 }
 
-static apr_pool_t *own_pool(void)
-{
-    apr_pool_t *p = NULL;
-    apr_allocator_t *a = NULL;
-    CU_ASSERT_EQUAL_FATAL(apr_allocator_create(&a), APR_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(apr_pool_create_ex(&p, NULL, NULL, a), APR_SUCCESS);
-    apr_allocator_owner_set(a, p);
-    return p;
-}
-
 /* Until n requests wait (bounded: a stuck waiter fails the case). */
 static int waiters_reach(wh_auth_flights *f, unsigned n)
 {
@@ -69,7 +59,7 @@ static joiner *waited_answer(int ok, const char *user)
     memset(j->key, 0x5a, sizeof(j->key));
     j->f = f;
     j->generation = 3;
-    j->p = own_pool();
+    apr_pool_create_unmanaged_ex(&j->p, NULL, NULL);
     CU_ASSERT_EQUAL(wh_auth_flights_join(f, j->key, 3, wh_test_pool(), &lok, &luser, &mine),
                     WH_FLIGHT_LEAD);
     CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
@@ -191,7 +181,7 @@ static void test_a_burst_costs_one_check(void)
         k[i].users = users;
         k[i].header = apr_pstrcat(wh_test_pool(), "Basic ", enc, NULL);
         k[i].r = WH_AUTH_MISSING;
-        k[i].p = own_pool();
+        apr_pool_create_unmanaged_ex(&k[i].p, NULL, NULL);
     }
     for (int i = 0; i < THREADS; i++)
         CU_ASSERT_EQUAL_FATAL(apr_thread_create(&th[i], NULL, check_thread, &k[i],
