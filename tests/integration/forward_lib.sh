@@ -91,11 +91,16 @@ fw_app_start() {
         ${2:-} >>"$d/app.err" 2>&1 &
     echo $! >"$d/app.pid"
     WH_BG_PIDS="$WH_BG_PIDS $!"
+    # up means this application answers its control port: a listener
+    # that is someone else's, with ours dead on a port it could not bind,
+    # would turn every forward into a dead letter
     for i in $(seq 1 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$d/ctl")") 2>/dev/null && return 0
+        kill -0 "$(cat "$d/app.pid")" 2>/dev/null || break
+        curl -sf --max-time 2 "http://127.0.0.1:$(cat "$d/ctl")/" 2>/dev/null | grep -q '"listening"' &&
+            kill -0 "$(cat "$d/app.pid")" 2>/dev/null && return 0
         sleep 0.05
     done
-    echo "forward_app $name did not come up" >&2
+    _wh_bad "forward application $name starts" "$(tail -n 5 "$d/app.err" 2>/dev/null)"
     return 1
 }
 

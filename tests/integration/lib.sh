@@ -297,6 +297,7 @@ _wh_cleanup() {
     local rc=$? p
     wh_httpd_stop >/dev/null 2>&1
     for p in $WH_BG_PIDS; do kill "$p" 2>/dev/null; done
+    _wh_port_release_all
     _wh_write_counts
     if [ -n "${T:-}" ] && [ -d "$T" ]; then
         if [ -n "${WH_KEEP_TMP:-}" ] || { [ "$WH_FAIL" -ne 0 ] && [ -n "${WH_KEEP_FAILED:-}" ]; }; then
@@ -318,13 +319,35 @@ wh_port_ceiling() {
     [ -n "$lo" ] && [ "$lo" -gt 21024 ] 2>/dev/null || lo=32768
     echo $((lo - 1))
 }
+# Suites run side by side and each picks its ports well before it binds
+# them (a scenario's application starts a minute after its configuration
+# names the port), so a port is also reserved: a symlink in a directory
+# every suite shares, pointing at the suite's $T. A link whose suite is
+# gone, or older than three hours, is taken over.
+WH_PORT_DIR=${TMPDIR:-/tmp}/wh-ports-$(id -u)
+_wh_port_reserve() {
+    local p=$1 link=$WH_PORT_DIR/$1 owner
+    mkdir -p "$WH_PORT_DIR" 2>/dev/null || return 0
+    [ -n "${T:-}" ] || return 0
+    ln -s "$T" "$link" 2>/dev/null && return 0
+    owner=$(readlink "$link" 2>/dev/null) || return 1
+    [ "$owner" = "$T" ] && return 1
+    if [ ! -d "$owner" ] || [ -n "$(find "$link" -maxdepth 0 -mmin +180 2>/dev/null)" ]; then
+        rm -f "$link" && ln -s "$T" "$link" 2>/dev/null && return 0
+    fi
+    return 1
+}
+_wh_port_release_all() {
+    [ -n "${T:-}" ] && [ -d "$WH_PORT_DIR" ] || return 0
+    find "$WH_PORT_DIR" -maxdepth 1 -type l -lname "$T" -delete 2>/dev/null
+}
 wh_free_port() {
     local p i top
     top=$(wh_port_ceiling)
     for i in $(seq 1 200); do
         p=$((20000 + (RANDOM * 32768 + RANDOM) % (top - 20000)))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+            if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && _wh_port_reserve "$p"; then
                 echo "$p"; return 0
             fi
         fi

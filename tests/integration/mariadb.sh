@@ -120,7 +120,7 @@ mariadb_resume() {
 # time it is signalled.
 _mariadb_is_server() {
     local comm=""
-    read -r comm <"/proc/$1/comm" 2>/dev/null
+    { read -r comm <"/proc/$1/comm"; } 2>/dev/null
     [ "$comm" = mariadbd ]
 }
 _mariadb_pid() {
