@@ -104,7 +104,7 @@ CLI        := $(BUILD)/wirehook
 CGI        := $(BUILD)/wirehook.cgi
 UNIT       := $(BUILD)/unit_tests
 
-.PHONY: all deps test-deps check unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
+.PHONY: all deps test-deps check check-package unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
 all: $(LIB) $(CLI) $(if $(CGI_SRC),$(CGI)) module
 
 # What building needs (make all, make deb); test-deps: what make check's
@@ -195,6 +195,15 @@ CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
 	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
+	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
+
+# The suites marked "# wh-package" (test_deb, test_walkthrough): the
+# Debian packages built from a copy of the tree, lintian, installed into
+# the system's apache2 and purged. Minutes of compiling, so not part of
+# make check; .ci/run runs both.
+check-package: deps test-deps
+	$(MAKE) $(CHECK_BUILD_JOBS) all
+	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_PACKAGES=only MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
 # Unit suites under AddressSanitizer + UBSan in a separate build tree, and

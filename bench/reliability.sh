@@ -240,7 +240,7 @@ EOF
     cat <<EOF
 
 Regression inputs (tests/fuzz/regressions/<target>/, re-run by
-\`make fuzz-regress\` with gcc's ASan + UBSan):
+\`make fuzz-regress\` under valgrind, and by \`make fuzz\` under ASan + UBSan):
 
 EOF
     local f n=0

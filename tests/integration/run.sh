@@ -24,6 +24,12 @@
 #                          skipped otherwise
 #   WH_FUZZ_REGRESS=1      also run `make fuzz-regress` as the suite
 #                          "fuzz-regress" (each input re-run counts as passed)
+#   WH_PACKAGES=only|1     the suites marked "# wh-package" (they build the
+#                          Debian packages and install them: minutes of
+#                          compiling) run only when named, with
+#                          WH_PACKAGES=1 (beside the rest) or =only (alone:
+#                          make check-package); the counts line is then
+#                          preceded by the ones left out
 #   WH_FAIL_ON_SKIP=1      a skip fails the run (exit 1): for a machine that
 #                          has everything every suite needs (CI, .ci/run)
 #   WH_TIMES               where the durations are kept between runs (default
@@ -86,6 +92,9 @@ declare -A CMD=() SERIAL=()
 want_unit=${WH_UNIT:-}
 want_fuzz=${WH_FUZZ_REGRESS:-}
 declare -A ASKED=()
+declare -a LEFT_OUT=()
+named=""
+packages=${WH_PACKAGES:-}
 for a in "$@"; do
     a=$(basename "$a" .sh)
     case "$a" in
@@ -108,10 +117,19 @@ for t in "$here"/test_*.sh; do
     if [ ${#ASKED[@]} -gt 0 ]; then
         [ -n "${ASKED[$name]:-}" ] || continue
         unset "ASKED[$name]"
+        named=1
     elif [ -n "${WH_ONLY:-}" ]; then
         case "$name" in *$WH_ONLY*) ;; *) continue ;; esac
     elif [ $# -gt 0 ]; then
         continue                        # only unit/fuzz-regress were named
+    fi
+    is_package=""
+    head -n 30 "$t" | grep -qE '^# wh-package($|[ :])' && is_package=1
+    if [ -z "$named" ] && [ "$packages" != 1 ]; then
+        if [ -n "$is_package" ] && [ "$packages" != only ]; then
+            LEFT_OUT+=("$name"); continue
+        fi
+        [ -z "$is_package" ] && [ "$packages" = only ] && continue
     fi
     NAMES+=("$name")
     CMD[$name]="bash \"$t\""
@@ -254,7 +272,7 @@ for n in "${NAMES[@]}"; do
 done
 
 # the durations, for the next run's order (only when every suite ran)
-if [ $# -eq 0 ] && [ -z "${WH_ONLY:-}" ] && [ -d "$(dirname "$TIMES")" ]; then
+if [ $# -eq 0 ] && [ -z "${WH_ONLY:-}" ] && [ "$packages" != only ] && [ -d "$(dirname "$TIMES")" ]; then
     for n in "${NAMES[@]}"; do echo "${DUR[$n]} $n"; done | sort -k1,1nr >"$TIMES.tmp" &&
         mv "$TIMES.tmp" "$TIMES"
 fi
@@ -271,6 +289,8 @@ if [ "$skipped" -gt 0 ]; then
     [ -n "${WH_FAIL_ON_SKIP:-}" ] && [ "$WH_FAIL_ON_SKIP" != 0 ] &&
         echo "WH_FAIL_ON_SKIP is set: this machine should run everything, so a skip fails the run"
 fi
+[ ${#LEFT_OUT[@]} -gt 0 ] &&
+    echo "== not run here: ${LEFT_OUT[*]} (the Debian packages: make check-package)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$scripts_failed" -eq 0 ] || exit 1
 if [ "$skipped" -gt 0 ] && [ -n "${WH_FAIL_ON_SKIP:-}" ] && [ "$WH_FAIL_ON_SKIP" != 0 ]; then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-package: builds the Debian packages (make deb) and installs them
 # make deb (build/deb.mk, debian/): the two Debian packages are built and
 # lintian-clean, then installed on THIS machine with dpkg, enabled with
 # a2enmod, served through the system's Apache configuration by the system's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# wh-package: builds the Debian packages (make deb) and installs them
 # The deployment walkthrough, run as written: the ```sh blocks of README.md's
 # "Quick start on Debian" and then those of docs/deploy.md, in order, in one
 # shell, on THIS machine, as root: the packages built by `make deb` are
