@@ -7,7 +7,10 @@ wh_init
 
 # A make of our own: the parent make's flags (-j jobserver, variables given
 # to `make check`) must not leak into what is being tested.
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$WH_TOP" BUILD="$WH_BUILD" "$@"; }
+# (install.mk's defaults are what is checked: a PREFIX in the caller's
+# environment, as perf record exports, would move every file)
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u PREFIX -u DESTDIR -u MODULEDIR -u APACHE_CONFDIR \
+    -u DEBIAN_LAYOUT make --no-print-directory -s -C "$WH_TOP" BUILD="$WH_BUILD" "$@"; }
 # files and symlinks under a tree, relative to it, sorted
 tree_files() { [ -d "$1" ] && (cd "$1" && find . \( -type f -o -type l \) | sed 's|^\./|/|' | LC_ALL=C sort); }
 mode_of() { stat -c %a "$1" 2>/dev/null; }
@@ -57,7 +60,9 @@ expected_files() {
 real_check=""
 lock=/run/lock/wirehook-test-deb.lock; [ -d /run/lock ] || lock=/tmp/wirehook-test-deb.lock
 [ -e "$lock" ] || : >>"$lock" 2>/dev/null
-if exec 8<"$lock" 2>/dev/null && flock -s -n 8; then
+# (the open's error silenced in a group: "exec 8<f 2>/dev/null" would send
+# the rest of the suite's stderr, its FAIL lines, to /dev/null)
+if { exec 8<"$lock"; } 2>/dev/null && flock -s -n 8; then
     real_check=1
 else
     echo "  (test_deb.sh is installing the packages: the real system is not compared)"
