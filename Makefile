@@ -103,8 +103,10 @@ LIB        := $(BUILD)/libwirehook.a
 CLI        := $(BUILD)/wirehook
 CGI        := $(BUILD)/wirehook.cgi
 UNIT       := $(BUILD)/unit_tests
+# programs the integration suites run (tests/integration/app/*.c)
+TEST_APPS  := $(BUILD)/test-bin/record.cgi
 
-.PHONY: all deps test-deps check check-package unit integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
+.PHONY: all deps test-deps check check-package unit test-apps integration demo asan valgrind cppcheck clean bench fuzz soak install uninstall
 all: $(LIB) $(CLI) $(if $(CGI_SRC),$(CGI)) module
 
 # What building needs (make all, make deb); test-deps: what make check's
@@ -182,7 +184,12 @@ include $(wildcard build/*.mk)
 unit: $(UNIT)
 	WH_SHARED_DIR=$(SHARED_DIR) $(UNIT)
 
-integration: all $(CGI_TWIN)
+test-apps: $(TEST_APPS)
+$(BUILD)/test-bin/%.cgi: tests/integration/app/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+integration: all $(CGI_TWIN) $(TEST_APPS)
 	@if [ -x tests/integration/run.sh ]; then BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh; fi
 
@@ -193,7 +200,7 @@ integration: all $(CGI_TWIN)
 # N skipped" (WH_FAIL_ON_SKIP=1: a skip fails it, as on CI).
 CHECK_BUILD_JOBS ?= -j2
 check: deps test-deps
-	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN)
+	$(MAKE) $(CHECK_BUILD_JOBS) all $(UNIT) $(CGI_TWIN) $(TEST_APPS)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_UNIT=1 WH_FUZZ_REGRESS=1 MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
@@ -202,7 +209,7 @@ check: deps test-deps
 # the system's apache2 and purged. Minutes of compiling, so not part of
 # make check; .ci/run runs both.
 check-package: deps test-deps
-	$(MAKE) $(CHECK_BUILD_JOBS) all
+	$(MAKE) $(CHECK_BUILD_JOBS) all $(TEST_APPS)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_PACKAGES=only MAKE="$(MAKE)" \
 	  CGI_LINK=$(CGI_LINK) tests/integration/run.sh
 
@@ -221,7 +228,7 @@ valgrind: $(UNIT)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --std=c11 -Ishared -Itests shared cli cgi mod_wirehook bench tests/fuzz tests/oracle
+	  --inline-suppr --std=c11 -Ishared -Itests shared cli cgi mod_wirehook bench tests/fuzz tests/oracle tests/integration/app
 
 # The demo (CONTRIBUTING.md, "Start here"): a live httpd on loopback with
 # the module in front of a sample app, good and bad events sent, answers

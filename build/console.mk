@@ -3,7 +3,7 @@
 # reduced to a palette by pngquant (Debian's pngquant) so that the
 # committed images stay small.
 .PHONY: console-shots
-console-shots: all
+console-shots: all $(TEST_APPS)
 	@command -v pngquant >/dev/null || { echo "console-shots needs pngquant (apt-get install pngquant)" >&2; exit 1; }
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) tests/integration/run.sh test_console
 	mkdir -p docs/console

@@ -23,11 +23,11 @@ SOAK_SCALE  ?= 5
 SOAK_SUITES ?= test_inbox_load test_inbox_pg test_replay_faults
 
 .PHONY: soak soak-suites
-soak-suites: all $(UNIT)
+soak-suites: all $(UNIT) $(TEST_APPS)
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) WH_SCALE=$(SOAK_SCALE) \
 	  tests/integration/run.sh $(SOAK_SUITES)
 
-soak: all $(UNIT)
+soak: all $(UNIT) $(TEST_APPS)
 	@rc=0; \
 	$(MAKE) --no-print-directory soak-suites || rc=1; \
 	BUILD=$(BUILD) WH_SHARED_DIR=$(SHARED_DIR) MAKE="$(MAKE)" bash bench/reliability.sh || rc=1; \

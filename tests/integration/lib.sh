@@ -28,11 +28,11 @@
 #
 # Standard layout written by wh_httpd_conf (all under WirehookConfig $WH_CONF
 # unless noted):
-#   /v1/wires        -> app/record.cgi   (records body, env, headers)
+#   /v1/wires        -> app/record.c     (records body, env, headers)
 #   /ignore          -> app/ignore.cgi   (makes nothing of its body)
 #   /static/         -> $T/htdocs/static (plain files: secret.txt)
 #   /inbox           -> SetHandler wirehook
-#   /open/record     -> app/record.cgi, NOT protected
+#   /open/record     -> app/record.c, NOT protected
 #   $T/extra.conf    included at the end: tests add their own blocks there
 #                    (wh_httpd_extra 'text') before wh_httpd_start.
 
@@ -104,6 +104,8 @@ WH_MOD_SO="$WH_BUILD/mod_wirehook.so"
 WH_HTTPD=${WH_HTTPD:-/usr/sbin/apache2}
 WH_MODDIR=${WH_MODDIR:-/usr/lib/apache2/modules}
 WH_APP_SRC="$WH_LIB_DIR/app"
+# the recording application (app/record.c), built by make check
+WH_RECORD_CGI="$WH_BUILD/test-bin/record.cgi"
 WH_SAMPLE_SRC="$WH_SHARED/samples/wire-status-complete.json"
 
 # ------------------------------------------------------------- counting ---
@@ -381,7 +383,8 @@ wh_init() {
     echo "index" >"$T/htdocs/index.html"
     chmod 644 "$T/htdocs/static/secret.txt" "$T/htdocs/index.html"
     local f
-    for f in "$WH_APP_SRC"/*.cgi; do
+    [ -x "$WH_RECORD_CGI" ] || { echo "no $WH_RECORD_CGI: make test-apps (make check builds it)" >&2; exit 1; }
+    for f in "$WH_APP_SRC"/*.cgi "$WH_RECORD_CGI"; do
         [ -e "$f" ] || continue
         cp "$f" "$T/cgi-bin/" && chmod 755 "$T/cgi-bin/$(basename "$f")"
     done

@@ -13,9 +13,9 @@ H=$T/htdocs
 mkdir -p "$H"/{hooks,hooks2,hooks3,hooks4,fb,ssi,rw,mv,act,lm,ht,htfb,protected,eopen,open2} "$T/protdir"
 for f in hooks/receive.cgi hooks2/index.cgi hooks3/app.cgi protected/app.cgi \
          mv/app.cgi lm/app.cgi ht/app.cgi; do
-    cp "$WH_APP_SRC/record.cgi" "$H/$f"
+    cp "$WH_RECORD_CGI" "$H/$f"
 done
-cp "$WH_APP_SRC/record.cgi" "$T/protdir/app.cgi"
+cp "$WH_RECORD_CGI" "$T/protdir/app.cgi"
 chmod 755 "$H"/*/*.cgi "$T/protdir/app.cgi"
 touch "$H/act/x.act"
 echo '<p>before</p><!--#include virtual="/protected/app.cgi" --><p>after</p>' >"$H/ssi/include.shtml"
