@@ -584,17 +584,21 @@ wh_httpd_stop() {
     pid=$(_wh_pid)
     [ -z "$pid" ] && pid=$WH_HTTPD_PID
     [ -z "$pid" ] && return 0
-    kill -0 "$pid" 2>/dev/null || { WH_HTTPD_PID=""; rm -f "$T/run/httpd.pid"; return 0; }
+    # ours only while its command line names this suite's $T: pids wrap
+    # (32768 on some machines) and a make check starts tens of thousands
+    # of processes, so a stale httpd.pid can name another suite's process,
+    # which "-k stop" and the KILL below would otherwise signal
+    grep -qsF -- "$T/" "/proc/$pid/cmdline" || { WH_HTTPD_PID=""; rm -f "$T/run/httpd.pid"; return 0; }
     # the children, by pid: if the parent has to be killed they would be
     # orphaned and keep running
     local kids
     kids=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')
     "$WH_HTTPD" -f "$conf" -k stop >/dev/null 2>&1
     for i in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || break
+        grep -qsF -- "$T/" "/proc/$pid/cmdline" || break
         sleep 0.1
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    if grep -qsF -- "$T/" "/proc/$pid/cmdline"; then
         kill -KILL "$pid" 2>/dev/null
         sleep 0.2
         for i in $kids; do
@@ -613,6 +617,7 @@ wh_httpd_kill9() {
     local pp kids
     pp=$(_wh_pid)
     [ -n "$pp" ] || return 1
+    grep -qsF -- "$T/" "/proc/$pp/cmdline" || return 1     # (as wh_httpd_stop)
     kids=$(ps -o pid= --ppid "$pp" 2>/dev/null)
     kill -9 "$pp" $kids 2>/dev/null
     for _ in $(seq 1 50); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
