@@ -173,6 +173,19 @@ fw_drain() {
     FW_ERR=$(cat "$d/drain.err")
 }
 
+# fw_explain NAME -- after a drain that went wrong: why each attempt
+# failed (the forwarder's log), what the application said, and whether it
+# still listens
+fw_explain() {
+    local d; d=$(fw_dir "$1")
+    {
+        echo "       forwarder (last lines):"; tail -n 8 "$d/drain.err" 2>/dev/null | sed 's/^/         /'
+        echo "       application:"; tail -n 5 "$d/app.err" 2>/dev/null | sed 's/^/         /'
+        echo "         control: $(curl -s --max-time 2 "http://127.0.0.1:$(cat "$d/ctl")/" 2>&1)"
+        echo "         listening on $(cat "$d/port"): $(ss -Hltnp "sport = :$(cat "$d/port")" 2>/dev/null | awk '{print $NF}')"
+    } >&2
+}
+
 # fw_start NAME [ARGS]... -- in the background; stdout/stderr in fwd.out/err
 fw_start() {
     local name=$1; shift
@@ -188,7 +201,7 @@ fw_stop() {
     local d pid i; d=$(fw_dir "$1"); pid=$(cat "$d/fwd.pid" 2>/dev/null)
     FW_RC=""
     [ -n "$pid" ] || return 0
-    kill -"${2:-TERM}" "$pid" 2>/dev/null
+    wh_kill_ours -"${2:-TERM}" "$pid"
     for i in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     wait "$pid" 2>/dev/null
     FW_RC=$?

@@ -236,7 +236,7 @@ ib_load_run() {
     done
     if [ -n "$kill_after" ]; then
         sleep "$kill_after"
-        for w in $(seq 0 2 $((writers - 1))); do kill -9 "${pids[$w]}" 2>/dev/null; done
+        for w in $(seq 0 2 $((writers - 1))); do wh_kill_ours -KILL "${pids[$w]}"; done
     fi
     for w in "${pids[@]}"; do wait "$w" 2>/dev/null; done
     t1=$(date +%s.%N)

@@ -294,11 +294,34 @@ wh_unit_suite() {
 }
 
 # ------------------------------------------------------------- lifecycle ---
+# wh_kill_ours [-SIGNAL] PID... -- signals each PID only while it is still
+# a process of this suite: pids wrap (at 32768 on some machines) and a
+# make check starts tens of thousands of processes, so the pid of a
+# helper that ended earlier can name another suite's application by the
+# time it is signalled (a forward scenario's application killed that way
+# turned every forward into a dead letter). Every program a suite starts
+# inherits WH_SUITE_T=$T from wh_init, and another suite's carries its
+# own; a subshell of the suite that runs no program still shows the
+# suite shell's own environment (run.sh gives each suite its own).
+wh_kill_ours() {
+    local sig=-TERM p
+    case "${1:-}" in -*) sig=$1; shift ;; esac
+    for p in "$@"; do
+        [ -n "$p" ] || continue
+        if grep -qszxF "WH_SUITE_T=$T" "/proc/$p/environ" ||
+            cmp -s "/proc/$p/environ" "/proc/$$/environ"; then
+            kill "$sig" "$p" 2>/dev/null
+        fi
+    done
+    return 0
+}
+
 WH_BG_PIDS=""
 _wh_cleanup() {
     local rc=$? p
     wh_httpd_stop >/dev/null 2>&1
-    for p in $WH_BG_PIDS; do kill "$p" 2>/dev/null; done
+    # shellcheck disable=SC2086
+    wh_kill_ours $WH_BG_PIDS
     _wh_port_release_all
     _wh_write_counts
     if [ -n "${T:-}" ] && [ -d "$T" ]; then
@@ -370,6 +393,7 @@ wh_init() {
     [ -x "$WH_HTTPD" ] || { echo "no httpd at $WH_HTTPD" >&2; exit 1; }
     T=$(mktemp -d /tmp/wh-it.XXXXXX) || exit 1
     chmod 755 "$T"
+    export WH_SUITE_T=$T      # what wh_kill_ours knows this suite's processes by
     trap _wh_cleanup EXIT
     trap 'exit 130' INT TERM
     WH_PORT=$(wh_free_port) || { echo "no free port" >&2; exit 1; }

@@ -130,7 +130,8 @@ cm_stop() { "$WH_HTTPD" -f "$T/$1/httpd.conf" -k stop >/dev/null 2>&1; }
 FWD_PIDS=""
 cm_cleanup() {
     local p
-    for p in $FWD_PIDS; do kill "$p" 2>/dev/null; done
+    # shellcheck disable=SC2086
+    wh_kill_ours $FWD_PIDS
     cm_stop a; cm_stop b
 }
 trap 'rc=$?; cm_cleanup; (exit $rc); _mariadb_on_exit' EXIT

@@ -22,7 +22,7 @@ EX_CONFS=()
 ex_cleanup() {
     local c p
     for c in "${EX_CONFS[@]}"; do "$WH_HTTPD" -f "$c" -k stop >/dev/null 2>&1; done
-    for p in "${EX_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    wh_kill_ours "${EX_PIDS[@]}"
     sleep 0.2
 }
 trap 'rc=$?; ex_cleanup; (exit $rc); _wh_cleanup' EXIT

@@ -101,7 +101,7 @@ for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
 done
 wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/lock?limit=5"
 assert_status 200 "locked: listing still works (WAL readers do not wait)"
-kill "$locker" 2>/dev/null
+wh_kill_ours "$locker"
 wait "$locker" 2>/dev/null
 for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
     wh_post "$ep" "$(wh_body Complete)"
