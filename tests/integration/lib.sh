@@ -354,11 +354,13 @@ _wh_port_reserve() {
     local p=$1 link=$WH_PORT_DIR/$1 owner
     mkdir -p "$WH_PORT_DIR" 2>/dev/null || return 0
     [ -n "${T:-}" ] || return 0
-    ln -s "$T" "$link" 2>/dev/null && return 0
+    # -T: without it, ln run on an existing link to a directory makes a
+    # new link inside that directory and succeeds
+    ln -sT "$T" "$link" 2>/dev/null && return 0
     owner=$(readlink "$link" 2>/dev/null) || return 1
     [ "$owner" = "$T" ] && return 1
     if [ ! -d "$owner" ] || [ -n "$(find "$link" -maxdepth 0 -mmin +180 2>/dev/null)" ]; then
-        rm -f "$link" && ln -s "$T" "$link" 2>/dev/null && return 0
+        rm -f "$link" && ln -sT "$T" "$link" 2>/dev/null && return 0
     fi
     return 1
 }

@@ -15,6 +15,11 @@ wh_init
 
 fw_engine sqlite3
 fws_setup
+# the scenarios' applications bind their ports a minute after these were
+# drawn: a port drawn is reserved, for this suite and for every other
+p=$(wh_free_port)
+assert_false "a port drawn is not drawn again (wh_free_port reserves it)" _wh_port_reserve "$p"
+assert_eq "$(cat "$T"/fw-*/port "$T"/fw-*/ctl | sort | uniq -d)" "" "every scenario's ports are its own"
 wh_httpd_conf
 wh_httpd_start || exit 1
 
