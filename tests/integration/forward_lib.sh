@@ -85,19 +85,20 @@ fw_url() { cat "$(fw_dir "$1")/url"; }
 
 # fw_app_start NAME [--down]
 fw_app_start() {
-    local name=$1 d i; d=$(fw_dir "$name")
+    local name=$1 d i pid; d=$(fw_dir "$name")
     python3 "$FW_APP_PY" --port "$(cat "$d/port")" --control-port "$(cat "$d/ctl")" \
         --secret-file "$FW_SECRET_FILE" --url "$(cat "$d/url")" --out "$d/app" \
         ${2:-} >>"$d/app.err" 2>&1 &
-    echo $! >"$d/app.pid"
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    pid=$!
+    echo "$pid" >"$d/app.pid"
+    WH_BG_PIDS="$WH_BG_PIDS $pid"
     # up means this application answers its control port: a listener
     # that is someone else's, with ours dead on a port it could not bind,
     # would turn every forward into a dead letter
     for i in $(seq 1 100); do
-        kill -0 "$(cat "$d/app.pid")" 2>/dev/null || break
+        kill -0 "$pid" 2>/dev/null || break
         curl -sf --max-time 2 "http://127.0.0.1:$(cat "$d/ctl")/" 2>/dev/null | grep -q '"listening"' &&
-            kill -0 "$(cat "$d/app.pid")" 2>/dev/null && return 0
+            kill -0 "$pid" 2>/dev/null && return 0
         sleep 0.05
     done
     _wh_bad "forward application $name starts" "$(tail -n 5 "$d/app.err" 2>/dev/null)"

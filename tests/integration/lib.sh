@@ -564,6 +564,12 @@ wh_conf_variant() {
 }
 
 _wh_pid() { cat "$T/run/httpd.pid" 2>/dev/null; }
+# _wh_httpd_ours PID: PID is still an httpd of this suite (its command
+# line names the suite's $T). Pids wrap (32768 on some machines) and a
+# make check starts tens of thousands of processes, so a stale httpd.pid
+# can name another suite's process, which "-k stop" or a KILL would
+# otherwise signal.
+_wh_httpd_ours() { grep -qsF -- "$T/" "/proc/$1/cmdline"; }
 _wh_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$WH_PORT") 2>/dev/null; }
 
 # wh_httpd_configtest -> runs apache2 -t; output in $WH_OUT, returns its rc
@@ -610,21 +616,17 @@ wh_httpd_stop() {
     pid=$(_wh_pid)
     [ -z "$pid" ] && pid=$WH_HTTPD_PID
     [ -z "$pid" ] && return 0
-    # ours only while its command line names this suite's $T: pids wrap
-    # (32768 on some machines) and a make check starts tens of thousands
-    # of processes, so a stale httpd.pid can name another suite's process,
-    # which "-k stop" and the KILL below would otherwise signal
-    grep -qsF -- "$T/" "/proc/$pid/cmdline" || { WH_HTTPD_PID=""; rm -f "$T/run/httpd.pid"; return 0; }
+    _wh_httpd_ours "$pid" || { WH_HTTPD_PID=""; rm -f "$T/run/httpd.pid"; return 0; }
     # the children, by pid: if the parent has to be killed they would be
     # orphaned and keep running
     local kids
     kids=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')
     "$WH_HTTPD" -f "$conf" -k stop >/dev/null 2>&1
     for i in $(seq 1 100); do
-        grep -qsF -- "$T/" "/proc/$pid/cmdline" || break
+        _wh_httpd_ours "$pid" || break
         sleep 0.1
     done
-    if grep -qsF -- "$T/" "/proc/$pid/cmdline"; then
+    if _wh_httpd_ours "$pid"; then
         kill -KILL "$pid" 2>/dev/null
         sleep 0.2
         for i in $kids; do
@@ -643,7 +645,7 @@ wh_httpd_kill9() {
     local pp kids
     pp=$(_wh_pid)
     [ -n "$pp" ] || return 1
-    grep -qsF -- "$T/" "/proc/$pp/cmdline" || return 1     # (as wh_httpd_stop)
+    _wh_httpd_ours "$pp" || return 1
     kids=$(ps -o pid= --ppid "$pp" 2>/dev/null)
     kill -9 "$pp" $kids 2>/dev/null
     for _ in $(seq 1 50); do kill -0 "$pp" 2>/dev/null || break; sleep 0.1; done
