@@ -16,10 +16,8 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,27 +50,12 @@ static void pause_for(const char *seconds)
         ;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int open_new(const char *dir, const char *name)
+static FILE *open_new(const char *dir, const char *name)
 {
     char path[4096];
     if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-        return -1;
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        return NULL;
+    return fopen(path, "we");
 }
 
 /* the call's directory: call.PID, or a fresh name when that pid was seen
@@ -97,41 +80,37 @@ static int make_call_dir(char *d, size_t size)
     return chmod(d, 0755);
 }
 
-static long copy_body(int to)
+static long copy_body(FILE *to)
 {
     char buf[65536];
     long total = 0;
+    size_t r;
 
-    for (;;) {
-        ssize_t r = read(STDIN_FILENO, buf, sizeof(buf));
-        if (r == 0)
-            return total;
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
+    while ((r = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+        if (fwrite(buf, 1, r, to) != r)
             return -1;
-        }
-        if (write_all(to, buf, (size_t)r) != 0)
-            return -1;
-        total += r;
+        total += (long)r;
     }
+    return ferror(stdin) ? -1 : total;
 }
 
 static int record(const char *d, long *bytes)
 {
-    int fd = open_new(d, "body");
     FILE *f;
     char **e;
 
-    if (fd < 0 || (*bytes = copy_body(fd)) < 0 || close(fd) != 0)
+    if (!(f = open_new(d, "body")))
         return -1;
-    if ((fd = open_new(d, "env")) < 0 || !(f = fdopen(fd, "w")))
+    *bytes = copy_body(f);
+    if (fclose(f) != 0 || *bytes < 0)
+        return -1;
+    if (!(f = open_new(d, "env")))
         return -1;
     for (e = environ; *e; e++)
         fprintf(f, "%s\n", *e);
     if (fclose(f) != 0)
         return -1;
-    if ((fd = open_new(d, "marker")) < 0 || !(f = fdopen(fd, "w")))
+    if (!(f = open_new(d, "marker")))
         return -1;
     fprintf(f, "%s %s\n", env_or("REQUEST_METHOD", ""), env_or("REQUEST_URI", ""));
     return fclose(f);
