@@ -91,7 +91,7 @@ fw_app_start() {
         ${2:-} >>"$d/app.err" 2>&1 &
     pid=$!
     echo "$pid" >"$d/app.pid"
-    WH_BG_PIDS="$WH_BG_PIDS $pid"
+    wh_bg_add $pid
     # up means this application answers its control port: a listener
     # that is someone else's, with ours dead on a port it could not bind,
     # would turn every forward into a dead letter
@@ -193,7 +193,7 @@ fw_start() {
     local d; d=$(fw_dir "$name")
     "$WIREHOOK" forward --config "$(fw_conf "$name")" "$@" >>"$d/fwd.out" 2>>"$d/fwd.err" &
     echo $! >"$d/fwd.pid"
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    wh_bg_add $!
 }
 
 # fw_stop NAME [SIGNAL] -- signals the background forwarder and waits;

@@ -232,7 +232,7 @@ ib_load_run() {
             secret="$WH_SECRET" ts_header="$WH_TS_HEADER" sig_header="$WH_SIG_HEADER" \
             out="$T/load-$name/w$w.log" &
         pids+=($!)
-        WH_BG_PIDS="$WH_BG_PIDS $!"
+        wh_bg_add $!
     done
     if [ -n "$kill_after" ]; then
         sleep "$kill_after"

@@ -294,24 +294,59 @@ wh_unit_suite() {
 }
 
 # ------------------------------------------------------------- lifecycle ---
-# wh_kill_ours [-SIGNAL] PID... -- signals each PID only while it is still
-# a process of this suite: pids wrap (at 32768 on some machines) and a
-# make check starts tens of thousands of processes, so the pid of a
-# helper that ended earlier can name another suite's application by the
-# time it is signalled (a forward scenario's application killed that way
-# turned every forward into a dead letter). Every program a suite starts
-# inherits WH_SUITE_T=$T from wh_init, and another suite's carries its
-# own; a subshell of the suite that runs no program still shows the
-# suite shell's own environment (run.sh gives each suite its own).
+# Pids wrap (at 32768 on some machines) and a make check starts tens of
+# thousands of processes, so the pid of a helper that ended earlier can
+# name another suite's application by the time it is signalled (a forward
+# scenario's application killed that way turned every forward into a dead
+# letter). A helper is therefore kept as PID@START, its start time from
+# /proc (field 22 of stat), and signalled only while that pid still has
+# that start time.
+
+# _wh_started PID -- the start time of PID (clock ticks since boot), or
+# nothing when there is no such process
+_wh_started() {
+    local s
+    read -r s 2>/dev/null <"/proc/$1/stat" || return 0
+    s=${s##*) }          # the name in parentheses may hold spaces
+    # shellcheck disable=SC2086
+    set -- $s
+    printf '%s' "${20}"
+}
+
+# wh_pid_tag PID -- PID@START, for wh_kill_ours
+wh_pid_tag() {
+    printf '%s@%s' "$1" "$(_wh_started "$1")"
+}
+
+# wh_bg_add PID... -- keeps each helper to be stopped when the suite ends
+wh_bg_add() {
+    local p
+    for p in "$@"; do
+        [ -n "$p" ] && WH_BG_PIDS="$WH_BG_PIDS $(wh_pid_tag "$p")"
+    done
+    return 0
+}
+
+# wh_kill_ours [-SIGNAL] PID[@START]... -- signals each process only while
+# it is still this suite's: for PID@START (wh_pid_tag), while PID has that
+# start time; for a bare PID, while its environment carries WH_SUITE_T=$T,
+# which every program a suite starts inherits from wh_init (another
+# suite's carries its own; a subshell of the suite that runs no program
+# shows the suite shell's own environment). Servers that rewrite their
+# environment for their process title (redis) are known only by START.
 wh_kill_ours() {
     local sig=-TERM p
     case "${1:-}" in -*) sig=$1; shift ;; esac
     for p in "$@"; do
-        [ -n "$p" ] || continue
-        if grep -qszxF "WH_SUITE_T=$T" "/proc/$p/environ" ||
-            cmp -s "/proc/$p/environ" "/proc/$$/environ"; then
-            kill "$sig" "$p" 2>/dev/null
-        fi
+        case $p in
+        '') ;;
+        *@*) [ -n "${p#*@}" ] && [ "$(_wh_started "${p%@*}")" = "${p#*@}" ] &&
+                 kill "$sig" "${p%@*}" 2>/dev/null ;;
+        *) if grep -qszxF "WH_SUITE_T=$T" "/proc/$p/environ" ||
+                cmp -s "/proc/$p/environ" "/proc/$$/environ"; then
+               kill "$sig" "$p" 2>/dev/null
+           fi ;;
+        esac
     done
     return 0
 }
@@ -809,7 +844,7 @@ _wh_signer_start() {
       echo $! >"$d/pid" )
     exec {_wh_signer_w}>"$d/in" {_wh_signer_r}<"$d/out" || return 1
     read -r pid <"$d/pid"
-    [ -n "$pid" ] && WH_BG_PIDS="$WH_BG_PIDS $pid"
+    [ -n "$pid" ] && wh_bg_add $pid
     _wh_signer_owner=$BASHPID
 }
 _wh_sign_fast() {
@@ -907,7 +942,7 @@ wh_app_env() { grep -m1 "^$2=" "$1/env" 2>/dev/null | cut -d= -f2-; }
 wh_backend_start() {
     local port=$1 out=${2:-$T/app} i
     python3 "$WH_APP_SRC/backend.py" "$port" "$out" >>"$T/logs/backend.log" 2>&1 &
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    wh_bg_add $!
     for i in $(seq 1 50); do
         (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
         sleep 0.1

@@ -61,7 +61,7 @@ s.close()
 EOF
 python3 "$T/stall.py" "$WH_PORT" "$WH_USER:$WH_PASSWD" "$T/holding" >"$T/stall.log" 2>&1 &
 STALL=$!
-WH_BG_PIDS="$WH_BG_PIDS $STALL"
+wh_bg_add $STALL
 for _ in $(seq 1 200); do [ -s "$T/holding" ] && break; sleep 0.1; done
 assert_file_exists "$T/holding" "the stalled upload has sent its 12 MiB"
 gone=""

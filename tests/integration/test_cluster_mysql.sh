@@ -144,12 +144,12 @@ logs() { cat "$T/a/logs/error.log" "$T/b/logs/error.log" 2>/dev/null; }
 python3 "$WH_APP_SRC/forward_app.py" --port "$FPORT" --control-port "$FCTL" \
     --secret-file "$R/etc/wirehook/forward.secret" --url "$FURL" --out "$T/fwapp" \
     >>"$T/fwapp.err" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 mkdir -p "$T/fwapp"
 cm_wait_port "$FCTL" || _wh_bad "the forwarders' application starts"
 for f in 1 2; do
     "$WIREHOOK" forward --config "$CONF" --interval 0 >>"$T/fwd$f.out" 2>>"$T/fwd$f.err" &
-    FWD_PIDS="$FWD_PIDS $!"
+    FWD_PIDS="$FWD_PIDS $(wh_pid_tag $!)"
 done
 
 # cm_burst LABEL COUNT: a pair sender for each path, in the background;

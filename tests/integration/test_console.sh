@@ -302,7 +302,7 @@ assert_status 403 "the backend refuses a Host that is neither its name nor Conso
 # logged for a reader (fail2ban's apache-auth filter counts those).
 python3 "$WH_APP_SRC/fcgi_authn.py" "$AUTHN_PORT" "$CHECKS" reader1:reader-pass op1:op-pass \
     2>"$T/fcgi_authn.err" &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 authz_before=$(grep -c "authorization failure" "$T/logs/error.log")
 for i in 1 2 3 4 5 6 7 8 9 10; do
     wh_curl "${R[@]}" "$WH_URL/counted/" && [ "$WH_STATUS" = 200 ] && break

@@ -387,7 +387,7 @@ if wh_httpd_start; then
     printf '%s' "$WH_SECRET" >"$S/secret"
     "$WH_PYTHON" "$WH_APP_SRC/bank_sender.py" "$WH_URL/inbox" "$WH_SAMPLE_SRC" "$S" 0.03 2>"$S/err" &
     sender=$!
-    WH_BG_PIDS="$WH_BG_PIDS $sender"
+    wh_bg_add $sender
     if [ ! -e /usr/sbin/policy-rc.d ]; then
         printf '#!/bin/sh\n# test_deb.sh: no service is started or reloaded meanwhile\nexit 101\n' \
             >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy_made=yes

@@ -401,7 +401,7 @@ if pg_start; then
         # two forwarders on the one inbox: each event forwarded once
         FORWARD_SECRET_FILE="$R/etc/wirehook/forward.secret" FORWARD_URL="http://127.0.0.1:$FPORT/wires" \
             RECEIVER_DB="$T/cl-received.db" python3 "$EX/forward/receiver.py" >"$T/cl-receiver.log" 2>&1 &
-        EX_PIDS+=($!)
+        EX_PIDS+=("$(wh_pid_tag $!)")
         for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$FPORT") 2>/dev/null && break; sleep 0.05; done
         "$WIREHOOK" forward --config "$CONF" --drain >"$T/fwd1.out" 2>"$T/fwd1.err" &
         f1=$!
@@ -443,7 +443,7 @@ cluster_run() {
     cport=$(wh_free_port)
     "$@" "$cport" >"$T/$kind.log" 2>&1 &
     cpid=$!
-    EX_PIDS+=("$cpid")
+    EX_PIDS+=("$(wh_pid_tag "$cpid")")
     local i
     for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
     ex_put "$E/wirehook-$kind.conf" /etc/wirehook/wirehook.conf
@@ -489,7 +489,7 @@ cluster_run() {
     # so what it cannot judge is 503, the replay of y above included
     "$@" "$cport" >>"$T/$kind.log" 2>&1 &
     cpid=$!
-    EX_PIDS+=("$cpid")
+    EX_PIDS+=("$(wh_pid_tag "$cpid")")
     for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
     for i in $(seq 1 40); do
         ex_send "$CONF" "$A" --user "$CRED" --sample Complete

@@ -47,7 +47,7 @@ d=$(fw_dir two)
 pa=$!
 "$WIREHOOK" forward --config "$(fw_conf two)" --drain --interval 0 >"$d/b.out" 2>"$d/b.err" &
 pb=$!
-WH_BG_PIDS="$WH_BG_PIDS $pa $pb"
+wh_bg_add $pa $pb
 wait "$pa"; ra=$?
 wait "$pb"; rb=$?
 assert_eq "0 0" "$ra $rb" "two forwarders: both empty the queue and exit 0"

@@ -82,7 +82,7 @@ assert_eq 0 "$(stat -f -c %a "$MNT")" "the file system is full"
     done
 ) &
 FILLER=$!
-WH_BG_PIDS="$WH_BG_PIDS $FILLER"
+wh_bg_add $FILLER
 
 # send TARGET: N fresh notifications, "i id status code" lines in
 # $T/TARGET.log (its own answer files: the four run at once)

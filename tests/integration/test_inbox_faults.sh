@@ -107,7 +107,7 @@ python3 "$WH_APP_SRC/fault_sender.py" --url "$WH_URL/f/inbox" \
     --secret-file "$WH_SECRETS" --user "$WH_USER:$WH_PASSWD" --sample "$WH_SAMPLE" \
     --dir "$T/s-inbox" --concurrency 3 --timeout "$WAIT" >"$T/s-inbox/log" 2>&1 &
 spid=$!
-WH_BG_PIDS="$WH_BG_PIDS $spid"
+wh_bg_add $spid
 for _ in $(seq 1 300); do
     [ "$(cat "$T/s-inbox/done" 2>/dev/null | wc -l)" -ge 5 ] && break
     sleep 0.1

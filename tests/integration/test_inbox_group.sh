@@ -194,7 +194,7 @@ for eng in sq ${HAVE_PG:+pg}; do
         : >"$log"
         gload "/$eng" "$log" 0 "$CE" 30 &
         loader=$!
-        WH_BG_PIDS="$WH_BG_PIDS $loader"
+        wh_bg_add $loader
         for _ in $(seq 1 300); do
             [ "$(grep -c ' 200 ' "$log")" -ge "$W" ] && break
             kill -0 "$loader" 2>/dev/null || break

@@ -121,7 +121,7 @@ ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
 FP=$(wh_free_port)
 python3 "$T/fake.py" "$FP" >"$T/fake.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$FP") 2>/dev/null && break; sleep 0.1; done
 F="http://127.0.0.1:$FP"
 

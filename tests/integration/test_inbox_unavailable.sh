@@ -80,7 +80,7 @@ c.execute("BEGIN EXCLUSIVE")
 open(sys.argv[2], "w").write("locked\n")
 time.sleep(60)
 ' "$T/data/lock.db" "$T/locked" &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 locker=$!
 for _ in $(seq 1 100); do [ -s "$T/locked" ] && break; sleep 0.1; done
 assert_file_exists "$T/locked" "the other process holds the write lock"

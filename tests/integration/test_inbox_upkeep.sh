@@ -84,7 +84,7 @@ send_start() {
     rm -f "$S/stop"
     python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 0.02 2>>"$S/err" &
     SENDER=$!
-    WH_BG_PIDS="$WH_BG_PIDS $SENDER"
+    wh_bg_add $SENDER
 }
 send_stop() { : >"$S/stop"; wait "$SENDER" 2>/dev/null; }
 

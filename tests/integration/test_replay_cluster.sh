@@ -43,11 +43,11 @@ RPORT=$(wh_free_port); MPORT=$(wh_free_port)
 while [ "$MPORT" = "$RPORT" ]; do MPORT=$(wh_free_port); done
 redis-server --bind 127.0.0.1 --port "$RPORT" --save "" --appendonly no \
     --maxmemory-policy noeviction >"$T/logs/redis.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 mc=(memcached -l 127.0.0.1 -p "$MPORT" -U 0 -m 32 -M)
 [ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 cl_wait_port "$RPORT" && cl_wait_port "$MPORT" || { _wh_bad "redis and memcached start"; wh_done; }
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 

@@ -56,7 +56,7 @@ redis_start() { # PORT LOG -> pid in REDIS_PID
     redis-server --bind 127.0.0.1 --port "$1" --save "" --appendonly no \
         --maxmemory-policy noeviction >>"$2" 2>&1 &
     REDIS_PID=$!
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    wh_bg_add $!
 }
 redis_start "$R1" "$T/logs/redis-stall.log"; R1_PID=$REDIS_PID
 redis_start "$R2" "$T/logs/redis-empty.log"; R2_PID=$REDIS_PID
@@ -64,7 +64,7 @@ mc=(memcached -l 127.0.0.1 -p "$MC" -U 0 -m 16)
 [ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
 MC_PID=$!
-WH_BG_PIDS="$WH_BG_PIDS $!"
+wh_bg_add $!
 fs_wait_port "$R1" && fs_wait_port "$R2" && fs_wait_port "$MC" ||
     { _wh_bad "redis and memcached start"; wh_done; }
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
@@ -158,7 +158,7 @@ fs_send() {
         --secret-file "$WH_SECRETS" --user "$WH_USER:$WH_PASSWD" --sample "$WH_SAMPLE" \
         --dir "$T/s-$1" --concurrency 3 --timeout "$WAIT" >"$T/s-$1/log" 2>&1 &
     spids+=($!)
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    wh_bg_add $!
     for _ in $(seq 1 300); do
         [ "$(cat "$T/s-$1/done" 2>/dev/null | wc -l)" -ge 5 ] && break
         sleep 0.1

@@ -22,11 +22,11 @@ rs_wait() {
 RPORT=$(wh_free_port); MPORT=$(wh_free_port)
 while [ "$MPORT" = "$RPORT" ]; do MPORT=$(wh_free_port); done
 redis-server --bind 127.0.0.1 --port "$RPORT" --save "" --appendonly no >"$T/logs/redis.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"     # stopped on exit (lib.sh)
+wh_bg_add $!     # stopped on exit (lib.sh)
 mc=(memcached -l 127.0.0.1 -p "$MPORT" -U 0 -m 16)
 [ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"     # stopped on exit (lib.sh)
+wh_bg_add $!     # stopped on exit (lib.sh)
 assert_true "redis listens on 127.0.0.1:$RPORT" rs_wait "$RPORT"
 assert_true "memcached listens on 127.0.0.1:$MPORT" rs_wait "$MPORT"
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
@@ -107,7 +107,7 @@ assert_eq 0 "$(wh_app_calls)" "... and not delivered"
 assert_contains "$(wh_errlog)" "no connection to redis at 127.0.0.1:$DPORT" \
     "... the error log names the server"
 redis-server --bind 127.0.0.1 --port "$DPORT" --save "" --appendonly no >"$T/logs/redis-down.log" 2>&1 &
-WH_BG_PIDS="$WH_BG_PIDS $!"     # stopped on exit (lib.sh)
+wh_bg_add $!     # stopped on exit (lib.sh)
 assert_true "redis is started on 127.0.0.1:$DPORT" rs_wait "$DPORT"
 out=$("$WIREHOOK" replay init --config "$T/etc/down.conf" 2>&1)
 assert_contains "$out" "marked new" "... and marked new"

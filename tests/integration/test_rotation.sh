@@ -43,7 +43,7 @@ printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
 printf '%s' "$WH_SECRET" >"$S/secret"
 python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 2>"$S/err" &
 SENDER=$!
-WH_BG_PIDS="$WH_BG_PIDS $SENDER"
+wh_bg_add $SENDER
 
 answers() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"$S/answers"; echo "$n"; } 2>/dev/null
 # more N: until the sender has N more answers (60 s at most)

@@ -50,7 +50,7 @@ if [ "$(id -u)" -eq 0 ]; then
     # as the unit runs it: the inbox's owner
     fw_start() { setpriv --reuid=www-data --regid=www-data --init-groups -- \
         "$WIREHOOK" forward --config "$(fw_conf up)" --interval 0 >>"$D/fwd.out" 2>>"$D/fwd.err" &
-        echo $! >"$D/fwd.pid"; WH_BG_PIDS="$WH_BG_PIDS $!"; }
+        echo $! >"$D/fwd.pid"; wh_bg_add $!; }
     chown www-data:www-data "$FW_SECRET_FILE"
 fi
 fw_start up
@@ -61,7 +61,7 @@ printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
 printf '%s' "$WH_SECRET" >"$S/secret"
 python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 0.03 2>"$S/err" &
 SENDER=$!
-WH_BG_PIDS="$WH_BG_PIDS $SENDER"
+wh_bg_add $SENDER
 answers() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"$S/answers"; echo "$n"; } 2>/dev/null
 more() {
     local want=$(( $(answers) + $1 )) i
