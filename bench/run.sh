@@ -674,8 +674,10 @@ section_inbox_http() {
 #   db_use ENGINE: DB_* for pgsql or mysql; 1 when it cannot run here
 db_use() {
     DB_ENGINE=$1
-    # the server's own sign-in, not the tests' cheaper one (pg.sh)
+    # the server's own sign-in, not the tests' cheaper one (pg.sh), and
+    # its files on disk, not in memory (WH_DB_SCRATCH)
     export WH_PG_AUTH=scram-sha-256
+    unset WH_DB_SCRATCH
     case $1 in
         pgsql)
             DB_NAME=PostgreSQL DB_LIB="$top/tests/integration/pg.sh"

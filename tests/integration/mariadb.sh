@@ -64,7 +64,8 @@ mariadb_sql() {
 mariadb_start() {
     mariadb_available || {
         echo "mariadb.sh: no MariaDB server (apt-get install mariadb-server)" >&2; return 1; }
-    MARIADB_DIR=$(mktemp -d /tmp/wh-mariadb.XXXXXX) || return 1
+    # WH_DB_SCRATCH: see lib.sh
+    MARIADB_DIR=$(mktemp -d "${WH_DB_SCRATCH:-/tmp}/wh-mariadb.XXXXXX") || return 1
     chmod 755 "$MARIADB_DIR"
     [ "$(id -u)" -eq 0 ] && chown mysql "$MARIADB_DIR"
     _mariadb_install_trap

@@ -86,7 +86,8 @@ _pg_template() {
 # sets PG_CONNINFO. Returns 1 with the server log on stderr on failure.
 pg_start() {
     pg_available || { echo "pg.sh: no PostgreSQL binaries (apt-get install postgresql)" >&2; return 1; }
-    PG_DIR=$(mktemp -d /tmp/wh-pg.XXXXXX) || return 1
+    # WH_DB_SCRATCH (lib.sh: memory when the machine has it to spare)
+    PG_DIR=$(mktemp -d "${WH_DB_SCRATCH:-/tmp}/wh-pg.XXXXXX") || return 1
     chmod 755 "$PG_DIR"
     [ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR"
     _pg_install_trap
