@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SQLite inbox under load through both hosts: 8 writers x 500 signed
+# The SQLite inbox under load through both hosts: 8 writers x 100 signed
 # events with 10% duplicates racing across writers; exactly the unique
 # ones stored, each listed once, every writer's events in the order it
 # sent them; walking with limit 1 and limit 100 gives the same sequence;
