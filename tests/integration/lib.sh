@@ -951,6 +951,14 @@ wh_app_reset() { rm -rf "$T/app/calls" "$T/app"/ignored.*; }
 # wh_app_env DIR NAME -> value of NAME in the recorded environment
 wh_app_env() { grep -m1 "^$2=" "$1/env" 2>/dev/null | cut -d= -f2-; }
 
+# wh_sender_creds DIR USER PASSWORD SECRET -- what app/bank_sender.py
+# sends with from its next request on: DIR/creds replaced whole (a copy
+# renamed over it), so the sender never reads a half-written file or one
+# credential of the new set with another of the old.
+wh_sender_creds() {
+    printf '%s\n%s\n%s\n' "$2" "$3" "$4" >"$1/creds.new" && mv -f "$1/creds.new" "$1/creds"
+}
+
 # wh_backend_start PORT [OUTDIR] -- app/backend.py (a plain HTTP backend
 # outside httpd, for mod_proxy tests) on 127.0.0.1:PORT; records calls like
 # record.cgi under OUTDIR/calls (default $T/app). Stopped on exit.

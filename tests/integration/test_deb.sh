@@ -383,8 +383,7 @@ if wh_httpd_start; then
     # postinst does the system's. Every notification is answered 200 and
     # stored once.
     S="$T/sender"; mkdir -p "$S"
-    printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
-    printf '%s' "$WH_SECRET" >"$S/secret"
+    wh_sender_creds "$S" "$WH_USER" "$WH_PASSWD" "$WH_SECRET"
     "$WH_PYTHON" "$WH_APP_SRC/bank_sender.py" "$WH_URL/inbox" "$WH_SAMPLE_SRC" "$S" 0.03 2>"$S/err" &
     sender=$!
     wh_bg_add $sender

@@ -72,8 +72,7 @@ assert_contains "$out" "last purge: none yet" "  and no purge is recorded yet"
 
 S="$T/sender"
 mkdir -p "$S"
-printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
-printf '%s' "$WH_SECRET" >"$S/secret"
+wh_sender_creds "$S" "$WH_USER" "$WH_PASSWD" "$WH_SECRET"
 answers() { local n=0 l; while IFS= read -r l; do n=$((n + 1)); done <"$S/answers"; echo "$n"; } 2>/dev/null
 more() {
     local want=$(( $(answers) + $1 )) i

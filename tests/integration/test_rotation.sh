@@ -35,12 +35,12 @@ fw_send rot "P-first:Complete" || _wh_bad "the first notification is stored"
 fw_start rot --interval 0 --verbose
 
 # The bank: one notification after another, each with the credentials in
-# $S (user, password, secret: one file each, read before every request),
-# every answer in $S/answers as "STATUS notificationId".
+# $S/creds (user, password, secret, read before every request; replaced
+# whole by wh_sender_creds), every answer in $S/answers as "STATUS
+# notificationId".
 S="$T/sender"
 mkdir -p "$S"
-printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
-printf '%s' "$WH_SECRET" >"$S/secret"
+wh_sender_creds "$S" "$WH_USER" "$WH_PASSWD" "$WH_SECRET"
 python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 2>"$S/err" &
 SENDER=$!
 wh_bg_add $SENDER
@@ -61,7 +61,7 @@ assert_true "the sender is answered" more 10
 NEWPW="bank-2027-$RANDOM"
 htpasswd -bB "$WH_HTPASSWD" bank-2027 "$NEWPW" >/dev/null 2>&1
 settle
-printf '%s' bank-2027 >"$S/user"; printf '%s' "$NEWPW" >"$S/password"
+wh_sender_creds "$S" bank-2027 "$NEWPW" "$WH_SECRET"
 assert_true "password: the sender goes on with the new user" more 10
 htpasswd -D "$WH_HTPASSWD" "$WH_USER" >/dev/null 2>&1
 settle
@@ -75,7 +75,7 @@ assert_json_code auth_failed "... auth_failed"
 NEWSECRET="bank-secret-2027-$RANDOM$RANDOM"
 printf '%s\n' "$NEWSECRET" >>"$WH_SECRETS"
 settle
-printf '%s' "$NEWSECRET" >"$S/secret"
+wh_sender_creds "$S" bank-2027 "$NEWPW" "$NEWSECRET"
 assert_true "signing secret: the sender signs with the new secret" more 10
 # the old line removed in place, as an editor does: owner and mode kept
 printf '%s\n' "$NEWSECRET" >"$WH_SECRETS"

@@ -57,8 +57,7 @@ fw_start up
 
 S="$T/sender"
 mkdir -p "$S"
-printf '%s' "$WH_USER" >"$S/user"; printf '%s' "$WH_PASSWD" >"$S/password"
-printf '%s' "$WH_SECRET" >"$S/secret"
+wh_sender_creds "$S" "$WH_USER" "$WH_PASSWD" "$WH_SECRET"
 python3 "$WH_APP_SRC/bank_sender.py" "$URL" "$WH_SAMPLE_SRC" "$S" 0.03 2>"$S/err" &
 SENDER=$!
 wh_bg_add $SENDER

@@ -6,9 +6,12 @@ file DIR/stop exists.
 
 usage: bank_sender.py URL SAMPLE DIR [PAUSE_S]
 
-Before each request it reads the credentials from DIR/user, DIR/password
-and DIR/secret (one file each, the whole file), so the suite switches them
-by writing a file. Each answer is appended to DIR/answers as
+Before each request it reads the credentials from DIR/creds: the user,
+the password and the signing secret, one a line. The suite switches them
+by replacing that file whole (lib.sh's wh_sender_creds writes a copy and
+renames it): a file rewritten in place can be read half-written, and
+three files could be read between two of their changes, either way
+sending credentials the suite never set. Each answer is appended to DIR/answers as
 "STATUS notificationId" (000 when no answer came). The signed URL is URL.
 A request on a kept-alive connection that gets no answer at all is sent
 once more on a new one (DIR/resent lists them), as a bank's HTTP client
@@ -33,13 +36,14 @@ out = open(os.path.join(d, "answers"), "a", buffering=1)
 conn = None
 
 
-def read(name):
-    with open(os.path.join(d, name), "rb") as f:
-        return f.read()
+def creds():
+    with open(os.path.join(d, "creds"), "rb") as f:
+        user, pw, secret = f.read().split(b"\n")[:3]
+    return user, pw, secret
 
 
 while not os.path.exists(os.path.join(d, "stop")):
-    user, pw, secret = read("user"), read("password"), read("secret")
+    user, pw, secret = creds()
     doc["notificationId"] = nid = str(uuid.uuid4())
     doc["eventDateTime"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     body = json.dumps(doc).encode()
