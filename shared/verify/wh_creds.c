@@ -33,6 +33,7 @@ struct wh_creds {
     slot slots[WH_CREDS_KINDS];
     int watching;                  /* a slot has a file to look at */
     _Atomic apr_time_t looked_at;
+    _Atomic int looking;           /* a look holds reloading */
     apr_interval_time_t every;
     _Atomic unsigned long reloads;
 };
@@ -83,6 +84,7 @@ wh_creds *wh_creds_create(apr_pool_t *p, const wh_config *cfg)
     c->watching = c->slots[WH_CREDS_SECRETS].path || c->slots[WH_CREDS_USERS].path;
     c->every = WH_CREDS_INTERVAL;
     atomic_init(&c->looked_at, apr_time_now());
+    atomic_init(&c->looking, 0);
     atomic_init(&c->reloads, 0);
     apr_pool_cleanup_register(p, c, destroy_versions, apr_pool_cleanup_null);
     return c;
@@ -168,21 +170,40 @@ static void refresh(wh_creds *c, int kind, const wh_logger *log)
 }
 
 /* At most once per c->every (either way: a clock set back does not stop
- * the looks), by one thread while the others go on with what is there. */
+ * the looks), by one thread at a time. A request that finds a look under
+ * way waits for it: that look began less than an interval before the
+ * request, so it may be reading a change made an interval before the
+ * request began, which the request must be checked against
+ * (docs/security.md: "a second after a change, every request is checked
+ * against the new file"). */
+static int due(const wh_creds *c, apr_time_t now)
+{
+    apr_interval_time_t since = now - atomic_load(&c->looked_at);
+    return since >= c->every || since <= -c->every;
+}
+
 static void look(wh_creds *c, apr_time_t now, const wh_logger *log)
 {
-    apr_time_t last = atomic_load_explicit(&c->looked_at, memory_order_relaxed);
-    apr_interval_time_t since = now - last;
-
-    if (!c->watching || (since < c->every && since > -c->every))
+    if (!c->watching)
         return;
-    if (!atomic_compare_exchange_strong(&c->looked_at, &last, now))
+    if (!due(c, now)) {
+        /* looked_at is stored after looking is set: a look that moved
+         * it and is not finished shows here */
+        if (atomic_load(&c->looking)) {
+            apr_thread_mutex_lock(c->reloading);
+            apr_thread_mutex_unlock(c->reloading);
+        }
         return;
-    if (apr_thread_mutex_trylock(c->reloading) != APR_SUCCESS)
-        return;
-    for (int i = 0; i < WH_CREDS_KINDS; i++)
-        if (c->slots[i].path)
-            refresh(c, i, log);
+    }
+    apr_thread_mutex_lock(c->reloading);
+    if (due(c, now)) {        /* not done meanwhile by the thread waited for */
+        atomic_store(&c->looking, 1);
+        atomic_store(&c->looked_at, now);
+        for (int i = 0; i < WH_CREDS_KINDS; i++)
+            if (c->slots[i].path)
+                refresh(c, i, log);
+        atomic_store(&c->looking, 0);
+    }
     apr_thread_mutex_unlock(c->reloading);
 }
 

@@ -10,7 +10,9 @@
  * (one stat each) at most once per WH_CREDS_INTERVAL, and only a file
  * whose identity (wh_file_id.h) changed is read again. The new version
  * replaces the old at once; requests still holding the old one finish
- * with it, and it is freed when the last lets go. A file that changed but
+ * with it, and it is freed when the last lets go. A request that comes
+ * while another thread is looking waits for that look, so every request
+ * that begins an interval after a change is checked against it. A file that changed but
  * cannot be read (a half-written file, permissions) leaves the version in
  * use, with one warning per change. */
 #include <apr_pools.h>

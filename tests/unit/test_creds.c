@@ -14,6 +14,8 @@
 #include <apr_file_io.h>
 #include <apr_sha1.h>
 #include <apr_strings.h>
+#include <apr_thread_cond.h>
+#include <apr_thread_proc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -262,6 +264,97 @@ static void test_verifier_cache_follows_reload(void)
 
 /* A configuration that loaded nothing (the CGI's settings all from the
  * environment, a test's hand-made config) has nothing to re-read. */
+/* A look under way holds back the requests that come meanwhile. Both
+ * files change; thread A's look re-reads the secrets and is stopped in
+ * its log line about them, before the users. Thread B's request, inside
+ * the interval after A's look began, must wait and then see the new
+ * users; going on with the old ones would check a request that began an
+ * interval after the change against the file before it. */
+typedef struct {
+    apr_thread_mutex_t *mu;
+    apr_thread_cond_t *cv;
+    int a_in_log, release, b_done, b_saw_bob;
+    fx *f;
+    apr_time_t t;
+} under_way;
+
+static void hold_in_log(void *baton, wh_log_level level, const char *msg)
+{
+    under_way *w = baton;
+    (void)level;
+    if (!strstr(msg, "SigningSecretFile"))
+        return;
+    apr_thread_mutex_lock(w->mu);
+    w->a_in_log = 1;
+    apr_thread_cond_broadcast(w->cv);
+    while (!w->release)
+        apr_thread_cond_wait(w->cv, w->mu);
+    apr_thread_mutex_unlock(w->mu);
+}
+
+static void *APR_THREAD_FUNC looker(apr_thread_t *th, void *data)
+{
+    under_way *w = data;
+    wh_logger lg = { hold_in_log, w };
+    wh_creds_version *v = NULL;
+    (void)wh_creds_secrets(w->f->creds, w->t, &lg, &v);
+    wh_creds_release(w->f->creds, v);
+    apr_thread_exit(th, APR_SUCCESS);
+    return NULL;
+}
+
+static void *APR_THREAD_FUNC requester(apr_thread_t *th, void *data)
+{
+    under_way *w = data;
+    wh_creds_version *v = NULL;
+    apr_hash_t *u = wh_creds_users(w->f->creds, w->t + 1, NULL, &v, NULL);
+    int bob = u && apr_hash_get(u, "bob", APR_HASH_KEY_STRING) != NULL;
+    wh_creds_release(w->f->creds, v);
+    apr_thread_mutex_lock(w->mu);
+    w->b_saw_bob = bob;
+    w->b_done = 1;
+    apr_thread_cond_broadcast(w->cv);
+    apr_thread_mutex_unlock(w->mu);
+    apr_thread_exit(th, APR_SUCCESS);
+    return NULL;
+}
+
+static void test_request_waits_for_look(void)
+{
+    under_way w = {0};
+    apr_thread_t *a, *b;
+    apr_status_t rv;
+
+    w.f = make("s1\n", sha_line("alice", "a"));
+    wh_creds_set_interval(w.f->creds, WH_CREDS_INTERVAL);
+    w.t = now() + 2 * WH_CREDS_INTERVAL;
+    CU_ASSERT_FATAL(apr_thread_mutex_create(&w.mu, APR_THREAD_MUTEX_DEFAULT, P()) == APR_SUCCESS);
+    CU_ASSERT_FATAL(apr_thread_cond_create(&w.cv, P()) == APR_SUCCESS);
+    rewrite(w.f->secrets_path, "s1\ns2\n", 2);
+    rewrite(w.f->users_path, sha_line("bob", "b"), 2);
+
+    CU_ASSERT_FATAL(apr_thread_create(&a, NULL, looker, &w, P()) == APR_SUCCESS);
+    apr_thread_mutex_lock(w.mu);
+    while (!w.a_in_log)
+        apr_thread_cond_wait(w.cv, w.mu);
+    apr_thread_mutex_unlock(w.mu);
+    CU_ASSERT_FATAL(apr_thread_create(&b, NULL, requester, &w, P()) == APR_SUCCESS);
+    /* B is given time to answer on its own: one that does not wait
+     * answers at once, with the old users */
+    apr_thread_mutex_lock(w.mu);
+    if (!w.b_done)
+        apr_thread_cond_timedwait(w.cv, w.mu, apr_time_from_msec(300));
+    CU_ASSERT_EQUAL(w.b_done, 0);      /* still waiting for A's look */
+    w.release = 1;
+    apr_thread_cond_broadcast(w.cv);
+    apr_thread_mutex_unlock(w.mu);
+    apr_thread_join(&rv, a);
+    apr_thread_join(&rv, b);
+    CU_ASSERT_EQUAL(w.b_done, 1);
+    CU_ASSERT_EQUAL(w.b_saw_bob, 1);
+    CU_ASSERT_EQUAL(wh_creds_reloads(w.f->creds), 2);
+}
+
 static void test_nothing_loaded(void)
 {
     wh_config *cfg = wh_config_create(P());
@@ -285,6 +378,7 @@ static const wh_test_case cases[] = {
     {"an unreadable change keeps the version in use", test_bad_file_keeps_version},
     {"a held version outlives a re-read", test_held_version_outlives_reload},
     {"the verifier's auth cache follows a re-read", test_verifier_cache_follows_reload},
+    {"a request waits for a look under way", test_request_waits_for_look},
     {"nothing loaded, nothing re-read", test_nothing_loaded},
     {NULL, NULL}};
 
