@@ -154,9 +154,11 @@ static cache_slot *slot_for(wh_auth_cache *c, const unsigned char *key)
     return &c->slots[idx];
 }
 
+/* counted: a request's one look, in the hit and miss counters; a second
+ * look by the same request is not counted again */
 static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
                         unsigned generation, apr_time_t now, apr_pool_t *p,
-                        const char **user)
+                        const char **user, int counted)
 {
     int hit = 0;
     apr_thread_mutex_lock(c->lock);
@@ -171,8 +173,9 @@ static int cache_lookup(wh_auth_cache *c, const unsigned char *key,
          * user table only, so nothing is kept valid that the server
          * would now refuse. */
         s->expires = now + c->ttl;
-        c->hits++;
-    } else {
+        if (counted)
+            c->hits++;
+    } else if (counted) {
         c->misses++;
     }
     apr_thread_mutex_unlock(c->lock);
@@ -329,7 +332,7 @@ wh_auth_result wh_auth_check_gen(apr_pool_t *p, apr_hash_t *users,
     /* The cache holds only headers that were parsed and checked when they
      * were stored, keyed by their digest byte for byte: a hit needs no
      * decoding (and leaves no decoded password in the pool to wipe). */
-    if (use_cache && cache_lookup(cache, key, generation, now, p, user_out)) {
+    if (use_cache && cache_lookup(cache, key, generation, now, p, user_out, 1)) {
         result = WH_AUTH_OK;
     } else if (wh_auth_parse_basic(p, header, &user, &password) != NULL) {
         result = WH_AUTH_MISSING;
@@ -341,6 +344,11 @@ wh_auth_result wh_auth_check_gen(apr_pool_t *p, apr_hash_t *users,
                                                    user_out, &mine);
         if (role == WH_FLIGHT_SHARED) {
             result = ok ? WH_AUTH_OK : WH_AUTH_FAILED;
+        } else if (use_cache && cache_lookup(cache, key, generation, now, p, user_out, 0)) {
+            /* a check that landed between this request's first look at
+             * the cache and its joining: its success is in the cache */
+            result = WH_AUTH_OK;
+            wh_auth_flights_land(flights, mine, 1, *user_out);
         } else {
             result = check_credentials(p, users, generation, cache, header,
                                        use_cache ? key : NULL, user, password,

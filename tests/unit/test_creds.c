@@ -297,9 +297,10 @@ static void *APR_THREAD_FUNC looker(apr_thread_t *th, void *data)
     under_way *w = data;
     wh_logger lg = { hold_in_log, w };
     wh_creds_version *v = NULL;
+
+    (void)th;
     (void)wh_creds_secrets(w->f->creds, w->t, &lg, &v);
     wh_creds_release(w->f->creds, v);
-    apr_thread_exit(th, APR_SUCCESS);
     return NULL;
 }
 
@@ -309,13 +310,14 @@ static void *APR_THREAD_FUNC requester(apr_thread_t *th, void *data)
     wh_creds_version *v = NULL;
     apr_hash_t *u = wh_creds_users(w->f->creds, w->t + 1, NULL, &v, NULL);
     int bob = u && apr_hash_get(u, "bob", APR_HASH_KEY_STRING) != NULL;
+
+    (void)th;
     wh_creds_release(w->f->creds, v);
     apr_thread_mutex_lock(w->mu);
     w->b_saw_bob = bob;
     w->b_done = 1;
     apr_thread_cond_broadcast(w->cv);
     apr_thread_mutex_unlock(w->mu);
-    apr_thread_exit(th, APR_SUCCESS);
     return NULL;
 }
 
