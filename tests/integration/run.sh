@@ -257,7 +257,7 @@ done
 if [ -n "$left" ]; then
     while read -r pid n; do
         echo "run.sh: $n left a process running: $pid $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-120)"
-        echo "0 1 0 $n(left pid $pid running)" >>"$work/$n.counts"
+        echo "0 1 0 $n(left-pid-$pid)" >>"$work/$n.counts"
         kill "$pid" 2>/dev/null
     done <<<"$left"
 fi
