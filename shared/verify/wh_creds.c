@@ -35,6 +35,7 @@ struct wh_creds {
     _Atomic apr_time_t looked_at;
     _Atomic int looking;           /* a look holds reloading */
     apr_interval_time_t every;
+    apr_interval_time_t wait;      /* for a look under way, at most */
     _Atomic unsigned long reloads;
 };
 
@@ -69,7 +70,7 @@ wh_creds *wh_creds_create(apr_pool_t *p, const wh_config *cfg)
 
     if (apr_thread_mutex_create(&c->lock, APR_THREAD_MUTEX_DEFAULT, p)
             != APR_SUCCESS
-        || apr_thread_mutex_create(&c->reloading, APR_THREAD_MUTEX_DEFAULT, p)
+        || apr_thread_mutex_create(&c->reloading, APR_THREAD_MUTEX_TIMED, p)
             != APR_SUCCESS
         || apr_pool_create(&c->stat_pool, p) != APR_SUCCESS)
         return NULL;
@@ -83,6 +84,7 @@ wh_creds *wh_creds_create(apr_pool_t *p, const wh_config *cfg)
               &cfg->users_id);
     c->watching = c->slots[WH_CREDS_SECRETS].path || c->slots[WH_CREDS_USERS].path;
     c->every = WH_CREDS_INTERVAL;
+    c->wait = WH_CREDS_LOOK_WAIT;
     atomic_init(&c->looked_at, apr_time_now());
     atomic_init(&c->looking, 0);
     atomic_init(&c->reloads, 0);
@@ -94,6 +96,12 @@ void wh_creds_set_interval(wh_creds *c, apr_interval_time_t every)
 {
     if (c)
         c->every = every < 0 ? 0 : every;
+}
+
+void wh_creds_set_look_wait(wh_creds *c, apr_interval_time_t wait)
+{
+    if (c)
+        c->wait = wait < 0 ? 0 : wait;
 }
 
 unsigned long wh_creds_reloads(const wh_creds *c)
@@ -175,7 +183,9 @@ static void refresh(wh_creds *c, int kind, const wh_logger *log)
  * request, so it may be reading a change made an interval before the
  * request began, which the request must be checked against
  * (docs/security.md: "a second after a change, every request is checked
- * against the new file"). */
+ * against the new file"). It waits c->wait at most: a file system that
+ * stalls (a hung NFS server) holds up the looking thread, not the whole
+ * child, whose requests then go on with the version in use. */
 static int due(const wh_creds *c, apr_time_t now)
 {
     apr_interval_time_t since = now - atomic_load(&c->looked_at);
@@ -189,13 +199,13 @@ static void look(wh_creds *c, apr_time_t now, const wh_logger *log)
     if (!due(c, now)) {
         /* looked_at is stored after looking is set: a look that moved
          * it and is not finished shows here */
-        if (atomic_load(&c->looking)) {
-            apr_thread_mutex_lock(c->reloading);
+        if (atomic_load(&c->looking)
+            && apr_thread_mutex_timedlock(c->reloading, c->wait) == APR_SUCCESS)
             apr_thread_mutex_unlock(c->reloading);
-        }
         return;
     }
-    apr_thread_mutex_lock(c->reloading);
+    if (apr_thread_mutex_timedlock(c->reloading, c->wait) != APR_SUCCESS)
+        return;
     if (due(c, now)) {        /* not done meanwhile by the thread waited for */
         atomic_store(&c->looking, 1);
         atomic_store(&c->looked_at, now);

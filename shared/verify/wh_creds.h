@@ -11,8 +11,9 @@
  * whose identity (wh_file_id.h) changed is read again. The new version
  * replaces the old at once; requests still holding the old one finish
  * with it, and it is freed when the last lets go. A request that comes
- * while another thread is looking waits for that look, so every request
- * that begins an interval after a change is checked against it. A file that changed but
+ * while another thread is looking waits for that look (WH_CREDS_LOOK_WAIT
+ * at most), so every request that begins an interval after a change is
+ * checked against it. A file that changed but
  * cannot be read (a half-written file, permissions) leaves the version in
  * use, with one warning per change. */
 #include <apr_pools.h>
@@ -23,6 +24,9 @@
 #include "wh_log.h"
 
 #define WH_CREDS_INTERVAL apr_time_from_sec(1)
+/* A look reads two small files: one that takes longer is stalled (a hung
+ * NFS server), and the requests waiting for it go on with what they have. */
+#define WH_CREDS_LOOK_WAIT apr_time_from_msec(250)
 
 typedef struct wh_creds wh_creds;
 /* A version in use by one caller, released with wh_creds_release. */
@@ -48,6 +52,8 @@ void wh_creds_release(wh_creds *c, wh_creds_version *held);
 
 /* How often the files are looked at (tests: 0, at every call). */
 void wh_creds_set_interval(wh_creds *c, apr_interval_time_t every);
+/* How long a request waits for a look under way (WH_CREDS_LOOK_WAIT). */
+void wh_creds_set_look_wait(wh_creds *c, apr_interval_time_t wait);
 /* Re-reads that replaced a version, for tests and server-status. */
 unsigned long wh_creds_reloads(const wh_creds *c);
 

@@ -321,40 +321,78 @@ static void *APR_THREAD_FUNC requester(apr_thread_t *th, void *data)
     return NULL;
 }
 
+/* Both files change; A's look is stopped in its log line about the
+ * secrets, then B asks for the users with the given wait. */
+static void start_look(under_way *w, apr_interval_time_t wait,
+                       apr_thread_t **a, apr_thread_t **b)
+{
+    w->f = make("s1\n", sha_line("alice", "a"));
+    wh_creds_set_interval(w->f->creds, WH_CREDS_INTERVAL);
+    wh_creds_set_look_wait(w->f->creds, wait);
+    w->t = now() + 2 * WH_CREDS_INTERVAL;
+    CU_ASSERT_FATAL(apr_thread_mutex_create(&w->mu, APR_THREAD_MUTEX_DEFAULT, P()) == APR_SUCCESS);
+    CU_ASSERT_FATAL(apr_thread_cond_create(&w->cv, P()) == APR_SUCCESS);
+    rewrite(w->f->secrets_path, "s1\ns2\n", 2);
+    rewrite(w->f->users_path, sha_line("bob", "b"), 2);
+    CU_ASSERT_FATAL(apr_thread_create(a, NULL, looker, w, P()) == APR_SUCCESS);
+    apr_thread_mutex_lock(w->mu);
+    while (!w->a_in_log)
+        apr_thread_cond_wait(w->cv, w->mu);
+    apr_thread_mutex_unlock(w->mu);
+    CU_ASSERT_FATAL(apr_thread_create(b, NULL, requester, w, P()) == APR_SUCCESS);
+}
+
+/* Waits up to limit for B's answer; 1 when it came. */
+static int b_answers_within(under_way *w, apr_interval_time_t limit)
+{
+    apr_time_t until = apr_time_now() + limit;
+    int done;
+
+    apr_thread_mutex_lock(w->mu);
+    while (!w->b_done && apr_time_now() < until)
+        apr_thread_cond_timedwait(w->cv, w->mu, until - apr_time_now());
+    done = w->b_done;
+    apr_thread_mutex_unlock(w->mu);
+    return done;
+}
+
+static void finish_look(under_way *w, apr_thread_t *a, apr_thread_t *b)
+{
+    apr_status_t rv;
+
+    apr_thread_mutex_lock(w->mu);
+    w->release = 1;
+    apr_thread_cond_broadcast(w->cv);
+    apr_thread_mutex_unlock(w->mu);
+    apr_thread_join(&rv, a);
+    apr_thread_join(&rv, b);
+    CU_ASSERT_EQUAL(wh_creds_reloads(w->f->creds), 2);
+}
+
 static void test_request_waits_for_look(void)
 {
     under_way w = {0};
     apr_thread_t *a, *b;
-    apr_status_t rv;
 
-    w.f = make("s1\n", sha_line("alice", "a"));
-    wh_creds_set_interval(w.f->creds, WH_CREDS_INTERVAL);
-    w.t = now() + 2 * WH_CREDS_INTERVAL;
-    CU_ASSERT_FATAL(apr_thread_mutex_create(&w.mu, APR_THREAD_MUTEX_DEFAULT, P()) == APR_SUCCESS);
-    CU_ASSERT_FATAL(apr_thread_cond_create(&w.cv, P()) == APR_SUCCESS);
-    rewrite(w.f->secrets_path, "s1\ns2\n", 2);
-    rewrite(w.f->users_path, sha_line("bob", "b"), 2);
-
-    CU_ASSERT_FATAL(apr_thread_create(&a, NULL, looker, &w, P()) == APR_SUCCESS);
-    apr_thread_mutex_lock(w.mu);
-    while (!w.a_in_log)
-        apr_thread_cond_wait(w.cv, w.mu);
-    apr_thread_mutex_unlock(w.mu);
-    CU_ASSERT_FATAL(apr_thread_create(&b, NULL, requester, &w, P()) == APR_SUCCESS);
-    /* B is given time to answer on its own: one that does not wait
-     * answers at once, with the old users */
-    apr_thread_mutex_lock(w.mu);
-    if (!w.b_done)
-        apr_thread_cond_timedwait(w.cv, w.mu, apr_time_from_msec(300));
-    CU_ASSERT_EQUAL(w.b_done, 0);      /* still waiting for A's look */
-    w.release = 1;
-    apr_thread_cond_broadcast(w.cv);
-    apr_thread_mutex_unlock(w.mu);
-    apr_thread_join(&rv, a);
-    apr_thread_join(&rv, b);
+    start_look(&w, apr_time_from_sec(30), &a, &b);
+    /* one that does not wait answers at once, with the old users */
+    CU_ASSERT_EQUAL(b_answers_within(&w, apr_time_from_msec(300)), 0);
+    finish_look(&w, a, b);
     CU_ASSERT_EQUAL(w.b_done, 1);
     CU_ASSERT_EQUAL(w.b_saw_bob, 1);
-    CU_ASSERT_EQUAL(wh_creds_reloads(w.f->creds), 2);
+}
+
+/* A look that stalls (a hung file system) holds a request up for the
+ * wait, no longer: it goes on with the version in use. */
+static void test_stalled_look_bounded(void)
+{
+    under_way w = {0};
+    apr_thread_t *a, *b;
+
+    start_look(&w, apr_time_from_msec(50), &a, &b);
+    CU_ASSERT_EQUAL(b_answers_within(&w, apr_time_from_sec(30)), 1);
+    CU_ASSERT_EQUAL(w.b_saw_bob, 0);
+    finish_look(&w, a, b);
 }
 
 static void test_nothing_loaded(void)
@@ -381,6 +419,7 @@ static const wh_test_case cases[] = {
     {"a held version outlives a re-read", test_held_version_outlives_reload},
     {"the verifier's auth cache follows a re-read", test_verifier_cache_follows_reload},
     {"a request waits for a look under way", test_request_waits_for_look},
+    {"a stalled look holds a request up for a bounded time", test_stalled_look_bounded},
     {"nothing loaded, nothing re-read", test_nothing_loaded},
     {NULL, NULL}};
 
