@@ -187,26 +187,28 @@ fw_explain() {
     } >&2
 }
 
-# fw_start NAME [ARGS]... -- in the background; stdout/stderr in fwd.out/err
+# fw_start NAME [ARGS]... -- in the background; stdout/stderr in fwd.out/err,
+# its PID@START (wh_pid_tag) in fwd.tag
 fw_start() {
     local name=$1; shift
     local d; d=$(fw_dir "$name")
     "$WIREHOOK" forward --config "$(fw_conf "$name")" "$@" >>"$d/fwd.out" 2>>"$d/fwd.err" &
-    echo $! >"$d/fwd.pid"
+    wh_pid_tag $! >"$d/fwd.tag"
     wh_bg_add $!
 }
 
 # fw_stop NAME [SIGNAL] -- signals the background forwarder and waits;
 # sets FW_RC to its exit status
 fw_stop() {
-    local d pid i; d=$(fw_dir "$1"); pid=$(cat "$d/fwd.pid" 2>/dev/null)
+    local d tag pid i; d=$(fw_dir "$1"); tag=$(cat "$d/fwd.tag" 2>/dev/null)
     FW_RC=""
-    [ -n "$pid" ] || return 0
-    wh_kill_ours -"${2:-TERM}" "$pid"
+    [ -n "$tag" ] || return 0
+    pid=${tag%@*}
+    wh_kill_ours -"${2:-TERM}" "$tag"
     for i in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     wait "$pid" 2>/dev/null
     FW_RC=$?
-    rm -f "$d/fwd.pid"
+    rm -f "$d/fwd.tag"
 }
 
 # fw_app_ok NAME -> how many requests the app answered 2xx

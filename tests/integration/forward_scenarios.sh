@@ -339,7 +339,7 @@ fws_crash() {
     fw_send crash "${specs[@]}"
     fw_start crash
     if fw_wait_forwarded crash 60 30; then
-        { kill -KILL "$(cat "$(fw_dir crash)/fwd.pid")"; fw_stop crash; } 2>/dev/null
+        { wh_kill_ours -KILL "$(cat "$(fw_dir crash)/fwd.tag")"; fw_stop crash; } 2>/dev/null
         _wh_ok "$L kill -9: the forwarder killed after $(fw_app_ok crash) events forwarded"
     else
         _wh_bad "$L kill -9: forwarding started" "$(fw_app_ok crash)"

@@ -222,7 +222,7 @@ EOF
 # (in the background), waits for them; with KILL_AFTER_S, kill -9 half of
 # them after that many seconds. Logs in $T/load-NAME/. Sets IB_LOAD_SECS.
 ib_load_run() {
-    local name=$1 url=$2 writers=$3 events=$4 kill_after=${5:-} w pids=() t0 t1
+    local name=$1 url=$2 writers=$3 events=$4 kill_after=${5:-} w tags=() t0 t1
     [ -f "$T/ib_load.py" ] || ib_load_py
     mkdir -p "$T/load-$name"
     t0=$(date +%s.%N)
@@ -231,14 +231,14 @@ ib_load_run() {
             url="$url" sample="$WH_SAMPLE_SRC" user="$WH_USER" password="$WH_PASSWD" \
             secret="$WH_SECRET" ts_header="$WH_TS_HEADER" sig_header="$WH_SIG_HEADER" \
             out="$T/load-$name/w$w.log" &
-        pids+=($!)
+        tags+=("$(wh_pid_tag $!)")
         wh_bg_add $!
     done
     if [ -n "$kill_after" ]; then
         sleep "$kill_after"
-        for w in $(seq 0 2 $((writers - 1))); do wh_kill_ours -KILL "${pids[$w]}"; done
+        for w in $(seq 0 2 $((writers - 1))); do wh_kill_ours -KILL "${tags[$w]}"; done
     fi
-    for w in "${pids[@]}"; do wait "$w" 2>/dev/null; done
+    for w in "${tags[@]}"; do wait "${w%@*}" 2>/dev/null; done
     t1=$(date +%s.%N)
     IB_LOAD_SECS=$(python3 -c "print('%.1f' % ($t1 - $t0))")
     IB_LOAD_WRITERS=$writers

@@ -329,25 +329,16 @@ wh_bg_add() {
     return 0
 }
 
-# wh_kill_ours [-SIGNAL] PID[@START]... -- signals each process only while
-# it is still this suite's: for PID@START (wh_pid_tag), while PID has that
-# start time; for a bare PID, while its environment carries WH_SUITE_T=$T,
-# which every program a suite starts inherits from wh_init (another
-# suite's carries its own; a subshell of the suite that runs no program
-# shows the suite shell's own environment). Servers that rewrite their
-# environment for their process title (redis) are known only by START.
+# wh_kill_ours [-SIGNAL] PID@START... -- signals each process (wh_pid_tag)
+# only while its pid still has that start time
 wh_kill_ours() {
     local sig=-TERM p
     case "${1:-}" in -*) sig=$1; shift ;; esac
     for p in "$@"; do
         case $p in
-        '') ;;
-        *@*) [ -n "${p#*@}" ] && [ "$(_wh_started "${p%@*}")" = "${p#*@}" ] &&
-                 kill "$sig" "${p%@*}" 2>/dev/null ;;
-        *) if grep -qszxF "WH_SUITE_T=$T" "/proc/$p/environ" ||
-                cmp -s "/proc/$p/environ" "/proc/$$/environ"; then
-               kill "$sig" "$p" 2>/dev/null
-           fi ;;
+        *@?*) [ "$(_wh_started "${p%@*}")" = "${p#*@}" ] && kill "$sig" "${p%@*}" 2>/dev/null ;;
+        *@) ;;                       # gone before it was tagged
+        *) echo "wh_kill_ours: '$p' is not PID@START (wh_pid_tag)" >&2 ;;
         esac
     done
     return 0
@@ -445,7 +436,6 @@ wh_init() {
     [ -x "$WH_HTTPD" ] || { echo "no httpd at $WH_HTTPD" >&2; exit 1; }
     T=$(mktemp -d /tmp/wh-it.XXXXXX) || exit 1
     chmod 755 "$T"
-    export WH_SUITE_T=$T      # what wh_kill_ours knows this suite's processes by
     trap _wh_cleanup EXIT
     trap 'exit 130' INT TERM
     WH_PORT=$(wh_free_port) || { echo "no free port" >&2; exit 1; }

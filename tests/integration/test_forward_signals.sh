@@ -55,9 +55,9 @@ done
 fw_send sig "P-twice:Complete"
 id=$(fw_sent_id sig 4)
 fw_start sig --interval 0
-pid=$(cat "$D/fwd.pid")
+tag=$(cat "$D/fwd.tag")
 assert_true "twice: the request is in flight" in_flight "$id"
-kill -TERM "$pid"; sleep 0.2
+wh_kill_ours -TERM "$tag"; sleep 0.2
 fw_stop sig TERM
 assert_eq 1 "$FW_RC" "a second SIGTERM while stopping: exit status 1 at once"
 assert_eq 0 "$(received "$id")" "... before the request in flight was answered"

@@ -37,7 +37,7 @@ b_stop() {
     pid=$(cat "$T/run-b/httpd.pid" 2>/dev/null) || return 0
     "$WH_HTTPD" -f "$B_CONF" -k stop >/dev/null 2>&1
     for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    wh_kill_ours -KILL "$pid"
+    _wh_httpd_ours "$pid" && kill -KILL "$pid" 2>/dev/null
     return 0
 }
 _PAIRS_PREV_TRAP=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")

@@ -80,8 +80,8 @@ c.execute("BEGIN EXCLUSIVE")
 open(sys.argv[2], "w").write("locked\n")
 time.sleep(60)
 ' "$T/data/lock.db" "$T/locked" &
+locker=$(wh_pid_tag $!)
 wh_bg_add $!
-locker=$!
 for _ in $(seq 1 100); do [ -s "$T/locked" ] && break; sleep 0.1; done
 assert_file_exists "$T/locked" "the other process holds the write lock"
 for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
@@ -102,7 +102,7 @@ done
 wh_curl -u "$WH_USER:$WH_PASSWD" "$WH_URL/lock?limit=5"
 assert_status 200 "locked: listing still works (WAL readers do not wait)"
 wh_kill_ours "$locker"
-wait "$locker" 2>/dev/null
+wait "${locker%@*}" 2>/dev/null
 for ep in "$WH_URL/cgi/lock" "$WH_URL/lock"; do
     wh_post "$ep" "$(wh_body Complete)"
     assert_json_code accepted "lock released: $ep stores again"

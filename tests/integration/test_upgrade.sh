@@ -50,7 +50,7 @@ if [ "$(id -u)" -eq 0 ]; then
     # as the unit runs it: the inbox's owner
     fw_start() { setpriv --reuid=www-data --regid=www-data --init-groups -- \
         "$WIREHOOK" forward --config "$(fw_conf up)" --interval 0 >>"$D/fwd.out" 2>>"$D/fwd.err" &
-        echo $! >"$D/fwd.pid"; wh_bg_add $!; }
+        wh_pid_tag $! >"$D/fwd.tag"; wh_bg_add $!; }
     chown www-data:www-data "$FW_SECRET_FILE"
 fi
 fw_start up
