@@ -33,7 +33,9 @@ struct wh_creds {
     slot slots[WH_CREDS_KINDS];
     int watching;                  /* a slot has a file to look at */
     _Atomic apr_time_t looked_at;
-    _Atomic int looking;           /* a look holds reloading */
+    _Atomic int looking;           /* a look holds reloading (what every
+                                    * request reads: a load, where trying
+                                    * the lock would write its line) */
     apr_interval_time_t every;
     apr_interval_time_t wait;      /* for a look under way, at most */
     _Atomic unsigned long reloads;

@@ -13,9 +13,9 @@
  * with it, and it is freed when the last lets go. A request that comes
  * while another thread is looking waits for that look (WH_CREDS_LOOK_WAIT
  * at most), so every request that begins an interval after a change is
- * checked against it. A file that changed but
- * cannot be read (a half-written file, permissions) leaves the version in
- * use, with one warning per change. */
+ * checked against it. A file that changed but cannot be read (a
+ * half-written file, permissions) leaves the version in use, with one
+ * warning per change. */
 #include <apr_pools.h>
 #include <apr_hash.h>
 #include <apr_tables.h>
