@@ -143,7 +143,7 @@ say "14. wirehook pull walks every page (limit 1) until moreRecords is false, on
         "ForwardBackoffMax 2s" >>"$FCONF"
     python3 "$WH_APP_SRC/forward_app.py" --port "$APORT" --control-port "$CPORT" \
         --secret-file "$FS" --url "$AURL" --out "$T/fwd-app" --down >"$T/fwd-app.log" 2>&1 &
-    WH_BG_PIDS="$WH_BG_PIDS $!"
+    wh_bg_add $!
     for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$CPORT") 2>/dev/null && break; sleep 0.05; done
 
     say "15. Forwarding: the bank's three notifications for payment WP-DEMO-7 are stored at once;"
@@ -166,7 +166,7 @@ PY
     say "16. wirehook forward --config forward.conf, with the application DOWN for 3 seconds:"
     "$WIREHOOK" forward --config "$FCONF" --interval 1 --verbose >"$T/fwd.out" 2>"$T/fwd.err" &
     FPID=$!
-    WH_BG_PIDS="$WH_BG_PIDS $FPID"
+    wh_bg_add $FPID
     sleep 3
     curl -s -X POST --data-binary '{"up": true}' "http://127.0.0.1:$CPORT/control" >/dev/null
     for _ in $(seq 1 100); do
