@@ -31,7 +31,7 @@
 . "$(dirname "$0")/lib.sh"
 wh_init
 . "$(dirname "$0")/pg.sh"
-N=${WH_CLUSTER_IDS:-$(wh_size 300)}
+N=${WH_CLUSTER_IDS:-$(wh_size 150)}
 NK=${WH_CLUSTER_KILL_IDS:-$(wh_size 100)}
 LEASE=10                        # ReplayLease: its minimum
 SLOW=$((3 * LEASE))             # the slow application's delivery

@@ -43,6 +43,10 @@ BOUND=${WH_FAULT_BOUND:-60}      # s after a store's return (lease: 120 s)
 WAIT=12
 STALL=${WH_FAULT_STALL:-$(wh_size 14)}
 NFWD=${WH_FAULT_EVENTS:-$(wh_size 100)}
+# each sender's pause between notifications (s): the faults break the
+# stores under whatever is in flight, however fast the bank sends, so
+# make check sends at a pace its CPU can spare; make soak faster
+PAUSE=${WH_FAULT_PAUSE:-$(awk -v s="$WH_SCALE" 'BEGIN { printf "%.3f", 0.2 / s }')}
 CHECK="$WH_APP_SRC/fault_check.py"
 
 fs_wait_port() { local i; for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -156,7 +160,7 @@ fs_send() {
     mkdir -p "$T/s-$1"
     python3 "$WH_APP_SRC/fault_sender.py" --url "$WH_URL/f/$1" \
         --secret-file "$WH_SECRETS" --user "$WH_USER:$WH_PASSWD" --sample "$WH_SAMPLE" \
-        --dir "$T/s-$1" --concurrency 3 --timeout "$WAIT" >"$T/s-$1/log" 2>&1 &
+        --dir "$T/s-$1" --concurrency 3 --pause "$PAUSE" --timeout "$WAIT" >"$T/s-$1/log" 2>&1 &
     spids+=($!)
     wh_bg_add $!
     for _ in $(seq 1 300); do
