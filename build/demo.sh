@@ -144,7 +144,7 @@ say "14. wirehook pull walks every page (limit 1) until moreRecords is false, on
     python3 "$WH_APP_SRC/forward_app.py" --port "$APORT" --control-port "$CPORT" \
         --secret-file "$FS" --url "$AURL" --out "$T/fwd-app" --down >"$T/fwd-app.log" 2>&1 &
     wh_bg_add $!
-    for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$CPORT") 2>/dev/null && break; sleep 0.05; done
+    wh_wait_port "$CPORT" 5
 
     say "15. Forwarding: the bank's three notifications for payment WP-DEMO-7 are stored at once;"
     echo "    the third (Exception at 14:03) arrives after Complete (14:05), as a late retry would:"

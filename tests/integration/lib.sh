@@ -612,6 +612,17 @@ _wh_pid() { cat "$T/run/httpd.pid" 2>/dev/null; }
 _wh_httpd_ours() { grep -qsF -- "$T/" "/proc/$1/cmdline"; }
 _wh_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$WH_PORT") 2>/dev/null; }
 
+# wh_wait_port PORT [SECONDS] -- until something listens on 127.0.0.1:PORT
+# (0), or SECONDS (10) have passed (1): a tenth of a second between tries
+wh_wait_port() {
+    local i
+    for ((i = 0; i < ${2:-10} * 10; i++)); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # wh_httpd_configtest -> runs apache2 -t; output in $WH_OUT, returns its rc
 wh_httpd_configtest() {
     WH_OUT=$("$WH_HTTPD" -f "${WH_HTTPD_CONF:-$T/httpd.conf}" -t 2>&1)
@@ -706,8 +717,7 @@ _wh_httpd_cycle() {
         [ "$(grep -c 'resuming normal operations' "$T/logs/error.log" 2>/dev/null)" -gt "${before:-0}" ] && break
         sleep 0.1
     done
-    for i in $(seq 1 50); do _wh_port_open && return 0; sleep 0.1; done
-    return 1
+    wh_wait_port "$WH_PORT" 5
 }
 
 # wh_httpd_graceful -- apache2 -k graceful; waits for the new generation
@@ -953,13 +963,10 @@ wh_sender_creds() {
 # outside httpd, for mod_proxy tests) on 127.0.0.1:PORT; records calls like
 # record.cgi under OUTDIR/calls (default $T/app). Stopped on exit.
 wh_backend_start() {
-    local port=$1 out=${2:-$T/app} i
+    local port=$1 out=${2:-$T/app}
     python3 "$WH_APP_SRC/backend.py" "$port" "$out" >>"$T/logs/backend.log" 2>&1 &
     wh_bg_add $!
-    for i in $(seq 1 50); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-        sleep 0.1
-    done
+    wh_wait_port "$port" 5 && return 0
     echo "backend did not come up on $port" >&2
     return 1
 }

@@ -124,8 +124,7 @@ APORT=$(wh_free_port); BPORT=$(wh_free_port)
 while [ "$BPORT" = "$APORT" ]; do BPORT=$(wh_free_port); done
 cm_conf a "$APORT" worker
 cm_conf b "$BPORT" prefork
-cm_wait_port() { local i; for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
-cm_start() { "$WH_HTTPD" -f "$T/$1/httpd.conf" -k start >"$T/$1/start.out" 2>&1 && cm_wait_port "$2"; }
+cm_start() { "$WH_HTTPD" -f "$T/$1/httpd.conf" -k start >"$T/$1/start.out" 2>&1 && wh_wait_port "$2"; }
 cm_stop() { "$WH_HTTPD" -f "$T/$1/httpd.conf" -k stop >/dev/null 2>&1; }
 FWD_PIDS=""
 cm_cleanup() {
@@ -146,7 +145,7 @@ python3 "$WH_APP_SRC/forward_app.py" --port "$FPORT" --control-port "$FCTL" \
     >>"$T/fwapp.err" 2>&1 &
 wh_bg_add $!
 mkdir -p "$T/fwapp"
-cm_wait_port "$FCTL" || _wh_bad "the forwarders' application starts"
+wh_wait_port "$FCTL" || _wh_bad "the forwarders' application starts"
 for f in 1 2; do
     "$WIREHOOK" forward --config "$CONF" --interval 0 >>"$T/fwd$f.out" 2>>"$T/fwd$f.err" &
     FWD_PIDS="$FWD_PIDS $(wh_pid_tag $!)"

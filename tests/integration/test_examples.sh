@@ -138,16 +138,13 @@ ex_start() {
 }
 # A second, independent instance in DIR on PORT
 ex_start_second() {
-    local dir=$1 port=$2 mods=$3 i; shift 3
+    local dir=$1 port=$2 mods=$3; shift 3
     ex_conf "$dir/httpd.conf" "$port" "$dir" "$mods" "$@"
     EX_CONFS+=("$dir/httpd.conf")
     # its log says what this start did, as ex_start's does
     [ -f "$dir/logs/error.log" ] && : >"$dir/logs/error.log"
     "$WH_HTTPD" -f "$dir/httpd.conf" -k start >"$dir/start.out" 2>&1 || { cat "$dir/start.out" >&2; return 1; }
-    for i in $(seq 1 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-        sleep 0.1
-    done
+    wh_wait_port "$port" && return 0
     tail -n 20 "$dir/logs/error.log" >&2
     return 1
 }
@@ -402,7 +399,7 @@ if pg_start; then
         FORWARD_SECRET_FILE="$R/etc/wirehook/forward.secret" FORWARD_URL="http://127.0.0.1:$FPORT/wires" \
             RECEIVER_DB="$T/cl-received.db" python3 "$EX/forward/receiver.py" >"$T/cl-receiver.log" 2>&1 &
         EX_PIDS+=("$(wh_pid_tag $!)")
-        for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$FPORT") 2>/dev/null && break; sleep 0.05; done
+        wh_wait_port "$FPORT" 5
         "$WIREHOOK" forward --config "$CONF" --drain >"$T/fwd1.out" 2>"$T/fwd1.err" &
         f1=$!
         "$WIREHOOK" forward --config "$CONF" --drain >"$T/fwd2.out" 2>"$T/fwd2.err" &
@@ -445,7 +442,7 @@ cluster_run() {
     cpid=$!
     EX_PIDS+=("$(wh_pid_tag "$cpid")")
     local i
-    for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
+    wh_wait_port "$cport" 5
     ex_put "$E/wirehook-$kind.conf" /etc/wirehook/wirehook.conf
     CONF="$R/etc/wirehook/wirehook.conf"
     sed -i "s|replay-store.example.com:$example_port|127.0.0.1:$cport|" "$CONF"
@@ -490,7 +487,7 @@ cluster_run() {
     "$@" "$cport" >>"$T/$kind.log" 2>&1 &
     cpid=$!
     EX_PIDS+=("$(wh_pid_tag "$cpid")")
-    for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$cport") 2>/dev/null && break; sleep 0.1; done
+    wh_wait_port "$cport" 5
     for i in $(seq 1 40); do
         ex_send "$CONF" "$A" --user "$CRED" --sample Complete
         ex_send "$CONF" "$B" --user "$CRED" --sample Complete

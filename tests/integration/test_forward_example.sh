@@ -42,7 +42,7 @@ wh_httpd_start || exit 1
 FORWARD_SECRET_FILE="$R/etc/wirehook/forward.secret" FORWARD_URL="http://127.0.0.1:$RPORT/wires" \
     RECEIVER_DB="$T/received.db" python3 "$EX/receiver.py" >"$T/receiver.log" 2>&1 &
 wh_bg_add $!
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$RPORT") 2>/dev/null && break; sleep 0.05; done
+wh_wait_port "$RPORT" 5
 
 out=$("$WIREHOOK" send --config "$CONF" --user "$WH_USER:$WH_PASSWD" --url "$WH_URL/v1/wires" \
     --sample Complete --count 3 2>&1)

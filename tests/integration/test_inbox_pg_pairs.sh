@@ -43,7 +43,7 @@ b_stop() {
 _PAIRS_PREV_TRAP=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
 trap '_rc=$?; b_stop; (exit $_rc); eval "$_PAIRS_PREV_TRAP"' EXIT
 "$WH_HTTPD" -f "$B_CONF" -k start >"$T/b-start.log" 2>&1 || { cat "$T/b-start.log" >&2; exit 1; }
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$B_PORT") 2>/dev/null && break; sleep 0.1; done
+wh_wait_port "$B_PORT"
 A="$WH_URL/pginbox"
 B="http://127.0.0.1:$B_PORT/pginbox"
 

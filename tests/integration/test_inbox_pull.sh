@@ -122,7 +122,7 @@ PY
 FP=$(wh_free_port)
 python3 "$T/fake.py" "$FP" >"$T/fake.log" 2>&1 &
 wh_bg_add $!
-for i in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$FP") 2>/dev/null && break; sleep 0.1; done
+wh_wait_port "$FP" 5
 F="http://127.0.0.1:$FP"
 
 "${PULL[@]}" "$F/ok" --limit 3 >"$T/ok" 2>"$T/err"

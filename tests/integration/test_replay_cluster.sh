@@ -38,7 +38,6 @@ SLOW=$((3 * LEASE))             # the slow application's delivery
 COPY_AT=$((3 * LEASE / 2))      # the bank's copy of it, past the lease
 
 # ------------------------------------------------------------ stores ---
-cl_wait_port() { local i; for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 RPORT=$(wh_free_port); MPORT=$(wh_free_port)
 while [ "$MPORT" = "$RPORT" ]; do MPORT=$(wh_free_port); done
 redis-server --bind 127.0.0.1 --port "$RPORT" --save "" --appendonly no \
@@ -48,7 +47,7 @@ mc=(memcached -l 127.0.0.1 -p "$MPORT" -U 0 -m 32 -M)
 [ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
 wh_bg_add $!
-cl_wait_port "$RPORT" && cl_wait_port "$MPORT" || { _wh_bad "redis and memcached start"; wh_done; }
+wh_wait_port "$RPORT" && wh_wait_port "$MPORT" || { _wh_bad "redis and memcached start"; wh_done; }
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 
 STORES="redis memcache pgsql"
@@ -107,7 +106,7 @@ sed -e "s|^Listen 127.0.0.1:$WH_PORT\$|Listen 127.0.0.1:$BPORT|" \
     -e "s|^ErrorLog $T/logs/|ErrorLog $BDIR/logs/|" \
     -e "s|^CustomLog $T/logs/|CustomLog $BDIR/logs/|" \
     "$T/httpd-b.conf" >"$BDIR/httpd.conf"
-b_start() { "$WH_HTTPD" -f "$BDIR/httpd.conf" -k start >"$BDIR/start.out" 2>&1 && cl_wait_port "$BPORT"; }
+b_start() { "$WH_HTTPD" -f "$BDIR/httpd.conf" -k start >"$BDIR/start.out" 2>&1 && wh_wait_port "$BPORT"; }
 b_stop() { "$WH_HTTPD" -f "$BDIR/httpd.conf" -k stop >/dev/null 2>&1; }
 trap 'rc=$?; b_stop; (exit $rc); _pg_on_exit' EXIT
 wh_httpd_start || { _wh_bad "server A starts"; wh_done; }

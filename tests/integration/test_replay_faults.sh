@@ -49,7 +49,6 @@ NFWD=${WH_FAULT_EVENTS:-$(wh_size 100)}
 PAUSE=${WH_FAULT_PAUSE:-$(awk -v s="$WH_SCALE" 'BEGIN { printf "%.3f", 0.2 / s }')}
 CHECK="$WH_APP_SRC/fault_check.py"
 
-fs_wait_port() { local i; for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 now() { printf '%s\n' "${EPOCHREALTIME/,/.}"; }
 
 # ------------------------------------------------------------ stores ---
@@ -69,7 +68,7 @@ mc=(memcached -l 127.0.0.1 -p "$MC" -U 0 -m 16)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
 MC_PID=$!
 wh_bg_add $!
-fs_wait_port "$R1" && fs_wait_port "$R2" && fs_wait_port "$MC" ||
+wh_wait_port "$R1" && wh_wait_port "$R2" && wh_wait_port "$MC" ||
     { _wh_bad "redis and memcached start"; wh_done; }
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 for db in faults_replay faults_inbox; do
@@ -187,7 +186,7 @@ fs_stop $(pg_pids)
 { kill -9 "$R2_PID"; wait "$R2_PID"; } 2>/dev/null
 sleep 3
 redis_start "$R2" "$T/logs/redis-empty.log"
-fs_wait_port "$R2" || _wh_bad "the emptied redis starts again"
+wh_wait_port "$R2" || _wh_bad "the emptied redis starts again"
 t_empty_back=$(now)
 # the replays, at once: the store cannot judge them
 while read -r b ts; do

@@ -12,12 +12,6 @@
 wh_init
 . "$(dirname "$0")/pg.sh"
 
-# rs_wait PORT: until something listens there (10 s)
-rs_wait() {
-    local i
-    for i in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
-    return 1
-}
 
 RPORT=$(wh_free_port); MPORT=$(wh_free_port)
 while [ "$MPORT" = "$RPORT" ]; do MPORT=$(wh_free_port); done
@@ -27,8 +21,8 @@ mc=(memcached -l 127.0.0.1 -p "$MPORT" -U 0 -m 16)
 [ "$(id -u)" -eq 0 ] && mc+=(-u nobody)
 "${mc[@]}" >"$T/logs/memcached.log" 2>&1 &
 wh_bg_add $!     # stopped on exit (lib.sh)
-assert_true "redis listens on 127.0.0.1:$RPORT" rs_wait "$RPORT"
-assert_true "memcached listens on 127.0.0.1:$MPORT" rs_wait "$MPORT"
+assert_true "redis listens on 127.0.0.1:$RPORT" wh_wait_port "$RPORT"
+assert_true "memcached listens on 127.0.0.1:$MPORT" wh_wait_port "$MPORT"
 pg_start || { _wh_bad "PostgreSQL starts" "see above"; wh_done; }
 pg_sql "CREATE DATABASE wh_unit_replay OWNER wirehook" postgres >/dev/null
 PGCI="${PG_CONNINFO/dbname=wirehook/dbname=wh_unit_replay}"
@@ -108,7 +102,7 @@ assert_contains "$(wh_errlog)" "no connection to redis at 127.0.0.1:$DPORT" \
     "... the error log names the server"
 redis-server --bind 127.0.0.1 --port "$DPORT" --save "" --appendonly no >"$T/logs/redis-down.log" 2>&1 &
 wh_bg_add $!     # stopped on exit (lib.sh)
-assert_true "redis is started on 127.0.0.1:$DPORT" rs_wait "$DPORT"
+assert_true "redis is started on 127.0.0.1:$DPORT" wh_wait_port "$DPORT"
 out=$("$WIREHOOK" replay init --config "$T/etc/down.conf" 2>&1)
 assert_contains "$out" "marked new" "... and marked new"
 sleep 3                          # past any child's back-off (a lower bound)
