@@ -90,10 +90,11 @@ endif
 ifneq ($(CGI_SRC),)
 	$(INSTALL) -m 755 $(CGI) '$(DESTDIR)$(PKGDATADIR)/wirehook.cgi'
 endif
-	@set -e; for f in $(WH_INST_EXAMPLES); do \
-	  d='$(DESTDIR)$(DOCDIR)'/"$$(dirname "$$f")"; \
+	@set -e; made=; for f in $(WH_INST_EXAMPLES); do \
+	  d='$(DESTDIR)$(DOCDIR)'/"$${f%/*}"; \
+	  [ "$$d" = "$$made" ] || { $(INSTALL) -d "$$d"; made=$$d; }; \
 	  mode=644; [ -x "$$f" ] && mode=755; \
-	  $(INSTALL) -d "$$d"; $(INSTALL) -m $$mode "$$f" "$$d/"; \
+	  $(INSTALL) -m $$mode "$$f" "$$d/"; \
 	  echo "  $(DOCDIR)/$$f"; \
 	done
 ifneq ($(strip $(WH_INST_MAN1)),)
@@ -108,9 +109,10 @@ endif
 ifneq ($(strip $(WH_INST_TOPDOCS)),)
 	$(INSTALL) -m 644 $(WH_INST_TOPDOCS) '$(DESTDIR)$(DOCDIR)/'
 endif
-	@set -e; for f in $(WH_INST_DOCS); do \
-	  d='$(DESTDIR)$(DOCDIR)'/"$$(dirname "$$f")"; \
-	  $(INSTALL) -d "$$d"; $(INSTALL) -m 644 "$$f" "$$d/"; \
+	@set -e; made=; for f in $(WH_INST_DOCS); do \
+	  d='$(DESTDIR)$(DOCDIR)'/"$${f%/*}"; \
+	  [ "$$d" = "$$made" ] || { $(INSTALL) -d "$$d"; made=$$d; }; \
+	  $(INSTALL) -m 644 "$$f" "$$d/"; \
 	done
 	@set -e; $(INSTALL) -d '$(DESTDIR)$(SYSTEMDUNITDIR)'; \
 	tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
@@ -144,14 +146,15 @@ uninstall: install-check-dirs
 	rm -f '$(DESTDIR)$(MODULEDIR)/mod_wirehook.so'
 	rm -f '$(DESTDIR)$(PKGDATADIR)/wirehook.cgi'
 	@set -e; for f in $(WH_INST_EXAMPLES); do rm -f '$(DESTDIR)$(DOCDIR)'/"$$f"; done; \
-	for d in $$(for f in $(WH_INST_EXAMPLES); do dirname "$$f"; done | sort -ru); do \
-	  while [ "$$d" != . ] && rmdir '$(DESTDIR)$(DOCDIR)'/"$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; \
+	for d in $$(for f in $(WH_INST_EXAMPLES); do echo "$${f%/*}"; done | sort -ru); do \
+	  while [ "$$d" != . ] && rmdir '$(DESTDIR)$(DOCDIR)'/"$$d" 2>/dev/null; do \
+	    case "$$d" in */*) d=$${d%/*} ;; *) d=. ;; esac; done; \
 	done
 	rm -f $(foreach f,$(WH_INST_MAN1),'$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))') \
 	      $(foreach f,$(WH_INST_MAN8),'$(DESTDIR)$(MANDIR)/man8/$(notdir $(f))') \
 	      $(foreach f,$(WH_INST_DOCS),'$(DESTDIR)$(DOCDIR)/$(f)') \
 	      $(foreach f,$(WH_INST_TOPDOCS),'$(DESTDIR)$(DOCDIR)/$(f)')
-	-@for d in $$(for f in $(WH_INST_DOCS); do dirname "$$f"; done | sort -ru); do \
+	-@for d in $$(for f in $(WH_INST_DOCS); do echo "$${f%/*}"; done | sort -ru); do \
 	  rmdir '$(DESTDIR)$(DOCDIR)'/"$$d" 2>/dev/null || true; done
 	-@rmdir '$(DESTDIR)$(PKGDATADIR)' '$(DESTDIR)$(DOCDIR)' 2>/dev/null || true
 	@set -e; if [ "$(WH_DEBIAN)" = yes ]; then \
