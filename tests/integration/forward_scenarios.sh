@@ -1,5 +1,6 @@
-# The forwarding scenarios, run on SQLite by test_forward.sh and on
-# PostgreSQL by test_forward_pg.sh (sourced after forward_lib.sh). Each
+# The forwarding scenarios, run on SQLite by test_forward.sh and on a
+# database server by test_forward_pg.sh and test_forward_mysql.sh
+# (fws_server_suite; sourced after forward_lib.sh). Each
 # scenario has a setup (before httpd starts: its inbox location) and a run.
 #
 # The outage scenario runs in the background while the others run: its
@@ -365,4 +366,48 @@ fws_run() {
     fws_crash "$L"
     fws_bulk "$L"
     fws_outage_finish "$L"
+}
+
+# fws_server_suite ENGINE SQL-FUNCTION PASSWORD -- the scenarios on a
+# database server (InboxDriver ENGINE), then two forwarders draining one
+# inbox: each event forwarded once, never two of a payment at once; and
+# the server's PASSWORD in no log or output. SQL-FUNCTION "QUERY DB"
+# prints a query's answer (pg_sql, mariadb_sql).
+fws_server_suite() {
+    local engine=$1 sql=$2 password=$3 c i d pa pb ra rb leak
+    local specs=()
+    fw_engine "$engine"
+    fws_setup
+    fw_scenario two "ForwardConcurrency 4"
+    # the configurations hold the database password: the httpd user reads them
+    for c in "$T"/etc/fw-*.conf; do
+        chmod 640 "$c"; [ "$(id -u)" -eq 0 ] && chgrp www-data "$c"
+    done
+    wh_httpd_conf
+    wh_httpd_start || exit 1
+
+    fws_run "$engine"
+
+    for i in $(seq 0 299); do specs+=("T$((i % 30)):Review"); done
+    fw_app_start two
+    fw_ctl two '{"delay_ms": 5}'
+    fw_send two "${specs[@]}"
+    d=$(fw_dir two)
+    "$WIREHOOK" forward --config "$(fw_conf two)" --drain --interval 0 >"$d/a.out" 2>"$d/a.err" &
+    pa=$!
+    "$WIREHOOK" forward --config "$(fw_conf two)" --drain --interval 0 >"$d/b.out" 2>"$d/b.err" &
+    pb=$!
+    wh_bg_add $pa $pb
+    wait "$pa"; ra=$?
+    wait "$pb"; rb=$?
+    assert_eq "0 0" "$ra $rb" "two forwarders: both empty the queue and exit 0"
+    # one may finish while the other still has events in flight: the rest
+    fw_drain two
+    fw_check two "two forwarders" max_dup=0
+    echo "   two forwarders: $(sed -n 's/^drained: //p' "$d/a.out") | $(sed -n 's/^drained: //p' "$d/b.out")"
+    assert_eq 300 "$("$sql" "SELECT count(*) FROM wh_delivery WHERE state = 3" fw_two)" \
+        "two forwarders: every event recorded forwarded"
+
+    leak=$(grep -rlF "$password" "$T/logs" "$T"/fw-*/ 2>/dev/null | grep -v '\.conf$' | head -n 3)
+    assert_eq "" "$leak" "the database password is in no log or output"
 }

@@ -24,42 +24,6 @@ for suite in $suites; do
 done
 
 # ------------------------------------------------------ the scenarios ---
-fw_engine pgsql
-fws_setup
-fw_scenario two "ForwardConcurrency 4"
-# the configurations hold the database password: the httpd user reads them
-for c in "$T"/etc/fw-*.conf; do
-    chmod 640 "$c"; [ "$(id -u)" -eq 0 ] && chgrp www-data "$c"
-done
-wh_httpd_conf
-wh_httpd_start || exit 1
-
-fws_run pgsql
-
-# ------------------------------------ two forwarders, one PostgreSQL ---
-specs=()
-for i in $(seq 0 299); do specs+=("T$((i % 30)):Review"); done
-fw_app_start two
-fw_ctl two '{"delay_ms": 5}'
-fw_send two "${specs[@]}"
-d=$(fw_dir two)
-"$WIREHOOK" forward --config "$(fw_conf two)" --drain --interval 0 >"$d/a.out" 2>"$d/a.err" &
-pa=$!
-"$WIREHOOK" forward --config "$(fw_conf two)" --drain --interval 0 >"$d/b.out" 2>"$d/b.err" &
-pb=$!
-wh_bg_add $pa $pb
-wait "$pa"; ra=$?
-wait "$pb"; rb=$?
-assert_eq "0 0" "$ra $rb" "two forwarders: both empty the queue and exit 0"
-# one may finish while the other still has events in flight: the rest
-fw_drain two
-fw_check two "two forwarders" max_dup=0
-echo "   two forwarders: $(sed -n 's/^drained: //p' "$d/a.out") | $(sed -n 's/^drained: //p' "$d/b.out")"
-assert_eq 300 "$(pg_sql "SELECT count(*) FROM wh_delivery WHERE state = 3" fw_two)" \
-    "two forwarders: every event recorded forwarded"
-
-# no password in any log or output
-leak=$(grep -rlF "$PG_PASSWORD" "$T/logs" "$T"/fw-*/ 2>/dev/null | grep -v '\.conf$' | head -n 3)
-assert_eq "" "$leak" "the database password is in no log or output"
+fws_server_suite pgsql pg_sql "$PG_PASSWORD"
 
 wh_done
