@@ -226,6 +226,32 @@ fw_wait_forwarded() {
     return 1
 }
 
+# fw_wait_each_forwarded NAME N [SECS] -- 0 once N different events were
+# answered 2xx (each at least once; a copy forwarded again counts once)
+fw_wait_each_forwarded() {
+    local i n=$(( ${3:-30} * 10 ))
+    for i in $(seq 1 "$n"); do
+        [ "$(awk '$6 ~ /^2/ && !seen[$2]++ { n++ } END { print n + 0 }' \
+             "$(fw_dir "$1")/app/requests.log" 2>/dev/null)" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# fw_slow_inboxes N NAME... -- for each scenario NAME its application,
+# answering after 200 ms, and N events of 20 payments in its inbox: a
+# forwarder started on it is still forwarding when a fault strikes
+fw_slow_inboxes() {
+    local n=$1 f i specs=()
+    shift
+    for i in $(seq 1 "$n"); do specs+=("F$((i % 20)):Review"); done
+    for f in "$@"; do
+        fw_app_start "$f"
+        fw_ctl "$f" '{"delay_ms": 200}'
+        fw_send "$f" "${specs[@]}" || _wh_bad "$f: the forwarder's events are accepted"
+    done
+}
+
 _fw_verify_py() {
     cat >"$T/fw_verify.py" <<'EOF'
 """The requests of a scenario against what was sent: every event not

@@ -77,24 +77,7 @@ done
 wh_httpd_conf
 wh_httpd_start || exit 1
 
-specs=()
-for i in $(seq 1 "$NFWD"); do specs+=("F$((i % 20)):Review"); done
-for f in stall restart crash; do
-    fw_app_start "$f"
-    fw_ctl "$f" '{"delay_ms": 200}'
-    fw_send "$f" "${specs[@]}" || _wh_bad "$f: the forwarder's events are accepted"
-done
-# fw_forwarded NAME: until each event was answered 2xx at least once
-# (BOUND s at most); 1 when not
-fw_forwarded() {
-    local n
-    for _ in $(seq 1 $((BOUND * 10))); do
-        n=$(awk '$6 ~ /^2/ { print $2 }' "$(fw_dir "$1")/app/requests.log" 2>/dev/null | sort -u | wc -l)
-        [ "$n" -ge "$NFWD" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+fw_slow_inboxes "$NFWD" stall restart crash
 # fw_under_way NAME: a forwarder started, some of its events forwarded
 fw_under_way() {
     fw_start "$1" --interval 0
@@ -128,7 +111,7 @@ while :; do
 done
 echo "   inbox: PostgreSQL stalled $STALL s: the last held back answered 200 $(python3 "$CHECK" late "$T/s-inbox" "$t_back") s after"
 assert_eq 0 "$n" "inbox: what was held back by the stall is stored within $BOUND s of the return"
-fw_forwarded stall || _wh_bad "stall: the forwarder forwards every event"
+fw_wait_each_forwarded stall "$NFWD" "$BOUND" || _wh_bad "stall: the forwarder forwards every event"
 fw_stop stall
 assert_eq 0 "$FW_RC" "stall: the forwarder stops cleanly"
 fw_check stall "forwarder through PostgreSQL's stall" max_dup=0
@@ -154,7 +137,7 @@ assert_true "stall: the forwarder's wait for the stalled server ended" \
 fw_under_way restart
 pg_stop
 pg_resume || _wh_bad "PostgreSQL starts again after its restart"
-fw_forwarded restart || _wh_bad "restart: the forwarder forwards every event"
+fw_wait_each_forwarded restart "$NFWD" "$BOUND" || _wh_bad "restart: the forwarder forwards every event"
 fw_stop restart
 assert_eq 0 "$FW_RC" "restart: the forwarder stops cleanly"
 fw_check restart "forwarder through PostgreSQL's restart" max_dup=0
@@ -168,7 +151,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 pg_resume || _wh_bad "PostgreSQL starts again after its crash"
-fw_forwarded crash || _wh_bad "crash: the forwarder forwards every event"
+fw_wait_each_forwarded crash "$NFWD" "$BOUND" || _wh_bad "crash: the forwarder forwards every event"
 fw_stop crash
 assert_eq 0 "$FW_RC" "crash: the forwarder stops cleanly"
 fw_check crash "forwarder through PostgreSQL's crash" max_dup=0

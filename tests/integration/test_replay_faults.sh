@@ -132,24 +132,7 @@ wh_httpd_start || exit 1
 errlog() { cat "$T/logs/error.log" 2>/dev/null; }
 
 # events in the forwarders' inboxes, forwarded slowly across a fault
-specs=()
-for i in $(seq 1 "$NFWD"); do specs+=("F$((i % 20)):Review"); done
-for f in restart crash; do
-    fw_app_start "$f"
-    fw_ctl "$f" '{"delay_ms": 200}'
-    fw_send "$f" "${specs[@]}" || _wh_bad "$f: the forwarder's events are accepted"
-done
-# fw_forwarded NAME: until each event was answered 2xx at least once
-# (BOUND s at most); 1 when not
-fw_forwarded() {
-    local n
-    for _ in $(seq 1 $((BOUND * 10))); do
-        n=$(awk '$6 ~ /^2/ { print $2 }' "$(fw_dir "$1")/app/requests.log" 2>/dev/null | sort -u | wc -l)
-        [ "$n" -ge "$NFWD" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+fw_slow_inboxes "$NFWD" restart crash
 
 # --------------------------------------------------------- senders ---
 SENDERS="$STORES inbox"
@@ -216,7 +199,7 @@ sleep 3
 pg_stop
 pg_resume || _wh_bad "PostgreSQL starts again after its restart"
 t_restart_back=$(now)
-fw_forwarded restart || _wh_bad "restart: the forwarder forwards every event"
+fw_wait_each_forwarded restart "$NFWD" "$BOUND" || _wh_bad "restart: the forwarder forwards every event"
 fw_stop restart
 assert_eq 0 "$FW_RC" "restart: the forwarder stops cleanly"
 fw_start crash --interval 0
@@ -310,7 +293,7 @@ fw_check restart "forwarder through PostgreSQL's restart" max_dup=0
 # (found on its next statement, or on the ping before one)
 assert_true "restart: the forwarder lost its connection, and went on" \
     grep -Eq "pgsql connection lost|inbox database failed" "$(fw_dir restart)/fwd.err"
-fw_forwarded crash || _wh_bad "crash: the forwarder forwards every event"
+fw_wait_each_forwarded crash "$NFWD" "$BOUND" || _wh_bad "crash: the forwarder forwards every event"
 fw_stop crash
 assert_eq 0 "$FW_RC" "crash: the forwarder stops cleanly"
 fw_check crash "forwarder through PostgreSQL's crash" max_dup=0
