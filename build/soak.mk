@@ -5,7 +5,11 @@
 #    test_inbox_load.sh and test_inbox_pg.sh, 8 writers x 500 events with
 #    10% racing duplicates per load (check: 8 x 100); test_replay_faults.sh,
 #    the stores stalled for 70 s (check: 14 s), 500 events forwarded
-#    through PostgreSQL's restart and crash (check: 100). A new sized suite adds its name to SOAK_SUITES.
+#    through PostgreSQL's restart and crash (check: 100), its senders
+#    pausing 0.04 s (check: 0.2 s); test_replay_cluster.sh, 750 ids sent
+#    to both servers at once per shared store and 500 with a server
+#    killed mid-burst (check: 150 and 100). A new sized suite adds its
+#    name to SOAK_SUITES.
 # 2. bench/reliability.sh: the fault and abuse tests in soak mode
 #    (WH_SOAK=1: more rounds, five kill -9 of httpd per endpoint), the unit
 #    suites under valgrind and the fuzz regression replay; then
@@ -20,7 +24,7 @@
 #   make soak-suites                           step 1 only
 
 SOAK_SCALE  ?= 5
-SOAK_SUITES ?= test_inbox_load test_inbox_pg test_replay_faults
+SOAK_SUITES ?= test_inbox_load test_inbox_pg test_replay_faults test_replay_cluster
 
 .PHONY: soak soak-suites
 soak-suites: all $(UNIT) $(TEST_APPS)
