@@ -28,7 +28,4 @@ wh_db_conn *wh_inbox_db_conn(wh_inbox *ib);
  * server (stopped, frozen, cut off) lets it pass (wh_inbox_conn.c). */
 void wh_inbox_db_awaiting(wh_inbox *ib);
 
-/* A driver message on one bounded line (libpq's messages span lines). */
-const char *wh_inbox_one_line(apr_pool_t *p, const char *m);
-
 #endif

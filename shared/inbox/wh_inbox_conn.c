@@ -15,6 +15,7 @@
 #include "wh_inbox_writers.h"
 #include "wh_sqlite_api.h"
 #include "wh_sqlite_wal.h"
+#include "verify/wh_log.h"
 #include "verify/wh_sock_watch.h"
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
@@ -339,7 +340,7 @@ static wh_conn_status connect_once(wh_inbox *ib, apr_pool_t *p, const char **why
         /* A reader finding nothing usable is a cache miss, not an error. */
         wh_logf(&ib->set.log, ib->set.readonly ? WH_LOG_DEBUG : WH_LOG_ERROR,
                 "inbox: cannot open the %s database: %s",
-                ib->set.driver_name, err ? wh_inbox_one_line(p, err) : "connection failed");
+                ib->set.driver_name, err ? wh_log_one_line(p, err) : "connection failed");
         disconnect(ib);
         cs = WH_CONN_DOWN;
         goto out;

@@ -4,29 +4,10 @@
  * Called with the inbox's mutex held (inside wh_inbox_db_txn/read). */
 #include "wh_db_conn.h"
 #include "wh_inbox_mysql.h"
+#include "verify/wh_log.h"
 #include <apr_strings.h>
 #include <string.h>
 #include <sys/uio.h>
-
-/* Longest driver message kept for the log. */
-#define WH_DB_MSG_MAX 300
-
-/* A driver message on one bounded line (PostgreSQL's span lines). */
-const char *wh_inbox_one_line(apr_pool_t *p, const char *m)
-{
-    apr_size_t i, n = strlen(m);
-    char *s;
-
-    if (n > WH_DB_MSG_MAX)
-        n = WH_DB_MSG_MAX;
-    s = apr_pstrmemdup(p, m, n);
-    for (i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20)
-            s[i] = ' ';
-    while (n > 0 && s[n - 1] == ' ')
-        s[--n] = '\0';
-    return s;
-}
 
 const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv)
 {
@@ -39,7 +20,7 @@ const char *wh_inbox_db_error(wh_inbox *ib, apr_pool_t *p, int rv)
         m = apr_dbd_error(c->driver, c->handle, rv);
     if (!m || !*m)
         return apr_psprintf(p, "error %d", rv);
-    m = wh_inbox_one_line(p, m);
+    m = wh_log_one_line(p, m);
     /* A right the server's administrator must grant: say which. */
     if (c && c->engine == WH_INBOX_MYSQL && c->grant && wh_mysql_denied(rv))
         m = apr_psprintf(p, "%s (the inbox needs: %s)", m, c->grant);

@@ -3,6 +3,7 @@
 #include "wh_replay.h"
 #include "wh_replay_dbd_open.h"
 #include "wh_replay_pool.h"
+#include "verify/wh_log.h"
 #include "verify/wh_sock_watch.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
@@ -104,24 +105,6 @@ typedef struct {
 
 /* ---- errors ---------------------------------------------------------- */
 
-/* The driver's message on one bounded line (never the parameters). */
-static const char *one_line(apr_pool_t *p, const char *m)
-{
-    apr_size_t n = m ? strlen(m) : 0;
-    char *s;
-    if (n == 0)
-        return "unknown error";
-    if (n > 200)
-        n = 200;
-    s = apr_pstrmemdup(p, m, n);
-    for (apr_size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20)
-            s[i] = ' ';
-    while (n > 0 && s[n - 1] == ' ')
-        s[--n] = '\0';
-    return s;
-}
-
 /* A statement failed. A lock wait, a deadlock or a statement the server
  * ended for its time leaves the connection as it was; anything else may
  * be a restarted server, a dropped table, a lost connection: the
@@ -131,7 +114,7 @@ static int failed(my_store *ms, my_conn *c, apr_pool_t *p, int rv,
                   const char **err)
 {
     *err = apr_pstrcat(p, "mysql: ",
-                       one_line(p, apr_dbd_error(ms->drv, c->h, rv)), NULL);
+                       wh_log_one_line(p, apr_dbd_error(ms->drv, c->h, rv)), NULL);
     if (rv != WH_MY_ER_LOCK_WAIT_TIMEOUT && rv != WH_MY_ER_LOCK_DEADLOCK
         && rv != WH_MY_ER_STATEMENT_TIMEOUT && rv != WH_MY_ER_QUERY_TIMEOUT)
         c->base.broken = 1;
@@ -278,7 +261,7 @@ static const char *ensure_schema(my_store *ms, apr_pool_t *p, apr_dbd_t *h)
     return NULL;
 fail:
     if (!why)
-        why = one_line(p, apr_dbd_error(ms->drv, h, rv));
+        why = wh_log_one_line(p, apr_dbd_error(ms->drv, h, rv));
     (void)plain_value(ms, p, h, "SELECT RELEASE_LOCK(" WH_MY_SCHEMA_LOCK ")", &got);
     return apr_pstrcat(p, "the replay store's schema: ", why, NULL);
 }
@@ -384,7 +367,7 @@ static apr_status_t conn_open(void *params, void **res, char *why_out,
     if (rv != APR_SUCCESS || c->h == NULL) {
         apr_cpystrn(why_out, rv == APR_EBUSY
                              ? "an earlier attempt to connect still has no answer"
-                             : err ? one_line(cp, err) : "connection failed",
+                             : err ? wh_log_one_line(cp, err) : "connection failed",
                     why_len);
         apr_pool_destroy(cp);
         return rv == APR_SUCCESS ? APR_ECONNREFUSED : rv;
@@ -398,7 +381,7 @@ static apr_status_t conn_open(void *params, void **res, char *why_out,
         int prv = apr_dbd_prepare(ms->drv, cp, c->h, sql[q], NULL, &c->st[q]);
         if (prv != 0)
             why = apr_pstrcat(cp, "a statement could not be prepared: ",
-                              one_line(cp, apr_dbd_error(ms->drv, c->h, prv)),
+                              wh_log_one_line(cp, apr_dbd_error(ms->drv, c->h, prv)),
                               NULL);
     }
     if (wh_replay_pool_unwatch(ms->conns, slot))

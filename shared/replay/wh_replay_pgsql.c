@@ -2,6 +2,7 @@
 #include "wh_replay_pgsql.h"
 #include "wh_replay.h"
 #include "wh_replay_pool.h"
+#include "verify/wh_log.h"
 #include "verify/wh_sock_watch.h"
 #include <apr_dbd.h>
 #include <apr_strings.h>
@@ -85,31 +86,13 @@ typedef struct {
 
 /* ---- errors ---------------------------------------------------------- */
 
-/* The driver's message on one bounded line (never the conninfo). */
-static const char *one_line(apr_pool_t *p, const char *m)
-{
-    apr_size_t n = m ? strlen(m) : 0;
-    char *s;
-    if (n == 0)
-        return "unknown error";
-    if (n > 200)
-        n = 200;
-    s = apr_pstrmemdup(p, m, n);
-    for (apr_size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20)
-            s[i] = ' ';
-    while (n > 0 && s[n - 1] == ' ')
-        s[--n] = '\0';
-    return s;
-}
-
 /* A statement failed: the connection is closed when released (the next
  * use opens a fresh one: a restarted server, a dropped table). */
 static int failed(pg_store *ps, pg_conn *c, apr_pool_t *p, int rv,
                   const char **err)
 {
     *err = apr_pstrcat(p, "pgsql: ",
-                       one_line(p, apr_dbd_error(ps->drv, c->h, rv)), NULL);
+                       wh_log_one_line(p, apr_dbd_error(ps->drv, c->h, rv)), NULL);
     c->base.broken = 1;
     return -1;
 }
@@ -242,7 +225,7 @@ static const char *ensure_schema(pg_store *ps, apr_pool_t *p, apr_dbd_t *h)
     return NULL;
 fail:
     if (!why)
-        why = one_line(p, apr_dbd_error(ps->drv, h, rv));
+        why = wh_log_one_line(p, apr_dbd_error(ps->drv, h, rv));
     (void)plain(ps, h, "ROLLBACK");
     return apr_pstrcat(p, "the replay store's schema: ", why, NULL);
 }
@@ -278,7 +261,7 @@ static apr_status_t conn_open(void *params, void **res, char *why_out,
     /* bounded by the conninfo's connect_timeout (wh_replay_pgsql_open) */
     if (apr_dbd_open_ex(ps->drv, cp, ps->conninfo, &c->h, &err) != APR_SUCCESS
         || c->h == NULL) {
-        apr_cpystrn(why_out, err ? one_line(cp, err) : "connection failed",
+        apr_cpystrn(why_out, err ? wh_log_one_line(cp, err) : "connection failed",
                     why_len);
         apr_pool_destroy(cp);
         return APR_ECONNREFUSED;

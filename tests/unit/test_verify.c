@@ -5,6 +5,7 @@
 #include "verify/wh_verify.h"
 #include "verify/wh_signature.h"
 #include "verify/wh_response.h"
+#include "verify/wh_log.h"
 #include <apr_lib.h>
 #include <apr_base64.h>
 #include <apr_strings.h>
@@ -597,6 +598,24 @@ static void test_duplicate_verdict(void)
     ASSERT_STR(r.body, "{\"status\":\"duplicate\",\"notificationId\":\"n-1\"}");
 }
 
+/* A database driver's message reaches a log line as one bounded line. */
+static void test_foreign_message_one_line(void)
+{
+    apr_pool_t *p = wh_test_pool();
+    char *big = apr_palloc(p, WH_LOG_FOREIGN_MAX + 50);
+    const char *line;
+
+    CU_ASSERT_STRING_EQUAL(wh_log_one_line(p, NULL), "unknown error");
+    CU_ASSERT_STRING_EQUAL(wh_log_one_line(p, ""), "unknown error");
+    CU_ASSERT_STRING_EQUAL(wh_log_one_line(p, "ERROR:  relation \"x\" does not exist\n"
+                                           "LINE 1: SELECT\t1\r\n"),
+                           "ERROR:  relation \"x\" does not exist LINE 1: SELECT 1");
+    memset(big, 'a', WH_LOG_FOREIGN_MAX + 49);
+    big[WH_LOG_FOREIGN_MAX + 49] = '\0';
+    line = wh_log_one_line(p, big);
+    CU_ASSERT_EQUAL(strlen(line), WH_LOG_FOREIGN_MAX);
+}
+
 static const wh_test_case cases[] = {
     { "accepts the sample, reports facts", test_accepts_sample_with_facts },
     { "Processed accepted and flagged", test_processed_accepted_and_flagged },
@@ -629,6 +648,7 @@ static const wh_test_case cases[] = {
     { "response from verdict", test_response_from_verdict },
     { "every 503 says when to come back", test_retry_after },
     { "a duplicate is answered from its verdict", test_duplicate_verdict },
+    { "a driver's message logged as one bounded line", test_foreign_message_one_line },
     { NULL, NULL }
 };
 WH_TEST_SUITE(verify, cases)
