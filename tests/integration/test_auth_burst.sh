@@ -38,21 +38,26 @@ burst() {
 }
 CHECKED="password of user burst checked against BasicAuthFile"
 checks() { grep -c "$CHECKED" "$T/logs/error.log"; }
+# the child processes that checked it
+checkers() { grep "$CHECKED" "$T/logs/error.log" | grep -o '\[pid [0-9]*' | sort -u | wc -l; }
 
 burst good "burst:$PW"
 ok=0
 for i in $(seq 1 "$N"); do [ "$(cat "$T/good.status.$i")" = 200 ] && ok=$((ok + 1)); done
 assert_eq "$N" "$ok" "all $N requests of the burst are accepted"
 n=$(checks)
-procs=$(grep "$CHECKED" "$T/logs/error.log" |
-    grep -o '\[pid [0-9]*' | sort -u | wc -l)
+procs=$(checkers)
 assert_true "one password check per child process, not one per request ($n for $N requests, $procs processes)" \
     test "$n" -ge 1 -a "$n" -eq "$procs" -a "$n" -lt "$N"
 assert_eq "$N" "$(wh_app_calls)" "the application got each notification once"
 
-# the same burst again: the cache answers, no check at all
+# the same burst again: a child that checked answers from its cache. (The
+# test's httpd starts two children, and a loaded machine may hand the
+# whole first burst to one: the other then checks once now.)
 burst again "burst:$PW"
-assert_eq "$n" "$(checks)" "a second burst runs no password check"
+n2=$(checks); procs2=$(checkers)
+assert_true "a second burst checks no password a child checked before ($n2 checks, $procs2 processes)" \
+    test "$n2" -eq "$procs2"
 
 # a wrong password: every request refused, whoever ran the check
 calls=$(wh_app_calls)
