@@ -971,5 +971,35 @@ wh_backend_start() {
     return 1
 }
 
+# wh_site_account PREFIX -- a throwaway account for a shared-hosting site
+# (suEXEC runs its scripts as it): WH_ACCT, PREFIX and five digits, with
+# a home and no shell; its site directory is WH_SITE (/var/www/WH_ACCT,
+# not made). 1 after saying why when it cannot be made. Root only; the
+# suite removes it with wh_site_account_remove in its EXIT trap.
+WH_ACCT=""; WH_SITE=""; _wh_acct_made=""
+wh_site_account() {
+    WH_ACCT="$1$(printf '%05d' $((RANDOM % 100000)))"
+    WH_SITE="/var/www/$WH_ACCT"
+    getent passwd "$WH_ACCT" >/dev/null && { _wh_bad "account $WH_ACCT exists already"; return 1; }
+    _wh_acct_made=1
+    # (useradd gives up while another program holds /etc/passwd's lock)
+    for _ in 1 2 3 4 5; do
+        useradd -m -d "/home/$WH_ACCT" -s /usr/sbin/nologin -U "$WH_ACCT" 2>"$T/useradd.err" && break
+        sleep 1
+    done
+    getent passwd "$WH_ACCT" >/dev/null || { _wh_bad "useradd $WH_ACCT" "$(cat "$T/useradd.err")"; return 1; }
+}
+# wh_site_account_remove -- the account, its home and its site, if made
+wh_site_account_remove() {
+    [ -n "$_wh_acct_made" ] || return 0
+    for _ in 1 2 3 4 5; do
+        userdel -r "$WH_ACCT" >/dev/null 2>&1
+        getent passwd "$WH_ACCT" >/dev/null || break
+        sleep 1
+    done
+    getent passwd "$WH_ACCT" >/dev/null && echo "$(basename "$0"): could not remove account $WH_ACCT" >&2
+    rm -rf "/home/$WH_ACCT" "$WH_SITE"
+}
+
 # wh_errlog -> the error log
 wh_errlog() { cat "$T/logs/error.log" 2>/dev/null; }

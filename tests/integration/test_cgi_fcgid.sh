@@ -44,29 +44,12 @@ fi
 chmod 644 "$CONF"
 
 # ------------------------------------------------------ the suEXEC site ---
-ACCT="whfx$(printf '%05d' $((RANDOM % 100000)))"
-SITE="/var/www/$ACCT"
-created=""
-fx_cleanup() {
-    wh_httpd_stop >/dev/null 2>&1
-    if [ -n "$created" ]; then
-        for _ in 1 2 3 4 5; do
-            userdel -r "$ACCT" >/dev/null 2>&1
-            getent passwd "$ACCT" >/dev/null || break
-            sleep 1
-        done
-        rm -rf "/home/$ACCT" "$SITE"
-    fi
-}
+fx_cleanup() { wh_httpd_stop >/dev/null 2>&1; wh_site_account_remove; }
 trap 'rc=$?; fx_cleanup; (exit $rc); _wh_cleanup' EXIT
 SXVHOST=""
 if [ "$SX" = 1 ]; then
-    created=1
-    for _ in 1 2 3 4 5; do
-        useradd -m -d "/home/$ACCT" -s /usr/sbin/nologin -U "$ACCT" 2>"$T/useradd.err" && break
-        sleep 1
-    done
-    getent passwd "$ACCT" >/dev/null || { _wh_bad "useradd $ACCT" "$(cat "$T/useradd.err")"; wh_done; }
+    wh_site_account whfx || wh_done
+    ACCT=$WH_ACCT SITE=$WH_SITE
     U="/home/$ACCT/.wirehook"
     install -d -o "$ACCT" -g "$ACCT" -m 755 "$SITE" "$SITE/hooks"
     install -d -o "$ACCT" -g "$ACCT" -m 700 "$U" "$U/inbox"

@@ -27,33 +27,13 @@ command -v useradd >/dev/null && command -v runuser >/dev/null || wh_skip "no us
 wh_init
 EX="$WH_TOP/examples/shared-hosting-cgi"
 CGI="$WH_BUILD/wirehook.cgi"
-ACCT="whsx$(printf '%05d' $((RANDOM % 100000)))"
-SITE="/var/www/$ACCT"
-HOOKS="$SITE/hooks"
 
 # ----------------------------------------------------- account, cleanup ---
-created=""
-sx_cleanup() {
-    wh_httpd_stop >/dev/null 2>&1
-    if [ -n "$created" ]; then
-        for _ in 1 2 3 4 5; do
-            userdel -r "$ACCT" >/dev/null 2>&1
-            getent passwd "$ACCT" >/dev/null || break
-            sleep 1
-        done
-        getent passwd "$ACCT" >/dev/null && echo "test_cgi_suexec.sh: could not remove account $ACCT" >&2
-        rm -rf "/home/$ACCT" "$SITE"
-    fi
-}
+sx_cleanup() { wh_httpd_stop >/dev/null 2>&1; wh_site_account_remove; }
 trap 'rc=$?; sx_cleanup; (exit $rc); _wh_cleanup' EXIT
-getent passwd "$ACCT" >/dev/null && { _wh_bad "account $ACCT exists already"; wh_done; }
-# (useradd gives up while another program holds /etc/passwd's lock)
-created=1
-for _ in 1 2 3 4 5; do
-    useradd -m -d "/home/$ACCT" -s /usr/sbin/nologin -U "$ACCT" 2>"$T/useradd.err" && break
-    sleep 1
-done
-getent passwd "$ACCT" >/dev/null || { _wh_bad "useradd $ACCT" "$(cat "$T/useradd.err")"; wh_done; }
+wh_site_account whsx || wh_done
+ACCT=$WH_ACCT SITE=$WH_SITE
+HOOKS="$SITE/hooks"
 HOME_DIR="/home/$ACCT"
 U="$HOME_DIR/.wirehook"
 as_acct() { runuser -u "$ACCT" -- "$@"; }
