@@ -216,27 +216,28 @@ fw_app_ok() {
     awk '$6 ~ /^2/ {n++} END {print n + 0}' "$(fw_dir "$1")/app/requests.log" 2>/dev/null
 }
 
-# fw_wait_forwarded NAME N [SECS] -- 0 once the app answered 2xx N times
-fw_wait_forwarded() {
-    local i n=$(( ${3:-30} * 10 ))
-    for i in $(seq 1 "$n"); do
-        [ "$(fw_app_ok "$1")" -ge "$2" ] && return 0
+# fw_app_ok_events NAME -> how many different events the app answered 2xx
+# (a copy forwarded again counts once)
+fw_app_ok_events() {
+    awk '$6 ~ /^2/ && !seen[$2]++ {n++} END {print n + 0}' "$(fw_dir "$1")/app/requests.log" 2>/dev/null
+}
+
+# _fw_wait_count COUNT NAME N SECS -- 0 once "COUNT NAME" reaches N
+_fw_wait_count() {
+    local i
+    for ((i = 0; i < $4 * 10; i++)); do
+        [ "$("$1" "$2")" -ge "$3" ] && return 0
         sleep 0.1
     done
     return 1
 }
 
+# fw_wait_forwarded NAME N [SECS] -- 0 once the app answered 2xx N times
+fw_wait_forwarded() { _fw_wait_count fw_app_ok "$1" "$2" "${3:-30}"; }
+
 # fw_wait_each_forwarded NAME N [SECS] -- 0 once N different events were
-# answered 2xx (each at least once; a copy forwarded again counts once)
-fw_wait_each_forwarded() {
-    local i n=$(( ${3:-30} * 10 ))
-    for i in $(seq 1 "$n"); do
-        [ "$(awk '$6 ~ /^2/ && !seen[$2]++ { n++ } END { print n + 0 }' \
-             "$(fw_dir "$1")/app/requests.log" 2>/dev/null)" -ge "$2" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+# answered 2xx, each at least once
+fw_wait_each_forwarded() { _fw_wait_count fw_app_ok_events "$1" "$2" "${3:-30}"; }
 
 # fw_slow_inboxes N NAME... -- for each scenario NAME its application,
 # answering after 200 ms, and N events of 20 payments in its inbox: a

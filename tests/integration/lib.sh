@@ -401,7 +401,7 @@ wh_free_port() {
     top=$(wh_port_ceiling)
     for i in $(seq 1 200); do
         p=$((20000 + (RANDOM * 32768 + RANDOM) % (top - 20000)))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+        if ! _wh_listens "$p"; then
             if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && _wh_port_reserve "$p"; then
                 echo "$p"; return 0
             fi
@@ -610,14 +610,16 @@ _wh_pid() { cat "$T/run/httpd.pid" 2>/dev/null; }
 # can name another suite's process, which "-k stop" or a KILL would
 # otherwise signal.
 _wh_httpd_ours() { grep -qsF -- "$T/" "/proc/$1/cmdline"; }
-_wh_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$WH_PORT") 2>/dev/null; }
+# _wh_listens PORT -- something accepts connections on 127.0.0.1:PORT
+_wh_listens() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+_wh_port_open() { _wh_listens "$WH_PORT"; }
 
 # wh_wait_port PORT [SECONDS] -- until something listens on 127.0.0.1:PORT
 # (0), or SECONDS (10) have passed (1): a tenth of a second between tries
 wh_wait_port() {
     local i
     for ((i = 0; i < ${2:-10} * 10; i++)); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        _wh_listens "$1" && return 0
         sleep 0.1
     done
     return 1
